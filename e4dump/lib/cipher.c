@@ -1,0 +1,196 @@
+#include <stdlib.h>
+#include <string.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include "cipher.h"
+#include "fscrypt_disk.h"
+#include "modes.h"
+
+struct e4_cipher {
+	uint8_t mode;
+	EVP_CIPHER *cipher;   /* fetched once */
+	EVP_CIPHER_CTX *dec;  /* keyed once; only the IV changes per call */
+	EVP_CIPHER_CTX *enc;
+};
+
+void e4_cipher_free(struct e4_cipher *c)
+{
+	if (!c)
+		return;
+	EVP_CIPHER_CTX_free(c->dec); /* cleanses key material */
+	EVP_CIPHER_CTX_free(c->enc);
+	EVP_CIPHER_free(c->cipher);
+	free(c);
+}
+
+enum e4_status e4_cipher_new(struct e4_cipher **out, uint8_t mode,
+			     const uint8_t *key, size_t keylen)
+{
+	const struct e4_mode_info *m = e4_mode_lookup(mode);
+	const char *alg;
+	struct e4_cipher *c;
+	OSSL_PARAM params[2];
+
+	*out = NULL;
+	if (!m)
+		return E4_UNRECOGNIZED;
+	if (!m->supported)
+		return E4_UNSUPPORTED;
+	if (keylen != m->keysize)
+		return E4_BAD_KEY;
+	alg = mode == E4_MODE_AES_256_XTS ? "AES-256-XTS" : "AES-256-CBC-CTS";
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return E4_NOMEM;
+	c->mode = mode;
+	c->cipher = EVP_CIPHER_fetch(NULL, alg, NULL);
+	c->dec = EVP_CIPHER_CTX_new();
+	c->enc = EVP_CIPHER_CTX_new();
+	if (!c->cipher || !c->dec || !c->enc)
+		goto fail;
+	/* The kernel's cts(cbc(aes)) swaps the last two blocks: CS3. */
+	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_CIPHER_PARAM_CTS_MODE,
+						     (char *)"CS3", 0);
+	params[1] = OSSL_PARAM_construct_end();
+	if (!EVP_DecryptInit_ex2(c->dec, c->cipher, key, NULL,
+				 mode == E4_MODE_AES_256_CTS ? params : NULL))
+		goto fail;
+	/* OpenSSL refuses to encrypt with XTS keys whose halves are equal;
+	 * encryption is only for vectors, so set it up lazily-tolerant. */
+	if (!EVP_EncryptInit_ex2(c->enc, c->cipher, key, NULL,
+				 mode == E4_MODE_AES_256_CTS ? params : NULL)) {
+		EVP_CIPHER_CTX_free(c->enc);
+		c->enc = NULL;
+	}
+	*out = c;
+	return E4_OK;
+fail:
+	e4_cipher_free(c);
+	return E4_CRYPTO;
+}
+
+static enum e4_status run(EVP_CIPHER_CTX *ctx, int enc, const uint8_t *iv,
+			  const uint8_t *in, uint8_t *out, size_t len)
+{
+	int n = 0, m = 0;
+
+	if (!ctx)
+		return E4_CRYPTO;
+	if (len > (size_t)INT32_MAX)
+		return E4_CORRUPT;
+	if (!EVP_CipherInit_ex2(ctx, NULL, NULL, iv, enc, NULL) ||
+	    !EVP_CipherUpdate(ctx, out, &n, in, (int)len) ||
+	    !EVP_CipherFinal_ex(ctx, out + n, &m) || (size_t)(n + m) != len)
+		return E4_CRYPTO;
+	return E4_OK;
+}
+
+static void lblk_tweak(uint8_t iv[16], uint64_t lblk)
+{
+	memset(iv, 0, 16);
+	for (int i = 0; i < 8; i++)
+		iv[i] = (uint8_t)(lblk >> (8 * i));
+}
+
+enum e4_status e4_decrypt_data_unit(struct e4_cipher *c, uint64_t lblk,
+				    const uint8_t *in, uint8_t *out, size_t len)
+{
+	uint8_t iv[16];
+
+	if (c->mode != E4_MODE_AES_256_XTS)
+		return E4_UNSUPPORTED;
+	if (len < 16)
+		return E4_CORRUPT;
+	lblk_tweak(iv, lblk);
+	return run(c->dec, 0, iv, in, out, len);
+}
+
+enum e4_status e4_encrypt_data_unit(struct e4_cipher *c, uint64_t lblk,
+				    const uint8_t *in, uint8_t *out, size_t len)
+{
+	uint8_t iv[16];
+
+	if (c->mode != E4_MODE_AES_256_XTS)
+		return E4_UNSUPPORTED;
+	if (len < 16)
+		return E4_CORRUPT;
+	lblk_tweak(iv, lblk);
+	return run(c->enc, 1, iv, in, out, len);
+}
+
+enum e4_status e4_decrypt_name(struct e4_cipher *c, const uint8_t *in,
+			       size_t len, uint8_t *out, size_t *name_len)
+{
+	static const uint8_t zero_iv[16];
+	enum e4_status st;
+	size_t n;
+
+	*name_len = 0;
+	if (c->mode != E4_MODE_AES_256_CTS)
+		return E4_UNSUPPORTED;
+	if (len < E4_FNAME_MIN_LEN)
+		return E4_CORRUPT;
+	st = run(c->dec, 0, zero_iv, in, out, len);
+	if (st)
+		return st;
+	n = strnlen((const char *)out, len);
+	*name_len = n;
+	if (n == 0 || memchr(out, '/', n))
+		return E4_BAD_KEY;
+	for (size_t i = n; i < len; i++)
+		if (out[i])
+			return E4_BAD_KEY;
+	return E4_OK;
+}
+
+enum e4_status e4_encrypt_name(struct e4_cipher *c, const uint8_t *in,
+			       size_t len, uint8_t *out)
+{
+	static const uint8_t zero_iv[16];
+
+	if (c->mode != E4_MODE_AES_256_CTS)
+		return E4_UNSUPPORTED;
+	if (len < E4_FNAME_MIN_LEN)
+		return E4_CORRUPT;
+	return run(c->enc, 1, zero_iv, in, out, len);
+}
+
+/* Length of a valid, printable UTF-8 sequence at s, or 0. */
+static size_t utf8_char(const uint8_t *s, size_t n)
+{
+	size_t need;
+
+	if (s[0] >= 0x20 && s[0] < 0x7f)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		need = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		need = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		need = 4;
+	else
+		return 0;
+	if (n < need)
+		return 0;
+	for (size_t i = 1; i < need; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return need;
+}
+
+unsigned int e4_name_evidence_bits(const uint8_t *plain, size_t stored_len,
+				   size_t name_len)
+{
+	unsigned int bits = 8 * (unsigned int)(stored_len - name_len);
+	size_t i = 0;
+
+	while (i < name_len) {
+		size_t k = utf8_char(plain + i, name_len - i);
+
+		if (!k)
+			return bits;
+		i += k;
+	}
+	return bits + (unsigned int)name_len;
+}

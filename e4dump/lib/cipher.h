@@ -1,0 +1,44 @@
+/* Contents and file name decryption.  One OpenSSL context per key, set up
+ * once and reused for every block or name. */
+#ifndef E4_CIPHER_H
+#define E4_CIPHER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "e4status.h"
+
+struct e4_cipher;
+
+/* Set up a cipher for a contents or filenames mode with a derived key of the
+ * mode's size.  E4_UNSUPPORTED for modes this library does not implement. */
+enum e4_status e4_cipher_new(struct e4_cipher **out, uint8_t mode,
+			     const uint8_t *key, size_t keylen);
+void e4_cipher_free(struct e4_cipher *c);
+
+/* Decrypt one contents data unit (a filesystem block) of logical block
+ * number lblk: AES-256-XTS with tweak le64(lblk) followed by 8 zero bytes. */
+enum e4_status e4_decrypt_data_unit(struct e4_cipher *c, uint64_t lblk,
+				    const uint8_t *in, uint8_t *out, size_t len);
+
+/* Encrypt, the inverse of e4_decrypt_data_unit (for test vectors). */
+enum e4_status e4_encrypt_data_unit(struct e4_cipher *c, uint64_t lblk,
+				    const uint8_t *in, uint8_t *out, size_t len);
+
+/* Decrypt a stored name (or symlink target) of len >= 16 bytes with CBC-CTS (CS3, zero IV).
+ * out gets len bytes; *name_len is the length up to the first NUL.
+ * E4_BAD_KEY when the result is not a plausible name: non-zero bytes after
+ * the first NUL, an empty name, or a '/'.  E4_CORRUPT for len < 16. */
+enum e4_status e4_decrypt_name(struct e4_cipher *c, const uint8_t *in,
+			       size_t len, uint8_t *out, size_t *name_len);
+
+/* Encrypt a name already padded to its stored length (>= 16). */
+enum e4_status e4_encrypt_name(struct e4_cipher *c, const uint8_t *in,
+			       size_t len, uint8_t *out);
+
+/* Bits of evidence that a decrypted name came from the right key: 8 per
+ * verified zero padding byte, plus 1 per byte when the name is printable
+ * UTF-8.  Used to pick among candidate keys by trial decryption. */
+unsigned int e4_name_evidence_bits(const uint8_t *plain, size_t stored_len,
+				   size_t name_len);
+
+#endif

@@ -1,0 +1,117 @@
+#include <string.h>
+#include "context.h"
+#include "modes.h"
+
+/* Mode pairs Linux 6.1 accepts (fs/crypto/policy.c). */
+static int valid_mode_pair(uint8_t version, uint8_t contents, uint8_t names)
+{
+	if (contents == E4_MODE_AES_256_XTS && names == E4_MODE_AES_256_CTS)
+		return 1;
+	if (contents == E4_MODE_AES_128_CBC && names == E4_MODE_AES_128_CTS)
+		return 1;
+	if (contents == E4_MODE_ADIANTUM && names == E4_MODE_ADIANTUM)
+		return 1;
+	if (version == E4_CONTEXT_V2 && contents == E4_MODE_AES_256_XTS &&
+	    names == E4_MODE_AES_256_HCTR2)
+		return 1;
+	return 0;
+}
+
+static enum e4_status check(struct e4_context *ctx, const uint8_t *data,
+			    size_t size, const char **why)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	if (size == 0) {
+		*why = "empty context";
+		return E4_CORRUPT;
+	}
+	ctx->version = data[0];
+	if (data[0] == E4_CONTEXT_V1) {
+		if (size != sizeof(struct e4_disk_context_v1)) {
+			*why = "v1 context is not 28 bytes";
+			return E4_CORRUPT;
+		}
+		ctx->key_id_size = E4_KEY_DESCRIPTOR_SIZE;
+		memcpy(ctx->key_id, data + 4, E4_KEY_DESCRIPTOR_SIZE);
+		memcpy(ctx->nonce, data + 12, E4_NONCE_SIZE);
+	} else if (data[0] == E4_CONTEXT_V2) {
+		if (size != sizeof(struct e4_disk_context_v2)) {
+			*why = "v2 context is not 40 bytes";
+			return E4_CORRUPT;
+		}
+		ctx->key_id_size = E4_KEY_IDENTIFIER_SIZE;
+		memcpy(ctx->key_id, data + 8, E4_KEY_IDENTIFIER_SIZE);
+		memcpy(ctx->nonce, data + 24, E4_NONCE_SIZE);
+	} else {
+		*why = "unknown context version";
+		return E4_UNRECOGNIZED;
+	}
+	ctx->contents_mode = data[1];
+	ctx->filenames_mode = data[2];
+	ctx->flags = data[3];
+	if (ctx->version == E4_CONTEXT_V2 &&
+	    (data[4] | data[5] | data[6] | data[7])) {
+		*why = "v2 context reserved bytes are not zero";
+		return E4_CORRUPT;
+	}
+	if (!valid_mode_pair(ctx->version, ctx->contents_mode,
+			     ctx->filenames_mode)) {
+		*why = "unknown encryption mode combination";
+		return E4_UNRECOGNIZED;
+	}
+	if (ctx->flags & ~(ctx->version == E4_CONTEXT_V1 ?
+			   E4_POLICY_FLAGS_V1_VALID : E4_POLICY_FLAGS_V2_VALID)) {
+		*why = "unknown policy flags";
+		return E4_UNRECOGNIZED;
+	}
+	if ((ctx->flags & E4_POLICY_FLAG_IV_INO_LBLK_64) &&
+	    (ctx->flags & E4_POLICY_FLAG_IV_INO_LBLK_32)) {
+		*why = "IV_INO_LBLK_64 and IV_INO_LBLK_32 both set";
+		return E4_UNRECOGNIZED;
+	}
+	*why = NULL;
+	return E4_OK;
+}
+
+enum e4_status e4_context_parse(struct e4_context *ctx, const uint8_t *data,
+				size_t size)
+{
+	const char *why;
+
+	return check(ctx, data, size, &why);
+}
+
+const char *e4_context_problem(const uint8_t *data, size_t size)
+{
+	struct e4_context ctx;
+	const char *why;
+
+	check(&ctx, data, size, &why);
+	return why ? why : "valid";
+}
+
+int e4_context_same_policy(const struct e4_context *a,
+			   const struct e4_context *b)
+{
+	return a->version == b->version &&
+	       a->contents_mode == b->contents_mode &&
+	       a->filenames_mode == b->filenames_mode &&
+	       a->flags == b->flags && a->key_id_size == b->key_id_size &&
+	       memcmp(a->key_id, b->key_id, a->key_id_size) == 0;
+}
+
+unsigned int e4_context_name_padding(const struct e4_context *ctx)
+{
+	return 4u << (ctx->flags & E4_POLICY_FLAGS_PAD_MASK);
+}
+
+void e4_context_key_id_hex(const struct e4_context *ctx, char *buf)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (unsigned int i = 0; i < ctx->key_id_size; i++) {
+		buf[2 * i] = hex[ctx->key_id[i] >> 4];
+		buf[2 * i + 1] = hex[ctx->key_id[i] & 15];
+	}
+	buf[2 * ctx->key_id_size] = '\0';
+}

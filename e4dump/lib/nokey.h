@@ -1,0 +1,22 @@
+/* No-key names: what readdir shows for an encrypted name without its key. */
+#ifndef E4_NOKEY_H
+#define E4_NOKEY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "e4status.h"
+
+/* Linux 5.10+ (fs/crypto/fname.c struct fscrypt_nokey_name): base64url
+ * without padding of le32 hash, le32 minor_hash, then the ciphertext if it
+ * is at most 149 bytes, else its first 149 bytes and SHA-256 of the rest.
+ * out needs E4_NOKEY_NAME_MAX + 1 bytes. */
+#define E4_NOKEY_BYTES 149
+#define E4_NOKEY_NAME_MAX 252
+enum e4_status e4_nokey_name_v61(uint32_t hash, uint32_t minor_hash,
+				 const uint8_t *ct, size_t len, char *out);
+
+/* base64url without padding (RFC 4648 section 5); out needs
+ * 4 * ceil(len / 3) + 1 bytes.  Returns the string length. */
+size_t e4_base64url_encode(const uint8_t *in, size_t len, char *out);
+
+#endif

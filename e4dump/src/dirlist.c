@@ -1,0 +1,254 @@
+#include <stdlib.h>
+#include <string.h>
+#include <et/com_err.h>
+#include "dirlist.h"
+#include "nokey.h"
+#include "report.h"
+
+struct collect {
+	struct dir_listing *l;
+	size_t cap;
+	int nomem;
+};
+
+static int collect_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
+		      int offset, int blocksize, char *buf, void *priv)
+{
+	struct collect *c = priv;
+	unsigned int len = ext2fs_dirent_name_len(de);
+	struct dent *d;
+
+	(void)dir, (void)entry, (void)offset, (void)blocksize, (void)buf;
+	if ((len == 1 && de->name[0] == '.') ||
+	    (len == 2 && de->name[0] == '.' && de->name[1] == '.'))
+		return 0;
+	if (c->l->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		struct dent *v = realloc(c->l->v, cap * sizeof(*v));
+
+		if (!v) {
+			c->nomem = 1;
+			return DIRENT_ABORT;
+		}
+		c->l->v = v;
+		c->cap = cap;
+	}
+	d = &c->l->v[c->l->n++];
+	memset(d, 0, sizeof(*d));
+	d->ino = de->inode;
+	d->ftype = (uint8_t)ext2fs_dirent_file_type(de);
+	d->raw_len = len;
+	memcpy(d->raw, de->name, len);
+	return 0;
+}
+
+/* The hash pair Linux 6.1 puts in no-key names: what ext4_htree_fill_tree()
+ * computes over the stored name for directories read through the htree
+ * code, zero for those read linearly (ext4_readdir()). */
+struct nokey_hash {
+	int use;
+	int version;
+	const uint32_t *seed;
+};
+
+static void nokey_hash_setup(struct img *im, struct ext2_inode_large *inode,
+			     ext2_ino_t dir, struct nokey_hash *h)
+{
+	struct ext2_super_block *sb = im->fs->super;
+	uint64_t blocks = img_inode_size(inode) / im->blocksize;
+
+	memset(h, 0, sizeof(*h));
+	if (!ext2fs_has_feature_dir_index(sb))
+		return;
+	h->version = sb->s_def_hash_version;
+	if (inode->i_flags & EXT2_INDEX_FL) {
+		uint8_t *blk = malloc(im->blocksize);
+		blk64_t pblk = 0;
+
+		if (blk && !ext2fs_bmap2(im->fs, dir, (struct ext2_inode *)inode,
+					 NULL, 0, 0, NULL, &pblk) && pblk &&
+		    !img_read_blocks(im, pblk, 1, blk))
+			h->version = blk[0x1c]; /* dx_root_info.hash_version */
+		free(blk);
+	} else if (blocks != 1) {
+		return;
+	}
+	if (h->version <= EXT2_HASH_TEA &&
+	    (sb->s_flags & EXT2_FLAGS_UNSIGNED_HASH))
+		h->version += 3;
+	h->seed = sb->s_hash_seed;
+	h->use = 1;
+}
+
+static void set_nokey(struct dent *d, const struct nokey_hash *h)
+{
+	ext2_dirhash_t hash = 0, minor = 0;
+
+	if (h->use && ext2fs_dirhash2(h->version, (const char *)d->raw,
+				      (int)d->raw_len, NULL, 0, h->seed,
+				      &hash, &minor))
+		hash = minor = 0;
+	if (d->raw_len < 1 ||
+	    e4_nokey_name_v61(hash, minor, d->raw, d->raw_len, d->name)) {
+		strcpy(d->name, "?");
+	}
+	d->name_len = strlen(d->name);
+}
+
+static int cmp_dent(const void *a, const void *b)
+{
+	const struct dent *x = a, *y = b;
+	size_t n = x->name_len < y->name_len ? x->name_len : y->name_len;
+	int c = memcmp(x->name, y->name, n);
+
+	if (c)
+		return c;
+	return (x->name_len > y->name_len) - (x->name_len < y->name_len);
+}
+
+int dir_list(struct keyring *kr, ext2_ino_t dir, const char *path,
+	     struct dir_listing *out)
+{
+	struct img *im = kr->im;
+	struct ext2_inode_large inode;
+	struct collect c = { out, 0, 0 };
+	struct e4_cipher *cipher = NULL;
+	struct nokey_hash nh;
+	const char *why;
+	errcode_t err;
+
+	memset(out, 0, sizeof(*out));
+	out->dir = dir;
+	if (img_read_inode(im, dir, &inode))
+		return -1;
+	if (!LINUX_S_ISDIR(inode.i_mode)) {
+		report_error("%s (inode %u): not a directory", path, dir);
+		return -1;
+	}
+	if (inode.i_flags & EXT4_INLINE_DATA_FL && img_inode_encrypted(&inode)) {
+		report_error("%s (inode %u): encrypted directory with inline data", path, dir);
+		return -1;
+	}
+	err = ext2fs_dir_iterate2(im->fs, dir, 0, NULL, collect_cb, &c);
+	if (c.nomem) {
+		report_error("%s (inode %u): out of memory", path, dir);
+		dir_listing_free(out);
+		return -1;
+	}
+	if (err) {
+		report_error("%s (inode %u): cannot read directory: %s", path,
+			     dir, error_message(err));
+		if (!out->n) {
+			dir_listing_free(out);
+			return -1;
+		}
+	}
+	out->encrypted = img_inode_encrypted(&inode);
+	if (!out->encrypted) {
+		for (size_t i = 0; i < out->n; i++) {
+			struct dent *d = &out->v[i];
+
+			memcpy(d->name, d->raw, d->raw_len);
+			d->name[d->raw_len] = '\0';
+			d->name_len = d->raw_len;
+		}
+		goto sort;
+	}
+	switch (img_read_context(im, dir, &out->ctx, &why)) {
+	case CTX_OK: {
+		enum e4_status st = keyring_inode_cipher(kr, &out->ctx, 1, &cipher);
+
+		if (st == E4_UNSUPPORTED)
+			report_error("%s (inode %u): unsupported encryption mode %u",
+				     path, dir, out->ctx.filenames_mode);
+		else if (st != E4_OK && st != E4_BAD_KEY)
+			report_error("%s (inode %u): cannot set up name decryption: %s",
+				     path, dir, e4_status_str(st));
+		break;
+	}
+	case CTX_NONE:
+		report_error("%s (inode %u): encrypted directory without an encryption context",
+			     path, dir);
+		break;
+	default:
+		report_error("%s (inode %u): encryption context: %s", path,
+			     dir, why);
+		break;
+	}
+	out->have_key = cipher != NULL;
+	nokey_hash_setup(im, &inode, dir, &nh);
+	for (size_t i = 0; i < out->n; i++) {
+		struct dent *d = &out->v[i];
+		uint8_t plain[256];
+		size_t n;
+		enum e4_status st;
+
+		if (!cipher) {
+			d->state = NAME_NOKEY;
+			set_nokey(d, &nh);
+			continue;
+		}
+		st = e4_decrypt_name(cipher, d->raw, d->raw_len, plain, &n);
+		if (st == E4_OK) {
+			d->state = NAME_DECRYPTED;
+			memcpy(d->name, plain, n);
+			d->name[n] = '\0';
+			d->name_len = n;
+		} else {
+			d->state = NAME_BAD;
+			set_nokey(d, &nh);
+			report_error("%s/%s (inode %u): name does not decrypt: %s",
+				     path, d->name, d->ino,
+				     st == E4_CORRUPT ? "ciphertext shorter than 16 bytes" :
+				     "invalid plaintext (corrupt name or wrong key)");
+		}
+	}
+	e4_cipher_free(cipher);
+sort:
+	qsort(out->v, out->n, sizeof(*out->v), cmp_dent);
+	return 0;
+}
+
+void dir_listing_free(struct dir_listing *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+int path_lookup(struct keyring *kr, const char *path, ext2_ino_t *ino)
+{
+	char *copy = strdup(path), *save = NULL, *comp;
+	ext2_ino_t cur = EXT2_ROOT_INO;
+	int ret = 0;
+
+	if (!copy) {
+		report_error("out of memory");
+		return -1;
+	}
+	for (comp = strtok_r(copy, "/", &save); comp;
+	     comp = strtok_r(NULL, "/", &save)) {
+		struct dir_listing l;
+		size_t i;
+
+		if (!strcmp(comp, "."))
+			continue;
+		if (dir_list(kr, cur, path, &l)) {
+			ret = -1;
+			break;
+		}
+		for (i = 0; i < l.n; i++)
+			if (!strcmp(l.v[i].name, comp))
+				break;
+		if (i == l.n) {
+			report_error("%s: no such entry \"%s\"", path, comp);
+			dir_listing_free(&l);
+			ret = -1;
+			break;
+		}
+		cur = l.v[i].ino;
+		dir_listing_free(&l);
+	}
+	free(copy);
+	*ino = cur;
+	return ret;
+}

@@ -1,0 +1,46 @@
+/* Directory listing with decrypted (or no-key) names, and path lookup. */
+#ifndef E4DUMP_DIRLIST_H
+#define E4DUMP_DIRLIST_H
+
+#include <stddef.h>
+#include "keyring.h"
+
+enum name_state {
+	NAME_PLAIN,     /* unencrypted directory */
+	NAME_DECRYPTED,
+	NAME_NOKEY,     /* no key: the Linux 6.1 no-key name */
+	NAME_BAD,       /* did not decrypt to a valid name: no-key name shown */
+};
+
+struct dent {
+	ext2_ino_t ino;
+	uint8_t ftype;                /* EXT2_FT_* from the dirent */
+	enum name_state state;
+	size_t raw_len;
+	uint8_t raw[256];             /* as stored */
+	size_t name_len;
+	char name[256];               /* shown name, NUL-terminated */
+};
+
+struct dir_listing {
+	ext2_ino_t dir;
+	int encrypted;
+	int have_key;                 /* names decrypted */
+	struct e4_context ctx;
+	size_t n;
+	struct dent *v;               /* sorted by name */
+};
+
+/* List a directory (without "." and "..").  path is for messages.
+ * Problems with single names are reported and the entry is kept with a
+ * no-key name.  Returns -1 (after an error naming the path) when the
+ * directory cannot be read at all. */
+int dir_list(struct keyring *kr, ext2_ino_t dir, const char *path,
+	     struct dir_listing *out);
+void dir_listing_free(struct dir_listing *l);
+
+/* Resolve a '/'-separated path of shown names from the root.  -1 after
+ * printing an error. */
+int path_lookup(struct keyring *kr, const char *path, ext2_ino_t *ino);
+
+#endif

@@ -1,0 +1,321 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kdf.h"
+#include "keyfile.h"
+#include "keyring.h"
+#include "modes.h"
+#include "report.h"
+#include "symlink.h"
+
+/* Trial decryption accepts a key after this many bits of evidence. */
+#define TRIAL_EVIDENCE_BITS 32
+/* ... or, once every name of the policy was checked, this many. */
+#define TRIAL_EVIDENCE_MIN 16
+
+void keyring_init(struct keyring *kr, struct img *im)
+{
+	memset(kr, 0, sizeof(*kr));
+	kr->im = im;
+}
+
+static int read_all(const char *path, uint8_t *buf, size_t cap, size_t *len)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, cap, f);
+	*len = n;
+	if (ferror(f)) {
+		if (f != stdin)
+			fclose(f);
+		errno = EIO;
+		return -1;
+	}
+	if (f != stdin)
+		fclose(f);
+	return 0;
+}
+
+int keyring_add_file(struct keyring *kr, const char *path)
+{
+	uint8_t buf[512];
+	size_t len;
+	const char *why;
+	struct master_key *k, *keys;
+
+	if (read_all(path, buf, sizeof(buf), &len)) {
+		report_error("key file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	keys = realloc(kr->keys, (kr->nkeys + 1) * sizeof(*keys));
+	if (!keys) {
+		e4_wipe(buf, sizeof(buf));
+		report_error("key file %s: out of memory", path);
+		return -1;
+	}
+	kr->keys = keys;
+	k = &kr->keys[kr->nkeys];
+	memset(k, 0, sizeof(*k));
+	if (len == sizeof(buf) ||
+	    e4_keyfile_parse(buf, len, k->raw, &k->len, &why) != E4_OK) {
+		e4_wipe(buf, sizeof(buf));
+		report_error("key file %s: %s", path,
+			     len == sizeof(buf) ? "too large for a key" : why);
+		return -1;
+	}
+	e4_wipe(buf, sizeof(buf));
+	k->source = strdup(path);
+	if (!k->source ||
+	    e4_e4crypt_descriptor(k->e4crypt_desc, k->raw, k->len) != E4_OK) {
+		e4_wipe(k->raw, sizeof(k->raw));
+		free(k->source);
+		report_error("key file %s: cannot hash the key", path);
+		return -1;
+	}
+	kr->nkeys++;
+	return 0;
+}
+
+void keyring_free(struct keyring *kr)
+{
+	for (size_t i = 0; i < kr->nkeys; i++) {
+		e4_wipe(kr->keys[i].raw, sizeof(kr->keys[i].raw));
+		free(kr->keys[i].source);
+	}
+	free(kr->keys);
+	free(kr->slots);
+	if (kr->idx_built)
+		inode_index_free(&kr->idx);
+	memset(kr, 0, sizeof(*kr));
+}
+
+struct inode_index *keyring_index(struct keyring *kr)
+{
+	if (!kr->idx_built) {
+		inode_index_build(kr->im, &kr->idx);
+		kr->idx_built = 1;
+	}
+	return &kr->idx;
+}
+
+static int same_id(const struct e4_context *a, const struct e4_context *b)
+{
+	return a->version == b->version && a->key_id_size == b->key_id_size &&
+	       !memcmp(a->key_id, b->key_id, a->key_id_size);
+}
+
+/* Evidence that key k opens policy ctx, from the names of every directory
+ * and symlink using that policy.  -1 when a name rules the key out. */
+struct trial {
+	struct e4_cipher *c;
+	unsigned int bits;
+	int bad;
+};
+
+static int trial_dirent(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
+		      int offset, int blocksize, char *buf, void *priv)
+{
+	struct trial *t = priv;
+	unsigned int len = ext2fs_dirent_name_len(de);
+	uint8_t plain[256];
+	size_t n;
+
+	(void)dir, (void)entry, (void)offset, (void)blocksize, (void)buf;
+	if ((len == 1 && de->name[0] == '.') ||
+	    (len == 2 && de->name[0] == '.' && de->name[1] == '.'))
+		return 0;
+	if (e4_decrypt_name(t->c, (const uint8_t *)de->name, len, plain, &n)) {
+		t->bad = 1;
+		return DIRENT_ABORT;
+	}
+	t->bits += e4_name_evidence_bits(plain, len, n);
+	return t->bits >= TRIAL_EVIDENCE_BITS ? DIRENT_ABORT : 0;
+}
+
+static int trial_symlink(struct keyring *kr, struct trial *t, ext2_ino_t ino)
+{
+	struct ext2_inode_large inode;
+	uint8_t *blob, *plain;
+	size_t size, n;
+	enum e4_status st;
+
+	if (img_read_inode(kr->im, ino, &inode) ||
+	    img_read_symlink(kr->im, ino, &inode, &blob, &size))
+		return 0; /* unreadable: no evidence either way */
+	plain = malloc(size + 1);
+	if (!plain) {
+		free(blob);
+		return 0;
+	}
+	st = e4_symlink_decrypt(t->c, blob, size, plain, &n);
+	if (st == E4_BAD_KEY)
+		t->bad = 1;
+	else if (st == E4_OK)
+		t->bits += e4_name_evidence_bits(plain, size - 2, n);
+	free(plain);
+	free(blob);
+	return 0;
+}
+
+static unsigned int trial_key(struct keyring *kr, const struct master_key *k,
+			      const struct e4_context *policy, int *bad)
+{
+	struct inode_index *idx = keyring_index(kr);
+	const struct e4_mode_info *m = e4_mode_lookup(policy->filenames_mode);
+	unsigned int bits = 0;
+
+	*bad = 0;
+	if (!m || !m->supported || k->len < m->keysize) {
+		*bad = 1;
+		return 0;
+	}
+	for (size_t i = 0; i < idx->n && bits < TRIAL_EVIDENCE_BITS; i++) {
+		const struct enc_inode *e = &idx->v[i];
+		struct trial t = { NULL, 0, 0 };
+		uint8_t dk[E4_MAX_KEY_SIZE];
+
+		if (e->res != CTX_OK || !same_id(&e->ctx, policy) ||
+		    e->ctx.filenames_mode != policy->filenames_mode ||
+		    !(LINUX_S_ISDIR(e->mode) || LINUX_S_ISLNK(e->mode)))
+			continue;
+		if (e4_v1_derive_key(dk, m->keysize, k->raw, k->len,
+				     e->ctx.nonce) ||
+		    e4_cipher_new(&t.c, policy->filenames_mode, dk, m->keysize)) {
+			e4_wipe(dk, sizeof(dk));
+			continue;
+		}
+		e4_wipe(dk, sizeof(dk));
+		t.bits = bits;
+		if (LINUX_S_ISDIR(e->mode))
+			ext2fs_dir_iterate2(kr->im->fs, e->ino, 0, NULL,
+					    trial_dirent, &t);
+		else
+			trial_symlink(kr, &t, e->ino);
+		e4_cipher_free(t.c);
+		bits = t.bits;
+		if (t.bad) {
+			*bad = 1;
+			return 0;
+		}
+	}
+	return bits;
+}
+
+static struct key_slot *slot_for(struct keyring *kr,
+				 const struct e4_context *ctx)
+{
+	struct key_slot *s;
+
+	for (size_t i = 0; i < kr->nslots; i++)
+		if (same_id(&kr->slots[i].policy, ctx))
+			return &kr->slots[i];
+	s = realloc(kr->slots, (kr->nslots + 1) * sizeof(*s));
+	if (!s)
+		return NULL;
+	kr->slots = s;
+	s = &kr->slots[kr->nslots++];
+	memset(s, 0, sizeof(*s));
+	s->policy = *ctx;
+	s->key = -1;
+	/* 1. e4crypt's convention: the descriptor is a hash of the key. */
+	for (size_t i = 0; i < kr->nkeys && ctx->version == E4_CONTEXT_V1; i++) {
+		if (!memcmp(kr->keys[i].e4crypt_desc, ctx->key_id,
+			    E4_KEY_DESCRIPTOR_SIZE)) {
+			s->key = (int)i;
+			s->how = "descriptor = SHA-512(SHA-512(key))";
+			return s;
+		}
+	}
+	/* 2. Trial decryption of the policy's names, best evidence wins. */
+	if (ctx->version == E4_CONTEXT_V1) {
+		unsigned int best = 0;
+
+		for (size_t i = 0; i < kr->nkeys; i++) {
+			int bad;
+			unsigned int bits = trial_key(kr, &kr->keys[i], ctx, &bad);
+
+			if (!bad && bits > best) {
+				best = bits;
+				s->key = (int)i;
+			}
+		}
+		if (s->key >= 0 && best < TRIAL_EVIDENCE_MIN)
+			s->key = -1;
+		s->how = "trial decryption of names";
+	}
+	return s;
+}
+
+const struct master_key *keyring_lookup(struct keyring *kr,
+					const struct e4_context *ctx)
+{
+	struct key_slot *s = slot_for(kr, ctx);
+	char hex[33];
+
+	if (!s)
+		return NULL;
+	e4_context_key_id_hex(ctx, hex);
+	if (!s->reported) {
+		s->reported = 1;
+		if (s->key >= 0)
+			report_info("key %s opens descriptor %s (%s)",
+				    kr->keys[s->key].source, hex, s->how);
+		else if (ctx->version != E4_CONTEXT_V1)
+			report_error("policy v%u with key identifier %s: only v1 policies are supported",
+				     ctx->version, hex);
+		else
+			report_error("no key for descriptor %s%s", hex,
+				     kr->nkeys ? " (none of the given keys opens it)" :
+						 " (no --key-file given)");
+	}
+	if (s->key < 0)
+		return NULL;
+	kr->keys[s->key].used = 1;
+	return &kr->keys[s->key];
+}
+
+enum e4_status keyring_inode_cipher(struct keyring *kr,
+				    const struct e4_context *ctx, int names,
+				    struct e4_cipher **out)
+{
+	uint8_t mode = names ? ctx->filenames_mode : ctx->contents_mode;
+	const struct e4_mode_info *m = e4_mode_lookup(mode);
+	const struct master_key *k;
+	uint8_t dk[E4_MAX_KEY_SIZE];
+	enum e4_status st;
+
+	*out = NULL;
+	if (!m)
+		return E4_UNRECOGNIZED;
+	if (!m->supported)
+		return E4_UNSUPPORTED;
+	k = keyring_lookup(kr, ctx);
+	if (!k)
+		return E4_BAD_KEY;
+	st = e4_v1_derive_key(dk, m->keysize, k->raw, k->len, ctx->nonce);
+	if (st == E4_OK)
+		st = e4_cipher_new(out, mode, dk, m->keysize);
+	e4_wipe(dk, sizeof(dk));
+	return st;
+}
+
+void keyring_describe(struct keyring *kr, const struct e4_context *ctx,
+		      char *buf, size_t len)
+{
+	struct key_slot *s;
+
+	if (!kr->nkeys) {
+		snprintf(buf, len, "no key given");
+		return;
+	}
+	s = slot_for(kr, ctx);
+	if (!s || s->key < 0)
+		snprintf(buf, len, "no key opens it");
+	else
+		snprintf(buf, len, "opened by %s (%s)",
+			 kr->keys[s->key].source, s->how);
+}
