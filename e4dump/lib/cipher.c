@@ -14,6 +14,11 @@ struct e4_cipher {
 	EVP_CIPHER_CTX *enc;
 };
 
+static int is_cts(uint8_t mode)
+{
+	return mode == E4_MODE_AES_256_CTS || mode == E4_MODE_AES_128_CTS;
+}
+
 void e4_cipher_free(struct e4_cipher *c)
 {
 	if (!c)
@@ -39,7 +44,8 @@ enum e4_status e4_cipher_new(struct e4_cipher **out, uint8_t mode,
 		return E4_UNSUPPORTED;
 	if (keylen != m->keysize)
 		return E4_BAD_KEY;
-	alg = mode == E4_MODE_AES_256_XTS ? "AES-256-XTS" : "AES-256-CBC-CTS";
+	alg = mode == E4_MODE_AES_256_XTS ? "AES-256-XTS" :
+	      mode == E4_MODE_AES_128_CTS ? "AES-128-CBC-CTS" : "AES-256-CBC-CTS";
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return E4_NOMEM;
@@ -54,12 +60,12 @@ enum e4_status e4_cipher_new(struct e4_cipher **out, uint8_t mode,
 						     (char *)"CS3", 0);
 	params[1] = OSSL_PARAM_construct_end();
 	if (!EVP_DecryptInit_ex2(c->dec, c->cipher, key, NULL,
-				 mode == E4_MODE_AES_256_CTS ? params : NULL))
+				 is_cts(mode) ? params : NULL))
 		goto fail;
 	/* OpenSSL refuses to encrypt with XTS keys whose halves are equal;
 	 * encryption is only for vectors, so set it up lazily-tolerant. */
 	if (!EVP_EncryptInit_ex2(c->enc, c->cipher, key, NULL,
-				 mode == E4_MODE_AES_256_CTS ? params : NULL)) {
+				 is_cts(mode) ? params : NULL)) {
 		EVP_CIPHER_CTX_free(c->enc);
 		c->enc = NULL;
 	}
@@ -127,7 +133,7 @@ enum e4_status e4_decrypt_name(struct e4_cipher *c, const uint8_t *in,
 	size_t n;
 
 	*name_len = 0;
-	if (c->mode != E4_MODE_AES_256_CTS)
+	if (!is_cts(c->mode))
 		return E4_UNSUPPORTED;
 	if (len < E4_FNAME_MIN_LEN)
 		return E4_CORRUPT;
@@ -149,7 +155,7 @@ enum e4_status e4_encrypt_name(struct e4_cipher *c, const uint8_t *in,
 {
 	static const uint8_t zero_iv[16];
 
-	if (c->mode != E4_MODE_AES_256_CTS)
+	if (!is_cts(c->mode))
 		return E4_UNSUPPORTED;
 	if (len < E4_FNAME_MIN_LEN)
 		return E4_CORRUPT;

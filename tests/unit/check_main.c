@@ -1,0 +1,17 @@
+#include <check.h>
+#include <stdlib.h>
+
+Suite *lib_suite(void);
+Suite *kat_suite(void);
+
+int main(void)
+{
+	SRunner *sr = srunner_create(lib_suite());
+	int failed;
+
+	srunner_add_suite(sr, kat_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
