@@ -27,7 +27,7 @@ static char type_char(uint16_t mode)
 
 /* shown: the escaped name or relative path to print. */
 static void print_entry(struct ls_state *s, ext2_ino_t ino, const char *shown,
-			const char *path)
+			const char *path, int locked)
 {
 	struct ext2_inode_large inode;
 	int64_t sec;
@@ -52,7 +52,7 @@ static void print_entry(struct ls_state *s, ext2_ino_t ino, const char *shown,
 	printf("%10u %c %04o %12llu %s %s", ino, type_char(inode.i_mode),
 	       inode.i_mode & 07777,
 	       (unsigned long long)img_inode_size(&inode), when, shown);
-	if (LINUX_S_ISLNK(inode.i_mode)) {
+	if (LINUX_S_ISLNK(inode.i_mode) && !locked) {
 		char *target;
 		size_t len;
 
@@ -86,8 +86,8 @@ static void list_dir(struct ls_state *s, ext2_ino_t dir, const char *path,
 		s->problems = 1;
 		return;
 	}
-	if (l.encrypted && !l.have_key)
-		s->problems = 1;
+	/* Without a key, no-key names are the listing (as readdir gives
+	 * them); the missing key was reported once. */
 	for (size_t i = 0; i < l.n; i++) {
 		struct dent *d = &l.v[i];
 		char esc[4 * 256 + 1];
@@ -107,7 +107,8 @@ static void list_dir(struct ls_state *s, ext2_ino_t dir, const char *path,
 		}
 		sprintf(cpath, "%s%s%s", path, plen && path[plen - 1] == '/' ? "" : "/", esc);
 		sprintf(crel, "%s%s%s", rel, rlen ? "/" : "", esc);
-		print_entry(s, d->ino, s->o->recursive ? crel : esc, cpath);
+		print_entry(s, d->ino, s->o->recursive ? crel : esc, cpath,
+			    l.encrypted && !l.have_key);
 		if (s->o->recursive && d->ino != dir &&
 		    (d->ftype == EXT2_FT_DIR || d->ftype == EXT2_FT_UNKNOWN)) {
 			struct ext2_inode_large inode;
@@ -142,7 +143,7 @@ int cmd_ls(const struct options *o)
 	if (LINUX_S_ISDIR(inode.i_mode))
 		list_dir(&s, ino, path, "", 0);
 	else
-		print_entry(&s, ino, path, path);
+		print_entry(&s, ino, path, path, 0);
 	fflush(stdout);
 	session_close(&im, &kr);
 	return s.problems ? EXIT_SKIPPED : EXIT_DONE;

@@ -72,6 +72,13 @@ int main(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	initialize_ext2_error_table();
+	/* Global options may come before the command. */
+	while (argc > 2 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--verbose"))) {
+		report_verbose = 1;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_FATAL;
