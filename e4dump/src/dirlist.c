@@ -205,7 +205,8 @@ int dir_list(struct keyring *kr, ext2_ino_t dir, const char *path,
 	}
 	e4_cipher_free(cipher);
 sort:
-	qsort(out->v, out->n, sizeof(*out->v), cmp_dent);
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), cmp_dent);
 	return 0;
 }
 
