@@ -125,14 +125,16 @@ enum e4_status e4_encrypt_data_unit(struct e4_cipher *c, uint64_t lblk,
 	return run(c->enc, 1, iv, in, out, len);
 }
 
-enum e4_status e4_decrypt_name(struct e4_cipher *c, const uint8_t *in,
-			       size_t len, uint8_t *out, size_t *name_len)
+/* CTS-decrypt and check the NUL padding; '/' is only allowed in paths. */
+static enum e4_status decrypt_padded(struct e4_cipher *c, const uint8_t *in,
+				     size_t len, uint8_t *out, size_t *plain_len,
+				     int is_path)
 {
 	static const uint8_t zero_iv[16];
 	enum e4_status st;
 	size_t n;
 
-	*name_len = 0;
+	*plain_len = 0;
 	if (!is_cts(c->mode))
 		return E4_UNSUPPORTED;
 	if (len < E4_FNAME_MIN_LEN)
@@ -141,13 +143,25 @@ enum e4_status e4_decrypt_name(struct e4_cipher *c, const uint8_t *in,
 	if (st)
 		return st;
 	n = strnlen((const char *)out, len);
-	*name_len = n;
-	if (n == 0 || memchr(out, '/', n))
+	*plain_len = n;
+	if (n == 0 || (!is_path && memchr(out, '/', n)))
 		return E4_BAD_KEY;
 	for (size_t i = n; i < len; i++)
 		if (out[i])
 			return E4_BAD_KEY;
 	return E4_OK;
+}
+
+enum e4_status e4_decrypt_name(struct e4_cipher *c, const uint8_t *in,
+			       size_t len, uint8_t *out, size_t *name_len)
+{
+	return decrypt_padded(c, in, len, out, name_len, 0);
+}
+
+enum e4_status e4_decrypt_path(struct e4_cipher *c, const uint8_t *in,
+			       size_t len, uint8_t *out, size_t *path_len)
+{
+	return decrypt_padded(c, in, len, out, path_len, 1);
 }
 
 enum e4_status e4_encrypt_name(struct e4_cipher *c, const uint8_t *in,

@@ -24,12 +24,16 @@ enum e4_status e4_decrypt_data_unit(struct e4_cipher *c, uint64_t lblk,
 enum e4_status e4_encrypt_data_unit(struct e4_cipher *c, uint64_t lblk,
 				    const uint8_t *in, uint8_t *out, size_t len);
 
-/* Decrypt a stored name (or symlink target) of len >= 16 bytes with CBC-CTS (CS3, zero IV).
+/* Decrypt a stored name of len >= 16 bytes with CBC-CTS (CS3, zero IV).
  * out gets len bytes; *name_len is the length up to the first NUL.
  * E4_BAD_KEY when the result is not a plausible name: non-zero bytes after
  * the first NUL, an empty name, or a '/'.  E4_CORRUPT for len < 16. */
 enum e4_status e4_decrypt_name(struct e4_cipher *c, const uint8_t *in,
 			       size_t len, uint8_t *out, size_t *name_len);
+
+/* The same for a symlink target, where '/' is allowed. */
+enum e4_status e4_decrypt_path(struct e4_cipher *c, const uint8_t *in,
+			       size_t len, uint8_t *out, size_t *path_len);
 
 /* Encrypt a name already padded to its stored length (>= 16). */
 enum e4_status e4_encrypt_name(struct e4_cipher *c, const uint8_t *in,

@@ -29,7 +29,7 @@ enum e4_status e4_symlink_decrypt(struct e4_cipher *c, const uint8_t *blob,
 	st = e4_symlink_parse(blob, size, &ct, &len);
 	if (st)
 		return st;
-	st = e4_decrypt_name(c, ct, len, out, &n);
+	st = e4_decrypt_path(c, ct, len, out, &n);
 	if (st)
 		return st;
 	out[len] = '\0';

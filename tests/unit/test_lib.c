@@ -254,6 +254,12 @@ START_TEST(symlink_bounds)
 	ck_assert_int_eq(e4_symlink_decrypt(c, blob, 18, out, &n), E4_OK);
 	ck_assert_uint_eq(n, 6);
 	ck_assert_str_eq((char *)out, "target");
+	/* A target may contain '/', a name may not. */
+	memcpy(plain, "../dir/file\0\0\0\0", 16);
+	e4_encrypt_name(c, plain, 16, blob + 2);
+	ck_assert_int_eq(e4_symlink_decrypt(c, blob, 18, out, &n), E4_OK);
+	ck_assert_str_eq((char *)out, "../dir/file");
+	ck_assert_int_eq(e4_decrypt_name(c, blob + 2, 16, out, &n), E4_BAD_KEY);
 	e4_cipher_free(c);
 }
 END_TEST
