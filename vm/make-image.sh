@@ -1,0 +1,210 @@
+#!/bin/bash
+# Make an fscrypt-encrypted ext4 image with the real Linux 6.1 kernel in QEMU.
+# See vm/README.md.
+#
+# Usage: vm/make-image.sh [options] SCENARIO OUT_IMAGE [MANIFEST_OUT]
+#
+#   SCENARIO      scenario file (vm/scenarios/*.scn)
+#   OUT_IMAGE     ext4 image to create (overwritten)
+#   MANIFEST_OUT  manifest written by the guest (default OUT_IMAGE.manifest)
+#
+# Also writes OUT_IMAGE.console.log (guest console) and the raw master keys of
+# the scenario's `key` lines as KEYS_DIR/<deschex>.key (default KEYS_DIR:
+# "keys" next to OUT_IMAGE).
+#
+# Options (a flag beats the environment variable, which beats an `@size` /
+# `@mkfs` line of the scenario, which beats the default):
+#   --size SIZE        image size for mkfs           E4DUMP_IMAGE_SIZE  (64M)
+#   --mkfs-opts OPTS   mkfs.ext4 options             E4DUMP_MKFS_OPTS
+#                      (default: -O encrypt -b 4096 -N 8192)
+#   --keys-dir DIR     where to write <deschex>.key
+#   --timeout SEC      QEMU wall-clock limit         E4DUMP_QEMU_TIMEOUT (300)
+#   --kernel BZIMAGE   kernel to boot                E4DUMP_BZIMAGE
+#                      (default: built/cached by vm/build-kernel.sh)
+#   --no-fsck          skip the final `e2fsck -fn` of the image
+#   E4DUMP_CACHE       cache root (default /var/cache/e4dump)
+#
+# Exit status 0 only if the guest printed E4DUMP-GUEST-OK, QEMU exited by
+# itself in time, a complete manifest was read back and e2fsck is happy.
+set -euo pipefail
+
+die() { echo "make-image: error: $*" >&2; exit 1; }
+msg() { echo "make-image: $*" >&2; }
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cache=${E4DUMP_CACHE:-/var/cache/e4dump}
+
+opt_size=${E4DUMP_IMAGE_SIZE:-}
+opt_mkfs=${E4DUMP_MKFS_OPTS:-}
+opt_keys=
+opt_timeout=${E4DUMP_QEMU_TIMEOUT:-300}
+opt_kernel=${E4DUMP_BZIMAGE:-}
+opt_fsck=1
+args=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+		--size) opt_size=$2; shift 2 ;;
+		--mkfs-opts) opt_mkfs=$2; shift 2 ;;
+		--keys-dir) opt_keys=$2; shift 2 ;;
+		--timeout) opt_timeout=$2; shift 2 ;;
+		--kernel) opt_kernel=$2; shift 2 ;;
+		--no-fsck) opt_fsck=0; shift ;;
+		-h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+		--) shift; args+=("$@"); break ;;
+		-*) die "unknown option $1" ;;
+		*) args+=("$1"); shift ;;
+	esac
+done
+[ ${#args[@]} -ge 2 ] && [ ${#args[@]} -le 3 ] ||
+	die "usage: $0 [options] SCENARIO OUT_IMAGE [MANIFEST_OUT] (see --help)"
+scenario=${args[0]}
+image=${args[1]}
+manifest=${args[2]:-$image.manifest}
+consolelog=$image.console.log
+keysdir=${opt_keys:-$(dirname "$image")/keys}
+
+for t in qemu-system-x86_64 mkfs.ext4 e2fsck cpio gcc python3 timeout flock sha256sum truncate; do
+	command -v "$t" >/dev/null 2>&1 ||
+		die "'$t' not found (run scripts/install-deps.sh as root)"
+done
+[ -r "$scenario" ] || die "cannot read scenario $scenario"
+scen_bytes=$(stat -c %s "$scenario")
+[ "$scen_bytes" -lt 65536 ] || die "scenario is $scen_bytes bytes (max 65535)"
+grep -q $'\r' "$scenario" && die "scenario has CR characters"
+
+# ---- host directives of the scenario (@size, @mkfs) ---------------------------
+scen_size=$(sed -n 's/^@size[[:space:]]\{1,\}//p' "$scenario" | tail -n1)
+scen_mkfs=$(sed -n 's/^@mkfs[[:space:]]\{1,\}//p' "$scenario" | tail -n1)
+size=${opt_size:-${scen_size:-64M}}
+mkfs_opts=${opt_mkfs:-${scen_mkfs:--O encrypt -b 4096 -N 8192}}
+
+t0=$(date +%s)
+
+# ---- kernel ---------------------------------------------------------------------
+if [ -z "$opt_kernel" ]; then
+	opt_kernel=$("$here/build-kernel.sh" | tail -n1) || die "kernel build failed"
+fi
+[ -r "$opt_kernel" ] || die "kernel $opt_kernel not readable"
+
+# ---- guest init + initramfs (cached by the sha256 of init.c and compiler) ------
+cflags="-static -O2 -Wall -Wextra -Werror -std=gnu11"
+gkey=$( { sha256sum <"$here/guest/init.c"; gcc --version | head -n1; echo "$cflags";
+	  cpio --version | head -n1; echo initramfs-1; } | sha256sum | cut -c1-16)
+gdir=$cache/guest/$gkey
+initramfs=$gdir/initramfs.cpio
+if [ ! -f "$gdir/.done" ]; then
+	mkdir -p "$cache/guest"
+	exec 8>"$cache/guest/.lock"
+	flock 8
+	if [ ! -f "$gdir/.done" ]; then
+		msg "building guest init ($gkey)"
+		rm -rf "$gdir"
+		mkdir -p "$gdir/root/dev" "$gdir/root/proc" "$gdir/root/mnt"
+		# shellcheck disable=SC2086
+		gcc $cflags -o "$gdir/root/init" "$here/guest/init.c" ||
+			die "compiling vm/guest/init.c failed"
+		chmod 0755 "$gdir/root/init"
+		(cd "$gdir/root" && find . -mindepth 1 -print0 | LC_ALL=C sort -z |
+			cpio --null -o -H newc -R 0:0 --reproducible --quiet) >"$initramfs.tmp" ||
+			die "cpio failed"
+		mv "$initramfs.tmp" "$initramfs"
+		touch "$gdir/.done"
+	fi
+	exec 8>&-
+fi
+
+# ---- work area ---------------------------------------------------------------------
+work=$(mktemp -d "${TMPDIR:-/tmp}/e4dump-vm.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+scendisk=$work/scenario.disk
+truncate -s "${E4DUMP_SCEN_DISK_SIZE:-4M}" "$scendisk"
+# the text at offset 0; the rest of the (sparse) file is zeros, hence the NUL
+dd if="$scenario" of="$scendisk" conv=notrunc status=none
+
+# ---- keys ---------------------------------------------------------------------------
+mkdir -p "$keysdir"
+python3 - "$scenario" "$keysdir" <<'EOF' || die "bad key line in $scenario"
+import sys, os
+scen, keysdir = sys.argv[1], sys.argv[2]
+seen = {}
+for no, line in enumerate(open(scen, encoding="utf-8"), 1):
+    w = line.split()
+    if not w or w[0] != "key":
+        continue
+    if len(w) != 4:
+        sys.exit(f"{scen}:{no}: usage: key PREFIX DESCHEX KEYHEX")
+    desc, key = w[2].lower(), bytes.fromhex(w[3])
+    if len(desc) != 16:
+        sys.exit(f"{scen}:{no}: descriptor must be 16 hex digits")
+    bytes.fromhex(desc)
+    if seen.get(desc, key) != key:
+        sys.exit(f"{scen}:{no}: descriptor {desc} used with two different keys")
+    seen[desc] = key
+    with open(os.path.join(keysdir, desc + ".key"), "wb") as f:
+        f.write(key)
+EOF
+
+# ---- the ext4 image -------------------------------------------------------------------
+mkdir -p "$(dirname "$image")" "$(dirname "$manifest")"
+rm -f "$image" "$manifest" "$consolelog"
+msg "mkfs.ext4 -q -F $mkfs_opts $image $size"
+# shellcheck disable=SC2086
+mkfs.ext4 -q -F $mkfs_opts "$image" "$size" >"$work/mkfs.log" 2>&1 || {
+	cat "$work/mkfs.log" >&2; die "mkfs.ext4 failed"; }
+
+# ---- run the guest ----------------------------------------------------------------------
+msg "booting $(basename "$opt_kernel") in QEMU (TCG, timeout ${opt_timeout}s)"
+t1=$(date +%s)
+rc=0
+timeout -k 10 "$opt_timeout" qemu-system-x86_64 \
+	-accel tcg -cpu max -m 512 -smp 1 \
+	-nodefaults -display none -monitor none -serial "file:$consolelog" -no-reboot \
+	-kernel "$opt_kernel" -initrd "$initramfs" \
+	-append "console=ttyS0 panic=-1 rdinit=/init quiet" \
+	-drive "file=$image,format=raw,if=virtio" \
+	-drive "file=$scendisk,format=raw,if=virtio" \
+	</dev/null >"$work/qemu.out" 2>&1 || rc=$?
+t2=$(date +%s)
+
+failed() {
+	msg "FAILED: $*"
+	if [ -s "$work/qemu.out" ]; then
+		msg "---- qemu output ----"; tail -n 20 "$work/qemu.out" >&2
+	fi
+	msg "---- last lines of the console log ($consolelog) ----"
+	tail -n 30 "$consolelog" 2>/dev/null | tr -d '\r' >&2 || true
+	exit 1
+}
+[ -f "$consolelog" ] || failed "no console log (QEMU exit status $rc)"
+if grep -a -q "E4DUMP-GUEST-FAIL" "$consolelog"; then
+	failed "guest reported: $(grep -a -m1 -o 'E4DUMP-GUEST-FAIL.*' "$consolelog" | tr -d '\r')"
+fi
+[ $rc -ne 124 ] && [ $rc -ne 137 ] || failed "QEMU timed out after ${opt_timeout}s"
+[ $rc -eq 0 ] || failed "QEMU exited with status $rc"
+grep -a -q "^E4DUMP-GUEST-OK" "$consolelog" || failed "guest did not report E4DUMP-GUEST-OK"
+
+# ---- manifest ------------------------------------------------------------------------------
+python3 - "$scendisk" "$manifest" <<'EOF' || failed "bad manifest on the scenario disk"
+import sys
+data = open(sys.argv[1], "rb").read()[65536:]
+end = data.find(b"\0")
+if end < 0:
+    sys.exit("manifest is not NUL-terminated")
+text = data[:end]
+lines = text.decode("ascii").splitlines()
+if not lines or lines[0] != "# e4dump-manifest 1":
+    sys.exit("manifest header missing")
+n = sum(1 for l in lines if l[:2] in ("f ", "d ", "l ", "h ", "s "))
+if lines[-1] != f"end {n}":
+    sys.exit(f"manifest trailer {lines[-1]!r} does not match {n} entries")
+open(sys.argv[2], "wb").write(text)
+EOF
+
+if [ $opt_fsck = 1 ]; then
+	e2fsck -fn "$image" >"$work/fsck.log" 2>&1 || {
+		cat "$work/fsck.log" >&2; failed "e2fsck -fn found problems in $image"; }
+fi
+
+msg "OK: $image ($(grep -c '^[fdlhs] ' "$manifest") entries; QEMU $((t2 - t1)) s, total $((t2 - t0)) s)"
+msg "manifest: $manifest; keys: $keysdir; console: $consolelog"
+echo "$image"
