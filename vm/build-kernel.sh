@@ -117,6 +117,12 @@ if [ $force = 0 ] && [ -f "$bld/.done" ] && [ -f "$image" ]; then
 	exit 0
 fi
 
+# Leftovers of interrupted or failed runs (nobody else is building: we hold
+# the lock).  Their logs (build-*.log) are kept.
+for d in "$kdir"/src-*.tmp "$kdir"/build-*; do
+	[ -d "$d" ] && [ ! -f "$d/.done" ] && [ ! -f "$d/.e4dump-ready" ] && rm -rf "$d"
+done
+
 log=$kdir/build-$key.log
 : >"$log"
 fail() {

@@ -86,6 +86,8 @@ static void list_dir(struct ls_state *s, ext2_ino_t dir, const char *path,
 		s->problems = 1;
 		return;
 	}
+	if (l.broken)
+		s->problems = 1;
 	/* Without a key, no-key names are the listing (as readdir gives
 	 * them); the missing key was reported once. */
 	for (size_t i = 0; i < l.n; i++) {

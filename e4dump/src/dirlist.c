@@ -5,6 +5,9 @@
 #include "nokey.h"
 #include "report.h"
 
+/* Evidence (see e4_name_evidence_bits) that outweighs failed names. */
+#define DIR_EVIDENCE_BITS 32
+
 struct collect {
 	struct dir_listing *l;
 	size_t cap;
@@ -106,6 +109,49 @@ static int cmp_dent(const void *a, const void *b)
 	return (x->name_len > y->name_len) - (x->name_len < y->name_len);
 }
 
+/* Decrypt every name.  A right key never yields an invalid name, so when
+ * some names fail and the others carry little evidence of being real (the
+ * key or the directory's nonce is wrong), none of them is trusted. */
+static void decrypt_names(struct dir_listing *l, struct e4_cipher *c,
+			  const char *path)
+{
+	unsigned int evidence = 0;
+	size_t failed = 0;
+
+	(void)path;
+	for (size_t i = 0; i < l->n; i++) {
+		struct dent *d = &l->v[i];
+		uint8_t plain[256];
+		size_t n;
+		enum e4_status st;
+
+		st = e4_decrypt_name(c, d->raw, d->raw_len, plain, &n);
+		if (st == E4_OK) {
+			d->state = NAME_DECRYPTED;
+			memcpy(d->name, plain, n);
+			d->name[n] = '\0';
+			d->name_len = n;
+			evidence += e4_name_evidence_bits(plain, d->raw_len, n);
+		} else {
+			d->state = NAME_BAD;
+			d->problem = st == E4_CORRUPT ?
+				"ciphertext shorter than 16 bytes" :
+				"invalid plaintext (corrupt name, nonce or key)";
+			failed++;
+		}
+	}
+	if (!failed || evidence >= DIR_EVIDENCE_BITS)
+		return;
+	for (size_t i = 0; i < l->n; i++) {
+		struct dent *d = &l->v[i];
+
+		if (d->state == NAME_DECRYPTED) {
+			d->state = NAME_BAD;
+			d->problem = "not trusted: other names of this directory do not decrypt";
+		}
+	}
+}
+
 int dir_list(struct keyring *kr, ext2_ino_t dir, const char *path,
 	     struct dir_listing *out)
 {
@@ -164,44 +210,35 @@ int dir_list(struct keyring *kr, ext2_ino_t dir, const char *path,
 		else if (st != E4_OK && st != E4_BAD_KEY)
 			report_error("%s (inode %u): cannot set up name decryption: %s",
 				     path, dir, e4_status_str(st));
+		out->broken = st != E4_OK && st != E4_BAD_KEY;
 		break;
 	}
 	case CTX_NONE:
 		report_error("%s (inode %u): encrypted directory without an encryption context",
 			     path, dir);
+		out->broken = 1;
 		break;
 	default:
 		report_error("%s (inode %u): encryption context: %s", path,
 			     dir, why);
+		out->broken = 1;
 		break;
 	}
 	out->have_key = cipher != NULL;
 	nokey_hash_setup(im, &inode, dir, &nh);
+	if (cipher)
+		decrypt_names(out, cipher, path);
 	for (size_t i = 0; i < out->n; i++) {
 		struct dent *d = &out->v[i];
-		uint8_t plain[256];
-		size_t n;
-		enum e4_status st;
 
-		if (!cipher) {
-			d->state = NAME_NOKEY;
-			set_nokey(d, &nh);
+		if (d->state == NAME_DECRYPTED)
 			continue;
-		}
-		st = e4_decrypt_name(cipher, d->raw, d->raw_len, plain, &n);
-		if (st == E4_OK) {
-			d->state = NAME_DECRYPTED;
-			memcpy(d->name, plain, n);
-			d->name[n] = '\0';
-			d->name_len = n;
-		} else {
-			d->state = NAME_BAD;
-			set_nokey(d, &nh);
+		if (!cipher)
+			d->state = NAME_NOKEY;
+		set_nokey(d, &nh);
+		if (d->state == NAME_BAD)
 			report_error("%s/%s (inode %u): name does not decrypt: %s",
-				     path, d->name, d->ino,
-				     st == E4_CORRUPT ? "ciphertext shorter than 16 bytes" :
-				     "invalid plaintext (corrupt name or wrong key)");
-		}
+				     path, d->name, d->ino, d->problem);
 	}
 	e4_cipher_free(cipher);
 sort:

@@ -20,12 +20,14 @@ struct dent {
 	uint8_t raw[256];             /* as stored */
 	size_t name_len;
 	char name[256];               /* shown name, NUL-terminated */
+	const char *problem;          /* why NAME_BAD */
 };
 
 struct dir_listing {
 	ext2_ino_t dir;
 	int encrypted;
 	int have_key;                 /* names decrypted */
+	int broken;                   /* context missing, corrupt or unusable */
 	struct e4_context ctx;
 	size_t n;
 	struct dent *v;               /* sorted by name */
