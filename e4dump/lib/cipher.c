@@ -6,6 +6,7 @@
 #include "cipher.h"
 #include "fscrypt_disk.h"
 #include "modes.h"
+#include "utf8.h"
 
 struct e4_cipher {
 	uint8_t mode;
@@ -99,8 +100,8 @@ static void lblk_tweak(uint8_t iv[16], uint64_t lblk)
 		iv[i] = (uint8_t)(lblk >> (8 * i));
 }
 
-enum e4_status e4_decrypt_data_unit(struct e4_cipher *c, uint64_t lblk,
-				    const uint8_t *in, uint8_t *out, size_t len)
+static enum e4_status xts(struct e4_cipher *c, int enc, uint64_t lblk,
+			  const uint8_t *in, uint8_t *out, size_t len)
 {
 	uint8_t iv[16];
 
@@ -109,20 +110,19 @@ enum e4_status e4_decrypt_data_unit(struct e4_cipher *c, uint64_t lblk,
 	if (len < 16)
 		return E4_CORRUPT;
 	lblk_tweak(iv, lblk);
-	return run(c->dec, 0, iv, in, out, len);
+	return run(enc ? c->enc : c->dec, enc, iv, in, out, len);
+}
+
+enum e4_status e4_decrypt_data_unit(struct e4_cipher *c, uint64_t lblk,
+				    const uint8_t *in, uint8_t *out, size_t len)
+{
+	return xts(c, 0, lblk, in, out, len);
 }
 
 enum e4_status e4_encrypt_data_unit(struct e4_cipher *c, uint64_t lblk,
 				    const uint8_t *in, uint8_t *out, size_t len)
 {
-	uint8_t iv[16];
-
-	if (c->mode != E4_MODE_AES_256_XTS)
-		return E4_UNSUPPORTED;
-	if (len < 16)
-		return E4_CORRUPT;
-	lblk_tweak(iv, lblk);
-	return run(c->enc, 1, iv, in, out, len);
+	return xts(c, 1, lblk, in, out, len);
 }
 
 /* CTS-decrypt and check the NUL padding; '/' is only allowed in paths. */
@@ -176,27 +176,12 @@ enum e4_status e4_encrypt_name(struct e4_cipher *c, const uint8_t *in,
 	return run(c->enc, 1, zero_iv, in, out, len);
 }
 
-/* Length of a valid, printable UTF-8 sequence at s, or 0. */
+/* Length of a printable UTF-8 character at s, or 0. */
 static size_t utf8_char(const uint8_t *s, size_t n)
 {
-	size_t need;
-
-	if (s[0] >= 0x20 && s[0] < 0x7f)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		need = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		need = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		need = 4;
-	else
+	if (s[0] < 0x20 || s[0] == 0x7f)
 		return 0;
-	if (n < need)
-		return 0;
-	for (size_t i = 1; i < need; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return need;
+	return e4_utf8_seq_len(s, n);
 }
 
 unsigned int e4_name_evidence_bits(const uint8_t *plain, size_t stored_len,

@@ -1,6 +1,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include "report.h"
+#include "utf8.h"
 
 int report_verbose;
 
@@ -40,26 +41,12 @@ void report_info(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Printable UTF-8 is shown as is; control bytes and '\\' are escaped. */
 static size_t utf8_len(const unsigned char *s, size_t n)
 {
-	size_t need;
-
-	if (s[0] < 0x80)
-		return (s[0] >= 0x20 && s[0] != 0x7f && s[0] != '\\') ? 1 : 0;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		need = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		need = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		need = 4;
-	else
+	if (s[0] < 0x20 || s[0] == 0x7f || s[0] == '\\')
 		return 0;
-	if (n < need)
-		return 0;
-	for (size_t i = 1; i < need; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return need;
+	return e4_utf8_seq_len(s, n);
 }
 
 void escape_name(const unsigned char *name, size_t len, char *out)
