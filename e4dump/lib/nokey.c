@@ -44,3 +44,38 @@ enum e4_status e4_nokey_name_v61(uint32_t hash, uint32_t minor_hash,
 	e4_base64url_encode(buf, size, out);
 	return E4_OK;
 }
+
+size_t e4_encode_digest_2015(const uint8_t *in, size_t len, char *out)
+{
+	static const char table[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+";
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i += 3) {
+		uint8_t b[3] = { 0, 0, 0 };
+
+		memcpy(b, in + i, len - i < 3 ? len - i : 3);
+		out[n++] = table[b[0] & 0x3f];
+		out[n++] = table[(b[0] >> 6) | ((b[1] & 0x0f) << 2)];
+		out[n++] = table[(b[1] >> 4) | ((b[2] & 0x03) << 4)];
+		out[n++] = table[b[2] >> 2];
+	}
+	out[n] = '\0';
+	return n;
+}
+
+enum e4_status e4_nokey_name_2015(const uint8_t *ct, size_t len, char *out)
+{
+	uint8_t digest[32];
+	unsigned int dl;
+
+	if (len <= E4_NOKEY_2015_DIRECT_MAX) {
+		e4_encode_digest_2015(ct, len, out);
+		return E4_OK;
+	}
+	if (!EVP_Digest(ct, len, digest, &dl, EVP_sha256(), NULL))
+		return E4_CRYPTO;
+	out[0] = 'I';
+	e4_encode_digest_2015(digest, sizeof(digest), out + 1);
+	return E4_OK;
+}

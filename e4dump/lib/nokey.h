@@ -19,4 +19,17 @@ enum e4_status e4_nokey_name_v61(uint32_t hash, uint32_t minor_hash,
  * 4 * ceil(len / 3) + 1 bytes.  Returns the string length. */
 size_t e4_base64url_encode(const uint8_t *in, size_t len, char *out);
 
+/* The 2015 seed (ext4_fname_hash, ext4_fname_encode_digest): ciphertext of
+ * at most 32 bytes is encoded directly; longer ciphertext as 'I' followed by
+ * the encoding of its SHA-256.  The encoding maps 3 bytes to 4 characters of
+ * "a-zA-Z0-9_+", low bits first, the last partial group zero-filled.
+ * out needs E4_NOKEY_2015_MAX + 1 bytes. */
+#define E4_NOKEY_2015_DIRECT_MAX 32
+#define E4_NOKEY_2015_MAX 45
+enum e4_status e4_nokey_name_2015(const uint8_t *ct, size_t len, char *out);
+
+/* The seed's digest encoding alone; out needs 4 * ceil(len / 3) + 1 bytes.
+ * Returns the string length. */
+size_t e4_encode_digest_2015(const uint8_t *in, size_t len, char *out);
+
 #endif

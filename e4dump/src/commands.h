@@ -13,6 +13,8 @@ struct options {
 	int long_format;      /* -l */
 	int recursive;        /* -R */
 	const char *out_dir;  /* -o */
+	int format;           /* --format: enum name_format */
+	int dummy_key;        /* --dummy-key */
 	const char **key_files;
 	size_t n_key_files;
 	const char **args;    /* positional: IMAGE [PATH] */

@@ -49,6 +49,7 @@ static int collect_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
  * computes over the stored name for directories read through the htree
  * code, zero for those read linearly (ext4_readdir()). */
 struct nokey_hash {
+	enum name_format format;
 	int use;
 	int version;
 	const uint32_t *seed;
@@ -87,6 +88,12 @@ static void set_nokey(struct dent *d, const struct nokey_hash *h)
 {
 	ext2_dirhash_t hash = 0, minor = 0;
 
+	if (h->format == FORMAT_2015) {
+		if (d->raw_len < 1 || e4_nokey_name_2015(d->raw, d->raw_len, d->name))
+			strcpy(d->name, "?");
+		d->name_len = strlen(d->name);
+		return;
+	}
 	if (h->use && ext2fs_dirhash2(h->version, (const char *)d->raw,
 				      (int)d->raw_len, NULL, 0, h->seed,
 				      &hash, &minor))
@@ -107,6 +114,79 @@ static int cmp_dent(const void *a, const void *b)
 	if (c)
 		return c;
 	return (x->name_len > y->name_len) - (x->name_len < y->name_len);
+}
+
+/* A stored name length the policy's padding cannot produce (Linux pads to
+ * a multiple of 4, 8, 16 or 32, or to 255) was written by the 2015 code,
+ * which stores max(len, 16) bytes. */
+static int lengths_say_2015(const uint8_t *lens, size_t n, unsigned int pad)
+{
+	for (size_t i = 0; i < n; i++)
+		if (lens[i] >= E4_FNAME_MIN_LEN && lens[i] != E4_NAME_MAX &&
+		    lens[i] % pad)
+			return 1;
+	return 0;
+}
+
+struct len_scan {
+	uint8_t lens[512];
+	size_t n;
+};
+
+static int len_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
+		  int offset, int blocksize, char *buf, void *priv)
+{
+	struct len_scan *ls = priv;
+
+	(void)dir, (void)offset, (void)blocksize, (void)buf;
+	if (entry != DIRENT_OTHER_FILE)
+		return 0;
+	ls->lens[ls->n++] = (uint8_t)ext2fs_dirent_name_len(de);
+	return ls->n == sizeof(ls->lens) ? DIRENT_ABORT : 0;
+}
+
+/* The filesystem's generation, from the first encrypted directories whose
+ * name lengths decide it (the format is chosen per filesystem). */
+static enum name_format detect_fs_format(struct keyring *kr)
+{
+	struct inode_index *idx = keyring_index(kr);
+	size_t dirs = 0;
+
+	for (size_t i = 0; i < idx->n && dirs < 1000; i++) {
+		const struct enc_inode *e = &idx->v[i];
+		struct len_scan ls = { { 0 }, 0 };
+
+		if (e->res != CTX_OK || !LINUX_S_ISDIR(e->mode))
+			continue;
+		dirs++;
+		ext2fs_dir_iterate2(kr->im->fs, e->ino, 0, NULL, len_cb, &ls);
+		if (lengths_say_2015(ls.lens, ls.n,
+				     e4_context_name_padding(&e->ctx)))
+			return FORMAT_2015;
+	}
+	return FORMAT_61;
+}
+
+static enum name_format dir_format(struct keyring *kr, struct dir_listing *l)
+{
+	struct img *im = kr->im;
+	uint8_t lens[256];
+	size_t n = 0;
+
+	if (im->format != FORMAT_AUTO)
+		return im->format;
+	for (size_t i = 0; i < l->n; i++) {
+		lens[n++] = (uint8_t)l->v[i].raw_len;
+		if (n == sizeof(lens) || i + 1 == l->n) {
+			if (lengths_say_2015(lens, n,
+					     e4_context_name_padding(&l->ctx)))
+				return FORMAT_2015;
+			n = 0;
+		}
+	}
+	if (im->detected == FORMAT_AUTO)
+		im->detected = detect_fs_format(kr);
+	return im->detected;
 }
 
 /* Decrypt every name.  A right key never yields an invalid name, so when
@@ -228,6 +308,12 @@ int dir_list(struct keyring *kr, ext2_ino_t dir, const char *path,
 	nokey_hash_setup(im, &inode, dir, &nh);
 	if (cipher)
 		decrypt_names(out, cipher, path);
+	for (size_t i = 0; i < out->n; i++) {
+		if (out->v[i].state != NAME_DECRYPTED) {
+			nh.format = dir_format(kr, out);
+			break;
+		}
+	}
 	for (size_t i = 0; i < out->n; i++) {
 		struct dent *d = &out->v[i];
 

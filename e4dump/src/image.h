@@ -6,10 +6,20 @@
 #include <ext2fs/ext2fs.h>
 #include "context.h"
 
+/* Which generation wrote the names of encrypted directories: it decides
+ * the no-key names shown without a key. */
+enum name_format {
+	FORMAT_AUTO,  /* decided from stored name lengths */
+	FORMAT_2015,  /* the 2015 seed: names stored as max(len, 16) bytes */
+	FORMAT_61,    /* Linux 4.x to 6.1: names padded per the policy */
+};
+
 struct img {
 	ext2_filsys fs;
 	const char *path;
 	unsigned int blocksize;
+	enum name_format format;    /* as asked for */
+	enum name_format detected;  /* FORMAT_AUTO until decided */
 };
 
 /* Open read-only.  On failure prints one error line and returns -1. */

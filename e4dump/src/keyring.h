@@ -30,6 +30,7 @@ struct keyring {
 	struct img *im;
 	struct inode_index idx;
 	int idx_built;
+	int dummy_key;  /* --dummy-key: the seed's test_dummy_encryption key */
 };
 
 void keyring_init(struct keyring *kr, struct img *im);

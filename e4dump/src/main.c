@@ -5,6 +5,7 @@
 #include <string.h>
 #include <ext2fs/ext2_err.h>
 #include "commands.h"
+#include "image.h"
 #include "report.h"
 
 #ifndef E4DUMP_VERSION
@@ -48,6 +49,12 @@ static void usage(FILE *f)
 		   "  -l                long listing: inode, type, mode, size, mtime\n"
 		   "  -R                recursive listing\n"
 		   "  -o DIR            output directory for extract\n"
+		   "  --format F        generation of encrypted names: auto (default),\n"
+		   "                    2015 (the seed: no-key names a-zA-Z0-9_+) or\n"
+		   "                    6.1 (base64url no-key names)\n"
+		   "  --dummy-key       policies with descriptor 4242424242424242 use the\n"
+		   "                    2015 test_dummy_encryption key (0x42 repeated,\n"
+		   "                    no derivation)\n"
 		   "  -v, --verbose     say which key opened which descriptor\n"
 		   "  -h, --help        this help\n"
 		   "  --version         version\n\n"
@@ -64,6 +71,8 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "dummy-key", no_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct options o;
@@ -114,6 +123,20 @@ int main(int argc, char **argv)
 		case 'R': o.recursive = 1; break;
 		case 'o': o.out_dir = optarg; break;
 		case 'v': report_verbose = 1; break;
+		case 'D': o.dummy_key = 1; break;
+		case 'F':
+			if (!strcmp(optarg, "auto")) {
+				o.format = FORMAT_AUTO;
+			} else if (!strcmp(optarg, "2015")) {
+				o.format = FORMAT_2015;
+			} else if (!strcmp(optarg, "6.1")) {
+				o.format = FORMAT_61;
+			} else {
+				report_error("--format: \"%s\" is not auto, 2015 or 6.1", optarg);
+				rc = EXIT_FATAL;
+				goto out;
+			}
+			break;
 		case 'h': usage(stdout); rc = EXIT_DONE; goto out;
 		case 'V': printf("e4dump %s\n", E4DUMP_VERSION); rc = EXIT_DONE; goto out;
 		default:

@@ -333,6 +333,30 @@ START_TEST(nokey_long_name)
 }
 END_TEST
 
+/* Expected values from an independent Python implementation of the seed's
+ * ext4_fname_encode_digest (24-bit little-endian groups, 6 bits per
+ * character) and hashlib.sha256. */
+START_TEST(nokey_2015)
+{
+	uint8_t ct[255];
+	char out[E4_NOKEY_2015_MAX + 1];
+
+	for (int i = 0; i < 255; i++)
+		ct[i] = (uint8_t)i;
+	ck_assert_int_eq(e4_nokey_name_2015(ct, 16, out), E4_OK);
+	ck_assert_str_eq(out, "aeGadqqbgCacjOWcm0Gdpaaa");
+	ck_assert_int_eq(e4_nokey_name_2015(ct, 32, out), E4_OK);
+	ck_assert_str_eq(out, "aeGadqqbgCacjOWcm0GdparesmbfvyXfyKHgBWrhE8ba");
+	ck_assert_int_eq(e4_nokey_name_2015(ct, 33, out), E4_OK);
+	ck_assert_str_eq(out, "ID94ZVNQRRh3h42Uhl1hxkU5RK6MJ2zUIHQi3LhAd2Vka");
+	ck_assert_int_eq(e4_nokey_name_2015(ct, 255, out), E4_OK);
+	ck_assert_str_eq(out, "I+uyKrWYA_YLL5uwLoLsmiCliok9Rj6dunu4KOzmvQ7la");
+	ct[0] = 0xff;
+	ck_assert_uint_eq(e4_encode_digest_2015(ct, 1, out), 4);
+	ck_assert_str_eq(out, "+daa");
+}
+END_TEST
+
 Suite *lib_suite(void)
 {
 	Suite *s = suite_create("e4core");
@@ -350,6 +374,7 @@ Suite *lib_suite(void)
 	tcase_add_test(tc, keyfile_forms);
 	tcase_add_test(tc, base64url);
 	tcase_add_test(tc, nokey_long_name);
+	tcase_add_test(tc, nokey_2015);
 	suite_add_tcase(s, tc);
 	return s;
 }
