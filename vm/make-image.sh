@@ -117,7 +117,7 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/e4dump-vm.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 scendisk=$work/scenario.disk
-truncate -s "${E4DUMP_SCEN_DISK_SIZE:-4M}" "$scendisk"
+truncate -s "${E4DUMP_SCEN_DISK_SIZE:-16M}" "$scendisk"
 # the text at offset 0; the rest of the (sparse) file is zeros, hence the NUL
 dd if="$scenario" of="$scendisk" conv=notrunc status=none
 

@@ -3,8 +3,10 @@
 
 Usage:
   check_extract.py MANIFEST EXTRACT_DIR [--tree DIR]... [--expect-missing DIR]...
-                   [--allow-extra] [--no-symlink-mtime] [-q]
+                   [--allow-extra] [--no-symlink-mtime] [--apply-removed] [-q]
   check_extract.py MANIFEST --list [--tree DIR]... [--strip-tree]
+  check_extract.py MANIFEST --readdir TAG [--strip-tree]
+  check_extract.py MANIFEST --records TYPE [--tag TAG]
 
 EXTRACT_DIR corresponds to the root of the ext4 image (the guest's /mnt): the
 entry "pad4/sub/one.txt" is looked for at EXTRACT_DIR/pad4/sub/one.txt.
@@ -19,10 +21,19 @@ the exact symlink target bytes, and for hard links that the second name has
 the contents of the first (a copy or a real hard link both pass).  Anything
 under a selected tree that is not in the manifest is reported as unexpected
 (unless --allow-extra).  --expect-missing DIR passes when EXTRACT_DIR/DIR is
-absent or an empty directory.
+absent or an empty directory.  --apply-removed drops the entries named by
+`removed` records (an `unlink-first` of the scenario deleted them), which
+then must not exist.
 
 Prints one line per problem and finally "N passed, M failed" (entries);
 exit status 1 if anything failed, 2 on usage or manifest errors.
+
+--readdir TAG prints the paths of the `n TAG` records (what the guest's
+readdir returned, e.g. the kernel's no-key names), sorted bytewise, one per
+line as raw bytes; with --strip-tree relative to the directory that was
+listed.  --records TYPE prints the records of one kernel-probe type (lookup,
+open, exists, ...; see RECORDS) in manifest order, fields separated by a tab,
+hex fields decoded to raw bytes; --tag keeps those whose first field is TAG.
 
 The manifest format and the generator are documented in vm/README.md.
 Standard library only.
@@ -66,12 +77,60 @@ class ManifestError(Exception):
     pass
 
 
+# Kernel-probe records (vm/README.md, "Kernel probes"): type -> kinds of the
+# fields after the type word: s = word, h = hex bytes (a path; printed raw by
+# --records), x = hex bytes (printed as hex), i = decimal integer.
+# The parser checks their shape; the entry checks ignore them.
+RECORDS = {
+    "remount": "s",            # OPTS or "-"
+    "forget-keys": "",
+    "resolved": "hh",          # PLAINPATH PATH
+    "n": "sh",                 # TAG PATH
+    "readdir": "shi",          # TAG DIR COUNT
+    "lookup": "shii",          # TAG DIR TOTAL OK
+    "lookup-fail": "shi",      # TAG PATH ERRNO
+    "open": "shiii",           # TAG DIR TOTAL OK FIRST_ERRNO
+    "open-fail": "shi",        # TAG PATH ERRNO
+    "unlinked": "sh",          # TAG PATH
+    "removed": "h",            # PATH of the manifest entry an unlink removed
+    "unlink-fail": "shi",      # TAG PATH ERRNO
+    "exists": "shi",           # TAG PATH 0|1
+    "policy-nonempty": "si",   # DIR ERRNO
+    "inherit": "sii",          # TAG TOTAL SAME
+    "inherit-symlinks": "si",  # TAG N
+    "inherit-diff": "shi",     # TAG PATH ERRNO (0: another policy)
+    "dummy-policy": "sx",      # DIR POLICY (bytes of FS_IOC_GET_ENCRYPTION_POLICY_EX)
+}
+
+
+class Record:
+    __slots__ = ("type", "fields", "lineno")
+
+    def __init__(self, rtype, fields, lineno):
+        self.type, self.fields, self.lineno = rtype, fields, lineno
+
+    def __repr__(self):
+        return f"Record({self.type!r}, {self.fields!r}, line {self.lineno})"
+
+
+def _decode_record(t, words):
+    kinds = RECORDS[t]
+    if len(words) != len(kinds):
+        raise ValueError(f"{t!r} wants {len(kinds)} fields, has {len(words)}")
+    out = []
+    for k, w in zip(kinds, words):
+        out.append(bytes.fromhex(w) if k in "hx" else int(w, 10) if k == "i" else w)
+    return out
+
+
 class Entry:
     __slots__ = ("type", "tree", "path", "mode", "size", "mtime", "seed",
                  "target", "link", "extents", "lineno")
 
 
-def parse_manifest(path):
+def parse_manifest(path, records=None):
+    """Returns (trees, entries); kernel-probe records are appended to the
+    list `records` if one is given (else only checked)."""
     trees = {}      # name -> description words
     entries = []
     with open(path, "rb") as f:
@@ -93,6 +152,10 @@ def parse_manifest(path):
                 pass
             elif t == "tree":
                 trees[w[1]] = w[2:]
+            elif t in RECORDS:
+                r = Record(t, _decode_record(t, w[1:]), no)
+                if records is not None:
+                    records.append(r)
             elif t in ("f", "d", "l", "h", "s"):
                 e = Entry()
                 e.lineno = no
@@ -128,6 +191,35 @@ def parse_manifest(path):
     if ended != len(entries):
         raise ManifestError(f"{path}: end line says {ended} entries, found {len(entries)}")
     return trees, entries
+
+
+def read_records(path, rtype=None, tag=None):
+    """The kernel-probe records of a manifest, in order; only those of type
+    `rtype` and/or whose first field is `tag` if given."""
+    recs = []
+    parse_manifest(path, recs)
+    return [r for r in recs if (rtype is None or r.type == rtype)
+            and (tag is None or (r.fields and r.fields[0] == tag))]
+
+
+def readdir_paths(path, tag, strip=False):
+    """Sorted (bytewise) paths of the `n TAG` records; with strip, relative
+    to the directory listed (from the `readdir TAG DIR COUNT` record)."""
+    recs = read_records(path, tag=tag)
+    paths = [r.fields[1] for r in recs if r.type == "n"]
+    summ = [r for r in recs if r.type == "readdir"]
+    if not summ:
+        raise ManifestError(f"{path}: no 'readdir {tag}' record")
+    if sum(r.fields[2] for r in summ) != len(paths):
+        raise ManifestError(f"{path}: readdir {tag}: {len(paths)} n records, "
+                            f"count says {sum(r.fields[2] for r in summ)}")
+    if strip:
+        if len(summ) != 1:
+            raise ManifestError(f"{path}: --strip-tree: tag {tag} was used by "
+                                f"{len(summ)} readdir commands")
+        pre = summ[0].fields[1] + b"/"
+        paths = [p[len(pre):] for p in paths if p.startswith(pre)]
+    return sorted(paths)
 
 
 def show(p: bytes) -> str:
@@ -198,11 +290,24 @@ def check_entry(e, root: bytes, args, cache):
     return probs
 
 
+def write_lines(lines):
+    out = sys.stdout.buffer
+    try:
+        for p in lines:
+            out.write(p + b"\n")
+        out.flush()
+    except BrokenPipeError:  # e.g. piped into head
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(
         description="Check an extracted tree against an e4dump QEMU manifest.",
         usage="%(prog)s MANIFEST EXTRACT_DIR [--tree DIR]... [--expect-missing DIR]...\n"
-              "       %(prog)s MANIFEST --list [--tree DIR]... [--strip-tree]")
+              "       %(prog)s MANIFEST --list [--tree DIR]... [--strip-tree]\n"
+              "       %(prog)s MANIFEST --readdir TAG [--strip-tree]\n"
+              "       %(prog)s MANIFEST --records TYPE [--tag TAG]")
     ap.add_argument("manifest")
     ap.add_argument("extract_dir", nargs="?")
     ap.add_argument("--tree", action="append", default=[], metavar="DIR",
@@ -212,20 +317,47 @@ def main(argv=None):
     ap.add_argument("--list", action="store_true",
                     help="print the expected relative paths, sorted, and exit")
     ap.add_argument("--strip-tree", action="store_true",
-                    help="with --list: print paths relative to their tree dir")
+                    help="with --list: print paths relative to their tree dir; "
+                         "with --readdir: relative to the directory listed")
+    ap.add_argument("--readdir", metavar="TAG",
+                    help="print the paths of the 'n TAG' records, sorted, and exit")
+    ap.add_argument("--records", metavar="TYPE", choices=sorted(RECORDS),
+                    help="print the records of this kernel-probe type and exit")
+    ap.add_argument("--tag", metavar="TAG",
+                    help="with --records: only records whose first field is TAG")
     ap.add_argument("--allow-extra", action="store_true",
                     help="do not report files that are not in the manifest")
     ap.add_argument("--no-symlink-mtime", action="store_true",
                     help="do not check the mtime of symlinks")
+    ap.add_argument("--apply-removed", action="store_true",
+                    help="entries of 'removed' records must be absent")
     ap.add_argument("-q", "--quiet", action="store_true",
                     help="print only problems and the summary")
     args = ap.parse_args(argv)
 
+    if args.readdir is not None or args.records is not None:
+        try:
+            if args.readdir is not None:
+                lines = readdir_paths(args.manifest, args.readdir, args.strip_tree)
+            else:
+                lines = [b"\t".join(f.hex().encode() if k == "x" else
+                                     f if k == "h" else str(f).encode()
+                                     for k, f in zip(RECORDS[r.type], r.fields))
+                         for r in read_records(args.manifest, args.records, args.tag)]
+        except (OSError, ManifestError, UnicodeDecodeError) as exc:
+            print(f"check_extract: {exc}", file=sys.stderr)
+            return 2
+        return write_lines(lines)
+
     try:
-        trees, entries = parse_manifest(args.manifest)
+        recs = []
+        trees, entries = parse_manifest(args.manifest, recs)
     except (OSError, ManifestError, UnicodeDecodeError) as exc:
         print(f"check_extract: {exc}", file=sys.stderr)
         return 2
+    if args.apply_removed:
+        gone = {r.fields[0] for r in recs if r.type == "removed"}
+        entries = [e for e in entries if e.path not in gone]
     for t in [x.strip("/") for x in args.tree + args.expect_missing]:
         if t not in trees:
             print(f"check_extract: tree {t!r} is not in the manifest "
@@ -248,14 +380,7 @@ def main(argv=None):
                     continue
                 p = p[len(e.tree) + 1:]
             paths.append(p)
-        out = sys.stdout.buffer
-        try:
-            for p in sorted(paths):
-                out.write(p + b"\n")
-            out.flush()
-        except BrokenPipeError:  # e.g. piped into head
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+        return write_lines(sorted(paths))
 
     if args.extract_dir is None:
         ap.error("EXTRACT_DIR is required (unless --list)")

@@ -7,6 +7,9 @@
  * of everything it created at offset 65536 of /dev/vdb (NUL-terminated),
  * unmounts /mnt, prints "E4DUMP-GUEST-OK" (or "E4DUMP-GUEST-FAIL: reason")
  * on the console and reboots (QEMU runs with -no-reboot, so it exits).
+ * Kernel-probe commands (remount with options, forget-keys, no-key readdir,
+ * lookups/opens/unlinks by the returned names, ...) record what the kernel
+ * did as further manifest lines.
  *
  * The scenario language, the manifest format and the content generator are
  * documented in vm/README.md; tests/vm/check_extract.py is an independent
@@ -16,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -56,6 +60,12 @@ _Static_assert(sizeof(struct e4_fscrypt_policy_v1) == 12, "policy v1 size");
 _Static_assert(sizeof(struct e4_fscrypt_key) == 72, "fscrypt_key size");
 #define E4_IOC_SET_ENCRYPTION_POLICY _IOR('f', 19, struct e4_fscrypt_policy_v1)
 #define E4_IOC_GET_ENCRYPTION_POLICY _IOW('f', 21, struct e4_fscrypt_policy_v1)
+/* FS_IOC_GET_ENCRYPTION_POLICY_EX (Linux >= 5.4): any policy version */
+struct e4_get_policy_ex_arg {
+	uint64_t policy_size; /* in: size of policy[]; out: size of the policy */
+	uint8_t policy[64];   /* v1: 12 bytes, v2: 24 bytes; version first */
+};
+#define E4_IOC_GET_ENCRYPTION_POLICY_EX _IOWR('f', 22, uint8_t[9])
 #define E4_KEYCTL_JOIN_SESSION_KEYRING 1
 #define E4_KEY_SPEC_SESSION_KEYRING (-3)
 
@@ -239,6 +249,7 @@ struct entry {
 	char *target;        /* l: symlink target; h: rel path of the first name */
 	struct extent ext[8];/* s: data extents */
 	int next;
+	uint64_t ino;        /* inode number read back (0 = not yet) */
 };
 
 static struct entry *g_ent;
@@ -560,6 +571,7 @@ static void finish_tree(size_t first)
 		abs_path(p, sizeof(p), e->rel);
 		if (lstat(p, &st) < 0)
 			FAILE("lstat %s", p);
+		e->ino = (uint64_t)st.st_ino;
 		want_fmt = e->type == 'd' ? S_IFDIR : e->type == 'l' ? S_IFLNK : S_IFREG;
 		if ((st.st_mode & S_IFMT) != want_fmt)
 			fail("%s: wrong file type 0%o", p, st.st_mode & S_IFMT);
@@ -669,6 +681,8 @@ static const char *parse_dir(const char *s, int lineno)
 }
 
 static int g_ntrees;
+#define MAX_TREES 256
+static char *g_tree_name[MAX_TREES + 1]; /* [n] = name of tree number n (from 1) */
 
 static void cmd_key(char **tok, int ntok, int lineno)
 {
@@ -702,12 +716,15 @@ static void start_tree(const char *dir)
 	int i;
 
 	snprintf(g_tree, sizeof(g_tree), "%s", dir);
-	g_ntrees++;
-	/* distinct, deterministic mtimes per tree */
-	g_time_base = 1600000000 + (time_t)g_ntrees * 10000000;
 	for (i = 0; i < (int)g_nent; i++)
 		if (!strcmp(g_ent[i].rel, dir))
 			fail("tree %s defined twice", dir);
+	if (g_ntrees == MAX_TREES)
+		fail("too many trees");
+	g_ntrees++;
+	g_tree_name[g_ntrees] = xstrdup(dir);
+	/* distinct, deterministic mtimes per tree */
+	g_time_base = 1600000000 + (time_t)g_ntrees * 10000000;
 }
 
 /* shape options: big, small */
@@ -793,6 +810,685 @@ static void cmd_plain(char **tok, int ntok, int lineno)
 	finish_tree(first);
 }
 
+/* ---- mounts, keys and kernel-behaviour probes --------------------------------
+ * The commands below (remount, forget-keys, readdir, lookup-all, open-all,
+ * unlink-first, exists, policy-nonempty, inherit, dummy-tree, mkdir,
+ * bigdir-names) are documented in vm/README.md.  Probes record what the
+ * kernel did as manifest lines; only setup errors fail the run. */
+
+static char g_mountopts[1024]; /* data string of the current mount, "" = none */
+
+static int mount_img(void)
+{
+	return mount("/dev/vda", MNT, "ext4", 0, g_mountopts[0] ? g_mountopts : NULL);
+}
+
+static void remount_img(int lineno)
+{
+	if (umount2(MNT, 0) < 0)
+		FAILE("line %d: umount " MNT, lineno);
+	if (mount_img() < 0)
+		FAILE("line %d: mount /dev/vda on " MNT " (ext4, options '%s')", lineno,
+		      g_mountopts);
+}
+
+static void cmd_remount(char **tok, int ntok, int lineno)
+{
+	if (ntok > 2)
+		fail("line %d: usage: remount [OPTS]", lineno);
+	if (ntok == 2 && strlen(tok[1]) >= sizeof(g_mountopts))
+		fail("line %d: mount options too long", lineno);
+	snprintf(g_mountopts, sizeof(g_mountopts), "%s", ntok == 2 ? tok[1] : "");
+	remount_img(lineno);
+	say("e4dump-guest: remounted with options '%s'", g_mountopts);
+	man_add("remount %s\n", g_mountopts[0] ? g_mountopts : "-");
+}
+
+static void cmd_forget_keys(char **tok, int ntok, int lineno)
+{
+	(void)tok;
+	if (ntok != 1)
+		fail("line %d: usage: forget-keys", lineno);
+	if (syscall(SYS_keyctl, E4_KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0)
+		FAILE("line %d: keyctl(JOIN_SESSION_KEYRING)", lineno);
+	remount_img(lineno); /* evicts the inodes and their cached keys */
+	say("e4dump-guest: keys forgotten (new session keyring, remounted)");
+	man_add("forget-keys\n");
+}
+
+/* TAG: 1..64 characters of [A-Za-z0-9._-] */
+static const char *parse_tag(const char *s, int lineno)
+{
+	const char *p;
+
+	if (!*s || strlen(s) > 64)
+		fail("line %d: bad tag '%s'", lineno, s);
+	for (p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '.' && *p != '_' && *p != '-')
+			fail("line %d: bad tag '%s'", lineno, s);
+	return s;
+}
+
+/* relative path: components of [A-Za-z0-9._-] separated by single '/', no
+ * "." or ".." component; a leading '/' is dropped */
+static const char *parse_relpath(const char *s, int lineno)
+{
+	const char *p, *c;
+
+	if (*s == '/')
+		s++;
+	if (!*s || strlen(s) > 1000)
+		fail("line %d: bad path '%s'", lineno, s);
+	for (c = s;; c = p + 1) {
+		for (p = c; *p && *p != '/'; p++)
+			if (!isalnum((unsigned char)*p) && *p != '.' && *p != '_' && *p != '-')
+				fail("line %d: bad path '%s'", lineno, s);
+		if (p == c || (p - c == 1 && c[0] == '.') ||
+		    (p - c == 2 && c[0] == '.' && c[1] == '.'))
+			fail("line %d: bad path '%s'", lineno, s);
+		if (!*p)
+			break;
+	}
+	return s;
+}
+
+static void join(char *out, size_t n, const char *dir, const char *name)
+{
+	if ((size_t)snprintf(out, n, "%s/%s", dir, name) >= n)
+		fail("path too long: %s/%s", dir, name);
+}
+
+struct dent {
+	char *name;
+	unsigned char type; /* DT_* */
+	uint64_t ino;
+};
+
+/* all entries of /mnt/REL except . and .., in readdir order */
+static struct dent *list_dir(const char *rel, size_t *count)
+{
+	char p[4200];
+	DIR *d;
+	struct dirent *de;
+	struct dent *v = NULL;
+	size_t n = 0, cap = 0;
+
+	abs_path(p, sizeof(p), rel);
+	d = opendir(p);
+	if (!d)
+		FAILE("opendir %s", p);
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			if (errno)
+				FAILE("readdir %s", p);
+			break;
+		}
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			v = realloc(v, cap * sizeof(*v));
+			if (!v)
+				fail("out of memory (readdir)");
+		}
+		v[n].name = xstrdup(de->d_name);
+		v[n].type = de->d_type;
+		v[n].ino = de->d_ino;
+		if (v[n].type == DT_UNKNOWN) {
+			char q[4200];
+			struct stat st;
+
+			join(q, sizeof(q), p, de->d_name);
+			if (lstat(q, &st) == 0)
+				v[n].type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG :
+					    S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN;
+		}
+		n++;
+	}
+	closedir(d);
+	*count = n;
+	return v;
+}
+
+static void free_list(struct dent *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+static struct entry *find_entry(const char *rel)
+{
+	size_t i;
+
+	for (i = 0; i < g_nent; i++)
+		if (!strcmp(g_ent[i].rel, rel))
+			return &g_ent[i];
+	return NULL;
+}
+
+/* Turn a path written with the plaintext names of the manifest into a path
+ * that works now: components that cannot be looked up by name (an encrypted
+ * directory without its key) are replaced by the name readdir returns for the
+ * inode the manifest entry had.  Records "resolved PLAINHEX PATHHEX" when the
+ * path changed. */
+static void resolve(const char *plain, char *out, size_t outsz, int lineno)
+{
+	char cur[4096] = "", pre[4096] = "", cand[4096], p[4200];
+	const char *c = plain, *slash;
+	struct stat st;
+	int changed = 0;
+
+	abs_path(p, sizeof(p), plain);
+	if (lstat(p, &st) == 0) {
+		if ((size_t)snprintf(out, outsz, "%s", plain) >= outsz)
+			fail("path too long");
+		return;
+	}
+	for (;;) {
+		char comp[256];
+		size_t len;
+
+		slash = strchr(c, '/');
+		len = slash ? (size_t)(slash - c) : strlen(c);
+		if (len >= sizeof(comp))
+			fail("line %d: path component too long", lineno);
+		memcpy(comp, c, len);
+		comp[len] = '\0';
+		if ((size_t)snprintf(pre, sizeof(pre), "%.*s", (int)(c - plain + len), plain) >=
+		    sizeof(pre))
+			fail("path too long");
+		if (cur[0])
+			join(cand, sizeof(cand), cur, comp);
+		else
+			snprintf(cand, sizeof(cand), "%s", comp);
+		abs_path(p, sizeof(p), cand);
+		if (lstat(p, &st) == 0) {
+			memcpy(cur, cand, sizeof(cur));
+		} else {
+			struct entry *e = find_entry(pre);
+			struct dent *v;
+			size_t n, i;
+
+			if (!e || !e->ino)
+				fail("line %d: cannot resolve %s: %s/%s not found (errno %d) and "
+				     "%s is not in the manifest", lineno, plain, MNT, cand, errno, pre);
+			v = list_dir(cur[0] ? cur : ".", &n);
+			for (i = 0; i < n && v[i].ino != e->ino; i++)
+				;
+			if (i == n)
+				fail("line %d: cannot resolve %s: no entry with inode %" PRIu64
+				     " in %s/%s", lineno, plain, e->ino, MNT, cur);
+			if (cur[0])
+				join(cand, sizeof(cand), cur, v[i].name);
+			else
+				snprintf(cand, sizeof(cand), "%s", v[i].name);
+			memcpy(cur, cand, sizeof(cur));
+			free_list(v, n);
+			changed = 1;
+		}
+		if (!slash)
+			break;
+		c = slash + 1;
+	}
+	if ((size_t)snprintf(out, outsz, "%s", cur) >= outsz)
+		fail("path too long");
+	if (changed) {
+		man_add("resolved ");
+		man_hex(plain, strlen(plain));
+		man_add(" ");
+		man_hex(cur, strlen(cur));
+		man_add("\n");
+	}
+}
+
+static size_t readdir_rec(const char *tag, const char *rel)
+{
+	size_t n, i, count = 0;
+	struct dent *v = list_dir(rel, &n);
+	char sub[4096];
+
+	for (i = 0; i < n; i++) {
+		join(sub, sizeof(sub), rel, v[i].name);
+		man_add("n %s ", tag);
+		man_hex(sub, strlen(sub));
+		man_add("\n");
+		count++;
+		if (v[i].type == DT_DIR)
+			count += readdir_rec(tag, sub);
+	}
+	free_list(v, n);
+	return count;
+}
+
+static void cmd_readdir(char **tok, int ntok, int lineno)
+{
+	char rel[4096];
+	size_t n;
+
+	if (ntok != 3)
+		fail("line %d: usage: readdir TAG DIR", lineno);
+	parse_tag(tok[1], lineno);
+	resolve(parse_relpath(tok[2], lineno), rel, sizeof(rel), lineno);
+	n = readdir_rec(tok[1], rel);
+	man_add("readdir %s ", tok[1]);
+	man_hex(rel, strlen(rel));
+	man_add(" %zu\n", n);
+	say("e4dump-guest: readdir %s %s: %zu entries", tok[1], rel, n);
+}
+
+/* lookup-all (open = 0) and open-all (open = 1) */
+static void probe_all(char **tok, int ntok, int lineno, int do_open)
+{
+	const char *what = do_open ? "open" : "lookup";
+	char rel[4096], sub[4096], p[4200];
+	size_t n, i, total = 0, ok = 0;
+	struct dent *v;
+	int *err, first_err = 0;
+
+	if (ntok != 3)
+		fail("line %d: usage: %s-all TAG DIR", lineno, what);
+	parse_tag(tok[1], lineno);
+	resolve(parse_relpath(tok[2], lineno), rel, sizeof(rel), lineno);
+	v = list_dir(rel, &n);
+	err = xmalloc((n + 1) * sizeof(*err));
+	for (i = 0; i < n; i++) {
+		err[i] = -1; /* not tried */
+		if (do_open && v[i].type != DT_REG)
+			continue;
+		join(sub, sizeof(sub), rel, v[i].name);
+		abs_path(p, sizeof(p), sub);
+		total++;
+		if (do_open) {
+			int fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+			err[i] = fd < 0 ? errno : 0;
+			if (fd >= 0)
+				close(fd);
+		} else {
+			struct stat st;
+
+			err[i] = lstat(p, &st) < 0 ? errno : 0;
+		}
+		if (err[i] == 0)
+			ok++;
+		else if (!first_err)
+			first_err = err[i];
+	}
+	man_add("%s %s ", what, tok[1]);
+	man_hex(rel, strlen(rel));
+	man_add(" %zu %zu", total, ok);
+	if (do_open)
+		man_add(" %d", first_err);
+	man_add("\n");
+	for (i = 0; i < n; i++) {
+		if (err[i] <= 0)
+			continue;
+		join(sub, sizeof(sub), rel, v[i].name);
+		man_add("%s-fail %s ", what, tok[1]);
+		man_hex(sub, strlen(sub));
+		man_add(" %d\n", err[i]);
+	}
+	say("e4dump-guest: %s-all %s %s: %zu of %zu ok%s%s", what, tok[1], rel, ok, total,
+	    first_err ? ", first error: " : "", first_err ? strerror(first_err) : "");
+	free(err);
+	free_list(v, n);
+}
+
+/* the path recorded by the last unlink-first of each tag */
+#define MAX_UNLINKED 64
+static char *g_unl_tag[MAX_UNLINKED], *g_unl_path[MAX_UNLINKED];
+static int g_nunl;
+
+static void cmd_unlink_first(char **tok, int ntok, int lineno)
+{
+	char rel[4096], sub[4096], p[4200];
+	size_t n, i;
+	struct dent *v;
+	struct entry *d;
+	int k, e = 0;
+
+	if (ntok != 3)
+		fail("line %d: usage: unlink-first TAG DIR", lineno);
+	parse_tag(tok[1], lineno);
+	resolve(parse_relpath(tok[2], lineno), rel, sizeof(rel), lineno);
+	v = list_dir(rel, &n);
+	for (i = 0; i < n && v[i].type != DT_REG; i++)
+		;
+	if (i == n)
+		fail("line %d: unlink-first: no regular file in %s/%s", lineno, MNT, rel);
+	join(sub, sizeof(sub), rel, v[i].name);
+	abs_path(p, sizeof(p), sub);
+	if (unlink(p) < 0)
+		e = errno;
+	man_add(e ? "unlink-fail %s " : "unlinked %s ", tok[1]);
+	man_hex(sub, strlen(sub));
+	if (e)
+		man_add(" %d", e);
+	man_add("\n");
+	if (!e) {
+		/* which manifest entry was that?  Same inode, same directory. */
+		const char *plaindir = parse_relpath(tok[2], lineno);
+		size_t dl = strlen(plaindir), j;
+
+		for (j = 0; j < g_nent; j++) {
+			struct entry *x = &g_ent[j];
+
+			if (x->ino == v[i].ino && x->type != 'd' && !strncmp(x->rel, plaindir, dl) &&
+			    x->rel[dl] == '/' && !strchr(x->rel + dl + 1, '/')) {
+				man_add("removed ");
+				man_hex(x->rel, strlen(x->rel));
+				man_add("\n");
+				say("e4dump-guest: that was %s", x->rel);
+				break;
+			}
+		}
+	}
+	say("e4dump-guest: unlink %s: %s", p, e ? strerror(e) : "ok");
+	for (k = 0; k < g_nunl && strcmp(g_unl_tag[k], tok[1]); k++)
+		;
+	if (k == MAX_UNLINKED)
+		fail("line %d: too many unlink-first tags", lineno);
+	if (k == g_nunl) {
+		g_unl_tag[k] = xstrdup(tok[1]);
+		g_nunl++;
+	} else {
+		free(g_unl_path[k]);
+	}
+	g_unl_path[k] = xstrdup(sub);
+	/* keep the directory's mtime as the manifest says */
+	d = find_entry(parse_relpath(tok[2], lineno));
+	if (!e && d && d->type == 'd') {
+		struct timespec ts[2] = { { d->mtime, 0 }, { d->mtime, 0 } };
+
+		abs_path(p, sizeof(p), rel);
+		if (utimensat(AT_FDCWD, p, ts, AT_SYMLINK_NOFOLLOW) < 0)
+			say("e4dump-guest: note: utimensat %s: %s", p, strerror(errno));
+	}
+	free_list(v, n);
+}
+
+static void cmd_exists(char **tok, int ntok, int lineno)
+{
+	char rel[4096], p[4200];
+	struct stat st;
+	int r;
+
+	if (ntok != 3)
+		fail("line %d: usage: exists TAG PATHHEX|@UNLINK_TAG", lineno);
+	parse_tag(tok[1], lineno);
+	if (tok[2][0] == '@') {
+		int k;
+
+		for (k = 0; k < g_nunl && strcmp(g_unl_tag[k], tok[2] + 1); k++)
+			;
+		if (k == g_nunl)
+			fail("line %d: no unlink-first with tag %s before", lineno, tok[2] + 1);
+		snprintf(rel, sizeof(rel), "%s", g_unl_path[k]);
+	} else {
+		size_t len = parse_hex(tok[2], (unsigned char *)rel, sizeof(rel) - 1, lineno);
+
+		rel[len] = '\0';
+		if (strlen(rel) != len)
+			fail("line %d: NUL byte in path", lineno);
+	}
+	abs_path(p, sizeof(p), rel);
+	r = lstat(p, &st);
+	if (r < 0 && errno != ENOENT)
+		FAILE("line %d: lstat %s", lineno, p);
+	man_add("exists %s ", tok[1]);
+	man_hex(rel, strlen(rel));
+	man_add(" %d\n", r == 0);
+	say("e4dump-guest: exists %s: %d", p, r == 0);
+}
+
+static void cmd_policy_nonempty(char **tok, int ntok, int lineno)
+{
+	struct e4_fscrypt_policy_v1 pol;
+	const char *dir;
+	char p[4200], f[4200];
+	int fd, e = 0;
+
+	if (ntok != 3)
+		fail("line %d: usage: policy-nonempty DIR DESCHEX", lineno);
+	dir = parse_relpath(tok[1], lineno);
+	memset(&pol, 0, sizeof(pol));
+	if (parse_hex(tok[2], pol.master_key_descriptor, 8, lineno) != 8)
+		fail("line %d: descriptor must be 8 bytes", lineno);
+	pol.contents_encryption_mode = 1;
+	pol.filenames_encryption_mode = 4;
+	abs_path(p, sizeof(p), dir);
+	if (mkdir(p, 0755) < 0)
+		FAILE("line %d: mkdir %s", lineno, p);
+	join(f, sizeof(f), p, "file");
+	fd = open(f, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 || close(fd) < 0)
+		FAILE("line %d: create %s", lineno, f);
+	fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		FAILE("line %d: open %s", lineno, p);
+	if (ioctl(fd, E4_IOC_SET_ENCRYPTION_POLICY, &pol) < 0)
+		e = errno;
+	close(fd);
+	man_add("policy-nonempty %s %d\n", dir, e);
+	say("e4dump-guest: policy on non-empty %s: %s", p, e ? strerror(e) : "succeeded");
+}
+
+/* 0 or errno; *size = policy size */
+static int get_policy_fd(int fd, struct e4_get_policy_ex_arg *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->policy_size = sizeof(a->policy);
+	if (ioctl(fd, E4_IOC_GET_ENCRYPTION_POLICY_EX, a) < 0)
+		return errno;
+	if (a->policy_size > sizeof(a->policy))
+		return EOVERFLOW;
+	return 0;
+}
+
+static int get_policy(const char *rel, int is_dir, struct e4_get_policy_ex_arg *a)
+{
+	char p[4200];
+	int fd, e;
+
+	abs_path(p, sizeof(p), rel);
+	fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (is_dir ? O_DIRECTORY : 0));
+	if (fd < 0)
+		return errno;
+	e = get_policy_fd(fd, a);
+	close(fd);
+	return e;
+}
+
+struct inherit_state {
+	const char *tag;
+	struct e4_get_policy_ex_arg root;
+	size_t total, same, symlinks;
+	char *diffs; /* "inherit-diff" lines, appended after the summary */
+	size_t dlen;
+};
+
+static void inherit_rec(struct inherit_state *s, const char *rel)
+{
+	size_t n, i;
+	struct dent *v = list_dir(rel, &n);
+	char sub[4096];
+
+	for (i = 0; i < n; i++) {
+		struct e4_get_policy_ex_arg a;
+		int e;
+
+		join(sub, sizeof(sub), rel, v[i].name);
+		if (v[i].type == DT_LNK) {
+			s->symlinks++;
+			continue;
+		}
+		if (v[i].type != DT_DIR && v[i].type != DT_REG)
+			continue;
+		s->total++;
+		e = get_policy(sub, v[i].type == DT_DIR, &a);
+		if (!e && a.policy_size == s->root.policy_size &&
+		    !memcmp(a.policy, s->root.policy, a.policy_size)) {
+			s->same++;
+		} else {
+			size_t need = 64 + 2 * strlen(sub) + strlen(s->tag);
+			size_t k;
+
+			s->diffs = realloc(s->diffs, s->dlen + need);
+			if (!s->diffs)
+				fail("out of memory");
+			s->dlen += sprintf(s->diffs + s->dlen, "inherit-diff %s ", s->tag);
+			for (k = 0; sub[k]; k++)
+				s->dlen += sprintf(s->diffs + s->dlen, "%02x", (unsigned char)sub[k]);
+			s->dlen += sprintf(s->diffs + s->dlen, " %d\n", e);
+		}
+		if (v[i].type == DT_DIR)
+			inherit_rec(s, sub);
+	}
+	free_list(v, n);
+}
+
+static void cmd_inherit(char **tok, int ntok, int lineno)
+{
+	struct inherit_state s;
+	char rel[4096];
+	int e;
+
+	if (ntok != 3)
+		fail("line %d: usage: inherit TAG DIR", lineno);
+	memset(&s, 0, sizeof(s));
+	s.tag = parse_tag(tok[1], lineno);
+	resolve(parse_relpath(tok[2], lineno), rel, sizeof(rel), lineno);
+	e = get_policy(rel, 1, &s.root);
+	if (e)
+		fail_errno(e, "line %d: FS_IOC_GET_ENCRYPTION_POLICY_EX on %s/%s", lineno, MNT, rel);
+	inherit_rec(&s, rel);
+	man_add("inherit %s %zu %zu\n", s.tag, s.total, s.same);
+	man_add("inherit-symlinks %s %zu\n", s.tag, s.symlinks);
+	if (s.dlen)
+		man_add("%.*s", (int)s.dlen, s.diffs);
+	free(s.diffs);
+	say("e4dump-guest: inherit %s: %zu of %zu same policy, %zu symlinks", rel, s.same,
+	    s.total, s.symlinks);
+}
+
+static void cmd_dummy_tree(char **tok, int ntok, int lineno)
+{
+	struct e4_get_policy_ex_arg a;
+	const char *dir;
+	size_t first = g_nent;
+	int e;
+
+	if (ntok < 2)
+		fail("line %d: usage: dummy-tree DIR [small] [big]", lineno);
+	dir = parse_dir(tok[1], lineno);
+	start_tree(dir);
+	mk_dir(NULL, 0755);
+	e = get_policy(dir, 1, &a);
+	if (e)
+		fail_errno(e, "line %d: %s/%s has no encryption policy (mount with "
+			   "test_dummy_encryption first)", lineno, MNT, dir);
+	man_add("tree %s dummy", dir);
+	for (int i = 2; i < ntok; i++)
+		man_add(" %s", tok[i]);
+	man_add("\ndummy-policy %s ", dir);
+	man_hex(a.policy, a.policy_size);
+	man_add("\n");
+	populate(tok + 2, ntok - 2, lineno);
+	finish_tree(first);
+}
+
+/* entries added to an existing tree later: set g_tree/g_time_base for the
+ * tree that REL belongs to; *sub = REL inside the tree */
+static size_t late_begin(const char *rel, const char **sub, int lineno)
+{
+	size_t len = strcspn(rel, "/");
+	int t;
+
+	for (t = g_ntrees; t > 0; t--)
+		if (strlen(g_tree_name[t]) == len && !memcmp(g_tree_name[t], rel, len))
+			break;
+	if (t == 0 || !rel[len])
+		fail("line %d: %s is not inside a tree of the manifest", lineno, rel);
+	snprintf(g_tree, sizeof(g_tree), "%s", g_tree_name[t]);
+	g_time_base = 1600000000 + (time_t)t * 10000000;
+	*sub = rel + len + 1;
+	return g_nent;
+}
+
+/* record the new entries, then put back the mtimes of the tree's older
+ * directories (creating entries changed some of them) */
+static void late_end(size_t first)
+{
+	size_t i, tl = strlen(g_tree);
+	char p[4200];
+
+	finish_tree(first);
+	for (i = 0; i < first; i++) {
+		struct entry *e = &g_ent[i];
+		struct timespec ts[2] = { { e->mtime, 0 }, { e->mtime, 0 } };
+
+		if (e->type != 'd' || strncmp(e->rel, g_tree, tl) || (e->rel[tl] && e->rel[tl] != '/'))
+			continue;
+		abs_path(p, sizeof(p), e->rel);
+		if (utimensat(AT_FDCWD, p, ts, AT_SYMLINK_NOFOLLOW) < 0)
+			FAILE("utimensat %s", p);
+	}
+}
+
+static void cmd_mkdir(char **tok, int ntok, int lineno)
+{
+	const char *sub;
+	size_t first;
+
+	if (ntok != 2)
+		fail("line %d: usage: mkdir TREE/DIR", lineno);
+	first = late_begin(parse_relpath(tok[1], lineno), &sub, lineno);
+	mk_dir(sub, 0755);
+	late_end(first);
+}
+
+/* name number i (from 0) of bigdir-names: length 1 + i % 255, first byte
+ * ALNUM62[i / 255], then "abcdefghijklmnopqrstuvwxyz0123456789" cycled by
+ * byte position (as mkname) */
+static void bigdir_name(char *buf, size_t i)
+{
+	static const char alnum[] =
+		"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+	char prefix[2] = { alnum[i / 255], '\0' };
+
+	mkname(buf, prefix, 1 + i % 255);
+}
+
+static void cmd_bigdir_names(char **tok, int ntok, int lineno)
+{
+	const char *rel, *sub;
+	char p[4200], name[256], path[4096];
+	struct stat st;
+	size_t first, i, count;
+
+	if (ntok != 3)
+		fail("line %d: usage: bigdir-names TREE/DIR COUNT", lineno);
+	rel = parse_relpath(tok[1], lineno);
+	count = parse_num(tok[2], 62 * 255, lineno);
+	abs_path(p, sizeof(p), rel);
+	if (stat(p, &st) < 0 || !S_ISDIR(st.st_mode))
+		fail("line %d: %s is not an existing directory", lineno, p);
+	first = late_begin(rel, &sub, lineno);
+	if (!find_entry(rel))
+		fail("line %d: %s is not in the manifest (create it with mkdir)", lineno, rel);
+	for (i = 0; i < count; i++) {
+		bigdir_name(name, i);
+		join(path, sizeof(path), sub, name);
+		mk_file(path, 0644, 0);
+	}
+	late_end(first);
+}
+
 static void run_scenario(char *text)
 {
 	char *line, *save = NULL;
@@ -822,6 +1518,30 @@ static void run_scenario(char *text)
 				cmd_tree(tok, ntok, lineno);
 			else if (!strcmp(tok[0], "plain"))
 				cmd_plain(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "remount"))
+				cmd_remount(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "forget-keys"))
+				cmd_forget_keys(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "readdir"))
+				cmd_readdir(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "lookup-all"))
+				probe_all(tok, ntok, lineno, 0);
+			else if (!strcmp(tok[0], "open-all"))
+				probe_all(tok, ntok, lineno, 1);
+			else if (!strcmp(tok[0], "unlink-first"))
+				cmd_unlink_first(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "exists"))
+				cmd_exists(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "policy-nonempty"))
+				cmd_policy_nonempty(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "inherit"))
+				cmd_inherit(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "dummy-tree"))
+				cmd_dummy_tree(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "mkdir"))
+				cmd_mkdir(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "bigdir-names"))
+				cmd_bigdir_names(tok, ntok, lineno);
 			else
 				fail("line %d: unknown command '%s'", lineno, tok[0]);
 		}
@@ -899,7 +1619,7 @@ int main(void)
 		fail("scenario on /dev/vdb is not NUL-terminated within %d bytes", SCEN_MAX);
 
 	open_retry("/dev/vda", O_RDONLY | O_CLOEXEC); /* wait for it */
-	if (mount("/dev/vda", MNT, "ext4", 0, NULL) < 0)
+	if (mount_img() < 0)
 		FAILE("mount /dev/vda on " MNT " (ext4)");
 
 	man_add("# e4dump-manifest 1\n");
