@@ -138,6 +138,7 @@ int cmd_ls(const struct options *o)
 	rc = session_open(o, &im, &kr);
 	if (rc)
 		return rc;
+	kr.listing = 1;
 	if (path_lookup(&kr, path, &ino) || img_read_inode(&im, ino, &inode)) {
 		session_close(&im, &kr);
 		return EXIT_SKIPPED;

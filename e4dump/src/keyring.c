@@ -267,6 +267,10 @@ const struct master_key *keyring_lookup(struct keyring *kr,
 		else if (ctx->version != E4_CONTEXT_V1)
 			report_error("policy v%u with key identifier %s: only v1 policies are supported",
 				     ctx->version, hex);
+		else if (kr->listing)
+			report_note("no key for descriptor %s%s: showing no-key names",
+				    hex, kr->nkeys ? " (none of the given keys opens it)" :
+						     " (no --key-file given)");
 		else
 			report_error("no key for descriptor %s%s", hex,
 				     kr->nkeys ? " (none of the given keys opens it)" :

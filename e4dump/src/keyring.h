@@ -31,6 +31,7 @@ struct keyring {
 	struct inode_index idx;
 	int idx_built;
 	int dummy_key;  /* --dummy-key: the seed's test_dummy_encryption key */
+	int listing;    /* ls: a missing key only means no-key names */
 };
 
 void keyring_init(struct keyring *kr, struct img *im);

@@ -30,6 +30,15 @@ void report_warning(const char *fmt, ...)
 	va_end(ap);
 }
 
+void report_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit("note: ", fmt, ap);
+	va_end(ap);
+}
+
 void report_info(const char *fmt, ...)
 {
 	va_list ap;

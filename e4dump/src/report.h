@@ -8,6 +8,7 @@ extern int report_verbose;
 
 void report_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void report_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void report_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void report_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Render name bytes for humans: printable UTF-8 as is, anything else
