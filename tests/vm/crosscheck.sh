@@ -99,7 +99,13 @@ grep -q "descriptor 7c9fc345b9ec5163.*SHA-512" "$W/info.txt" && ok || bad "info:
 grep -q "descriptor 0011223344556677.*trial decryption" "$W/info.txt" && ok || bad "info: key B not matched by trial decryption"
 grep -q "^encrypt feature: yes" "$W/info.txt" && ok || bad "info: encrypt feature"
 
-# 8. The image was not modified.
+# 8. Stored name lengths follow the padding rule (raw dirents via debugfs).
+for t in 4 8 16 32; do
+	python3 "$top/tests/vm/stored_lengths.py" "$img" "$man" "pad$t" "pad$t" >"$W/len$t" 2>&1 &&
+		ok || bad "pad$t stored lengths: $(cat "$W/len$t")"
+done
+
+# 9. The image was not modified.
 [ "$(sha256sum <"$img")" = "$sum_before" ] && ok || bad "image modified"
 
 echo "kernel-written entries verified byte-exact: $verified"
