@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_extract import parse_manifest  # noqa: E402
+from check_extract import parse_manifest, read_records  # noqa: E402
 
 img, manifest, tree, rule = sys.argv[1:5]
 
@@ -48,6 +48,8 @@ for line in subprocess.run(["debugfs", "-R", "ls -l /", img], capture_output=Tru
         ino = int(w[0])
 assert ino, f"no /{tree}"
 _, ents = parse_manifest(manifest)
+gone = {r.fields[0] for r in read_records(manifest, "removed")}
+ents = [e for e in ents if e.path not in gone]
 want = collections.Counter(stored(len(e.path.split(b"/")[1])) for e in ents
                            if e.tree == tree and e.path.count(b"/") == 1)
 got = collections.Counter(len(n) for n in entries(ino))

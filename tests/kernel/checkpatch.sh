@@ -1,0 +1,34 @@
+#!/bin/bash
+# kernel-patches/: every patch in the series is in git format-patch form
+# with a Signed-off-by, and scripts/checkpatch.pl --strict (from the kernel
+# tree vm/build-kernel.sh extracted) reports no errors.
+# usage: checkpatch.sh
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+bash "$top/vm/build-kernel.sh" >/dev/null 2>&1 || { echo "kernel build failed"; echo "0 passed, 1 failed"; exit 1; }
+cache=${E4DUMP_CACHE:-/var/cache/e4dump}
+src=$(ls -dt "$cache"/kernel/src-*[0-9a-f] 2>/dev/null | head -1)
+[ -x "$src/scripts/checkpatch.pl" ] || { echo "no kernel tree in $cache"; echo "0 passed, 1 failed"; exit 1; }
+n=0
+while read -r p; do
+	case "$p" in ''|'#'*) continue ;; esac
+	f=$top/kernel-patches/$p
+	n=$((n + 1))
+	head -1 "$f" | grep -q '^From [0-9a-f]\{40\} ' && grep -q '^Subject: \[PATCH' "$f" &&
+		grep -q '^Signed-off-by: ' "$f" && ok || bad "$p: not git format-patch output with a Signed-off-by"
+	out=$(cd "$src" && perl scripts/checkpatch.pl --strict --no-tree --no-color "$f" 2>&1)
+	errors=$(printf '%s\n' "$out" | sed -n 's/^total: \([0-9]*\) errors.*/\1/p')
+	if [ "$errors" = 0 ]; then
+		ok
+	else
+		bad "$p: checkpatch: $(printf '%s\n' "$out" | grep -m3 '^ERROR')"
+	fi
+	printf '%s: %s\n' "$p" "$(printf '%s\n' "$out" | grep '^total:')"
+done <"$top/kernel-patches/series"
+[ $n -gt 0 ] && ok || bad "empty series"
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
