@@ -10,3 +10,5 @@ trap 'rm -rf "$work"' EXIT
 bash "$top/vm/make-image.sh" "$top/vm/scenarios/v1-pad.scn" "$work/v1-pad.img" >/dev/null
 /usr/bin/python3 "$top/testvectors/harvest.py" "$work/v1-pad.img" \
 	"$work/v1-pad.img.manifest" "$work/keys" "$top/testvectors/kernel/v1-kat.txt"
+/usr/bin/python3 "$top/testvectors/kat_to_jsonl.py" "$top/testvectors/kernel/v1-kat.txt" \
+	>"$top/testvectors/kernel/v1-kat.jsonl"

@@ -15,6 +15,8 @@ struct options {
 	const char *out_dir;  /* -o */
 	int format;           /* --format: enum name_format */
 	int dummy_key;        /* --dummy-key */
+	const char *seed;     /* vectors --seed */
+	int check;            /* vectors --check */
 	const char **key_files;
 	size_t n_key_files;
 	const char **args;    /* positional: IMAGE [PATH] */
@@ -25,6 +27,7 @@ int cmd_info(const struct options *o);
 int cmd_ls(const struct options *o);
 int cmd_cat(const struct options *o);
 int cmd_extract(const struct options *o);
+int cmd_vectors(const struct options *o);
 
 /* Shared set-up: open the image and load the keys.  Returns 0 or
  * EXIT_FATAL after printing an error. */

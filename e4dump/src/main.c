@@ -30,6 +30,8 @@ static const struct command commands[] = {
 	{ "extract", cmd_extract, 1, 2,
 	  "extract [--key-file F]... IMAGE [PATH] -o DIR",
 	  "extract a tree, decrypted, into DIR" },
+	{ "vectors", cmd_vectors, 0, 1, "vectors [--seed TEXT] | vectors --check FILE",
+	  "write deterministic test vectors (JSON Lines), or recompute a file of them" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -73,6 +75,8 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "dummy-key", no_argument, NULL, 'D' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "check", no_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct options o;
@@ -124,6 +128,8 @@ int main(int argc, char **argv)
 		case 'o': o.out_dir = optarg; break;
 		case 'v': report_verbose = 1; break;
 		case 'D': o.dummy_key = 1; break;
+		case 'S': o.seed = optarg; break;
+		case 'C': o.check = 1; break;
 		case 'F':
 			if (!strcmp(optarg, "auto")) {
 				o.format = FORMAT_AUTO;
