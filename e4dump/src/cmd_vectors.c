@@ -8,6 +8,7 @@
 #include <openssl/evp.h>
 #include <ext2fs/ext2fs.h>
 #include "cipher.h"
+#include "context.h"
 #include "commands.h"
 #include "kdf.h"
 #include "nokey.h"
@@ -389,6 +390,28 @@ static int check_one(json_object *o)
 						(uint32_t)get_int(o, "minor_hash"),
 						a, la, s) != E4_OK;
 		return bad || strcmp(s, get_str(o, "nokey"));
+	}
+	if (!strcmp(type, "context")) {
+		static const char *res[] = { "ok", "corrupt", "unrecognized" };
+		struct e4_context ctx;
+		enum e4_status st;
+		const char *want = get_str(o, "result");
+
+		if (get_hex(o, "bytes", a, 64, &la))
+			return -1;
+		st = e4_context_parse(&ctx, a, la);
+		if (st > E4_UNRECOGNIZED || strcmp(res[st], want))
+			return 1;
+		if (st != E4_OK)
+			return 0;
+		if (get_hex(o, "key_id", b, 16, &lb) || get_hex(o, "nonce", c, 16, &lc))
+			return -1;
+		return ctx.version != get_int(o, "version") ||
+		       ctx.contents_mode != get_int(o, "contents_mode") ||
+		       ctx.filenames_mode != get_int(o, "filenames_mode") ||
+		       ctx.flags != get_int(o, "flags") ||
+		       lb != ctx.key_id_size || memcmp(b, ctx.key_id, lb) ||
+		       lc != 16 || memcmp(c, ctx.nonce, 16);
 	}
 	if (!strcmp(type, "dirhash")) {
 		uint32_t h, m;

@@ -1,0 +1,32 @@
+#!/bin/bash
+# Every worked example of spec/ext4-encryption.md (the ```jsonl blocks) is
+# recomputed by the library (e4dump vectors --check) and, when given, by
+# the independent Python implementation; every numbered section has one.
+# usage: examples.sh E4DUMP WORKDIR [PYTHON_VERIFIER]
+set -u
+E4DUMP=$1
+W=$2
+VERIFY=${3:-}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+spec=$top/spec/ext4-encryption.md
+rm -rf "$W" && mkdir -p "$W"
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+awk '/^```jsonl$/ {on = 1; next} /^```$/ {on = 0} on' "$spec" >"$W/examples.jsonl"
+n=$(grep -c . "$W/examples.jsonl")
+[ "$n" -ge 10 ] && ok || bad "only $n examples in the spec"
+# Sections 4 to 10 each end with examples.
+for sec in 4 5 6 7 8 9 10; do
+	awk -v s="## $sec\\\\." 'index($0, "## ") == 1 {cur = ($0 ~ "^" s)} cur && /^```jsonl$/ {found = 1} END {exit !found}' "$spec" &&
+		ok || bad "section $sec has no worked example"
+done
+"$E4DUMP" vectors --check "$W/examples.jsonl" >"$W/lib.out" 2>&1 && ok || bad "library: $(grep FAIL "$W/lib.out" | head -5)"
+tail -1 "$W/lib.out"
+if [ -n "$VERIFY" ]; then
+	/usr/bin/python3 "$VERIFY" "$W/examples.jsonl" >"$W/py.out" 2>&1 && ok || bad "python: $(grep FAIL "$W/py.out" | head -5)"
+	tail -1 "$W/py.out"
+fi
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
