@@ -1,6 +1,9 @@
 #include <string.h>
 #include <openssl/crypto.h>
+#include <openssl/core_names.h>
 #include <openssl/evp.h>
+#include <openssl/kdf.h>
+#include <openssl/params.h>
 #include "kdf.h"
 
 void e4_wipe(void *p, size_t n)
@@ -44,5 +47,76 @@ enum e4_status e4_e4crypt_descriptor(uint8_t out[E4_KEY_DESCRIPTOR_SIZE],
 		return E4_CRYPTO;
 	memcpy(out, h, E4_KEY_DESCRIPTOR_SIZE);
 	e4_wipe(h, sizeof(h));
+	return E4_OK;
+}
+
+enum e4_status e4_hkdf_sha512(uint8_t *out, size_t out_len,
+			      const uint8_t *master, size_t master_len,
+			      uint8_t context, const uint8_t *info,
+			      size_t info_len)
+{
+	uint8_t full[8 + 1 + 64];
+	EVP_KDF *kdf;
+	EVP_KDF_CTX *ctx;
+	OSSL_PARAM p[5], *q = p;
+	int ok;
+
+	if (info_len > 64)
+		return E4_CORRUPT;
+	memcpy(full, "fscrypt\0", 8);
+	full[8] = context;
+	if (info_len)
+		memcpy(full + 9, info, info_len);
+	kdf = EVP_KDF_fetch(NULL, "HKDF", NULL);
+	ctx = kdf ? EVP_KDF_CTX_new(kdf) : NULL;
+	EVP_KDF_free(kdf);
+	if (!ctx)
+		return E4_CRYPTO;
+	*q++ = OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST,
+						(char *)"SHA512", 0);
+	*q++ = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY,
+						 (void *)master, master_len);
+	*q++ = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, full,
+						 9 + info_len);
+	*q++ = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT,
+						 (void *)"", 0);
+	*q = OSSL_PARAM_construct_end();
+	ok = EVP_KDF_derive(ctx, out, out_len, p) > 0;
+	EVP_KDF_CTX_free(ctx);
+	return ok ? E4_OK : E4_CRYPTO;
+}
+
+enum e4_status e4_v2_key_identifier(uint8_t out[E4_KEY_IDENTIFIER_SIZE],
+				    const uint8_t *master, size_t master_len)
+{
+	return e4_hkdf_sha512(out, E4_KEY_IDENTIFIER_SIZE, master, master_len,
+			      E4_HKDF_KEY_IDENTIFIER, NULL, 0);
+}
+
+enum e4_status e4_siphash_u64(uint64_t *out, const uint8_t key[16],
+			      uint64_t value)
+{
+	uint8_t in[8], mac[8];
+	size_t n = 0;
+	EVP_MAC *m = EVP_MAC_fetch(NULL, "SIPHASH", NULL);
+	EVP_MAC_CTX *ctx = m ? EVP_MAC_CTX_new(m) : NULL;
+	OSSL_PARAM p[2];
+	int ok;
+
+	EVP_MAC_free(m);
+	if (!ctx)
+		return E4_CRYPTO;
+	for (int i = 0; i < 8; i++)
+		in[i] = (uint8_t)(value >> (8 * i));
+	p[0] = OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_SIZE, &(size_t){ 8 });
+	p[1] = OSSL_PARAM_construct_end();
+	ok = EVP_MAC_init(ctx, key, 16, p) && EVP_MAC_update(ctx, in, 8) &&
+	     EVP_MAC_final(ctx, mac, &n, sizeof(mac)) && n == 8;
+	EVP_MAC_CTX_free(ctx);
+	if (!ok)
+		return E4_CRYPTO;
+	*out = 0;
+	for (int i = 7; i >= 0; i--)
+		*out = *out << 8 | mac[i];
 	return E4_OK;
 }

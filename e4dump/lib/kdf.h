@@ -18,6 +18,28 @@ enum e4_status e4_v1_derive_key(uint8_t *out, size_t keysize,
 enum e4_status e4_e4crypt_descriptor(uint8_t out[E4_KEY_DESCRIPTOR_SIZE],
 				     const uint8_t *key, size_t key_len);
 
+/* v2 policies (fs/crypto/hkdf.c): HKDF-SHA512 with an empty salt over the
+ * master key, info = "fscrypt\0" || context || info. */
+#define E4_HKDF_KEY_IDENTIFIER 1
+#define E4_HKDF_PER_FILE_ENC_KEY 2
+#define E4_HKDF_DIRECT_KEY 3
+#define E4_HKDF_IV_INO_LBLK_64_KEY 4
+#define E4_HKDF_DIRHASH_KEY 5
+#define E4_HKDF_IV_INO_LBLK_32_KEY 6
+#define E4_HKDF_INODE_HASH_KEY 7
+enum e4_status e4_hkdf_sha512(uint8_t *out, size_t out_len,
+			      const uint8_t *master, size_t master_len,
+			      uint8_t context, const uint8_t *info,
+			      size_t info_len);
+
+/* v2 key identifier: HKDF context 1, no info, 16 bytes. */
+enum e4_status e4_v2_key_identifier(uint8_t out[E4_KEY_IDENTIFIER_SIZE],
+				    const uint8_t *master, size_t master_len);
+
+/* SipHash-2-4 of a little-endian u64 (the kernel's siphash_1u64). */
+enum e4_status e4_siphash_u64(uint64_t *out, const uint8_t key[16],
+			      uint64_t value);
+
 /* Overwrite secret bytes in a way the compiler keeps. */
 void e4_wipe(void *p, size_t n);
 

@@ -357,6 +357,39 @@ START_TEST(nokey_2015)
 }
 END_TEST
 
+/* HKDF-SHA512 as fs/crypto/hkdf.c uses it, and SipHash-2-4: expected values
+ * from a Python implementation over hmac/hashlib (its SipHash reproduces the
+ * reference vectors 310e0edd47db6f72 and e545be4961ca29a1 of the paper). */
+START_TEST(v2_kdf)
+{
+	uint8_t mk[64], out[64], want[64], info[17];
+	uint64_t h;
+
+	for (int i = 0; i < 64; i++)
+		mk[i] = (uint8_t)i;
+	ck_assert_int_eq(e4_v2_key_identifier(out, mk, 64), E4_OK);
+	unhex("8699c2c53707405da5aba5ae4d8583c0", want);
+	ck_assert_mem_eq(out, want, 16);
+	ck_assert_int_eq(e4_hkdf_sha512(out, 64, mk, 64, E4_HKDF_PER_FILE_ENC_KEY,
+					mk, 16), E4_OK);
+	unhex("4512b215533c25be04c7f0f1a77644bf4e9953a123ad626d9f78dd538f2cb6d2"
+	      "ec4309f2c8cac5780dd3cc5998fe276d84c8fbf3e33e175fe6a3cc47352c5ba3", want);
+	ck_assert_mem_eq(out, want, 64);
+	info[0] = 1;
+	for (int i = 0; i < 16; i++)
+		info[1 + i] = (uint8_t)(0x10 + i);
+	ck_assert_int_eq(e4_hkdf_sha512(out, 64, mk, 64, E4_HKDF_IV_INO_LBLK_64_KEY,
+					info, 17), E4_OK);
+	unhex("a0d8d56c0ac19ada08e01114d88107cdd418f5b23a206ba2688f9d392ed2e6a2"
+	      "2ddae41f55b587ad60008a953de228efffa7f266c32b6c3dd718000b51385c3b", want);
+	ck_assert_mem_eq(out, want, 64);
+	ck_assert_int_eq(e4_siphash_u64(&h, mk, 0x0706050403020100ULL), E4_OK);
+	ck_assert_uint_eq(h, 0x93f5f5799a932462ULL);
+	ck_assert_int_eq(e4_siphash_u64(&h, mk, 12345), E4_OK);
+	ck_assert_uint_eq(h, 0x4a82911729d15a3eULL);
+}
+END_TEST
+
 Suite *lib_suite(void)
 {
 	Suite *s = suite_create("e4core");
@@ -375,6 +408,7 @@ Suite *lib_suite(void)
 	tcase_add_test(tc, base64url);
 	tcase_add_test(tc, nokey_long_name);
 	tcase_add_test(tc, nokey_2015);
+	tcase_add_test(tc, v2_kdf);
 	suite_add_tcase(s, tc);
 	return s;
 }
