@@ -10,6 +10,8 @@
 
 struct e4_cipher {
 	uint8_t mode;
+	enum e4_iv_scheme iv_scheme;
+	uint32_t iv_ino;      /* inode number or its hash, per iv_scheme */
 	EVP_CIPHER *cipher;   /* fetched once */
 	EVP_CIPHER_CTX *dec;  /* keyed once; only the IV changes per call */
 	EVP_CIPHER_CTX *enc;
@@ -93,11 +95,25 @@ static enum e4_status run(EVP_CIPHER_CTX *ctx, int enc, const uint8_t *iv,
 	return E4_OK;
 }
 
-static void lblk_tweak(uint8_t iv[16], uint64_t lblk)
+void e4_cipher_set_iv_scheme(struct e4_cipher *c, enum e4_iv_scheme s,
+			     uint32_t ino_or_hash)
 {
+	c->iv_scheme = s;
+	c->iv_ino = ino_or_hash;
+}
+
+/* le64 IV number followed by zeros (struct fscrypt_iv without a nonce). */
+static void make_iv(const struct e4_cipher *c, uint8_t iv[16], uint64_t lblk)
+{
+	uint64_t n = lblk;
+
+	if (c->iv_scheme == E4_IV_INO_LBLK_64)
+		n = (lblk & 0xffffffffu) | (uint64_t)c->iv_ino << 32;
+	else if (c->iv_scheme == E4_IV_INO_LBLK_32)
+		n = (uint32_t)(c->iv_ino + (uint32_t)lblk);
 	memset(iv, 0, 16);
 	for (int i = 0; i < 8; i++)
-		iv[i] = (uint8_t)(lblk >> (8 * i));
+		iv[i] = (uint8_t)(n >> (8 * i));
 }
 
 static enum e4_status xts(struct e4_cipher *c, int enc, uint64_t lblk,
@@ -109,7 +125,7 @@ static enum e4_status xts(struct e4_cipher *c, int enc, uint64_t lblk,
 		return E4_UNSUPPORTED;
 	if (len < 16)
 		return E4_CORRUPT;
-	lblk_tweak(iv, lblk);
+	make_iv(c, iv, lblk);
 	return run(enc ? c->enc : c->dec, enc, iv, in, out, len);
 }
 
@@ -130,7 +146,7 @@ static enum e4_status decrypt_padded(struct e4_cipher *c, const uint8_t *in,
 				     size_t len, uint8_t *out, size_t *plain_len,
 				     int is_path)
 {
-	static const uint8_t zero_iv[16];
+	uint8_t iv[16];
 	enum e4_status st;
 	size_t n;
 
@@ -139,7 +155,8 @@ static enum e4_status decrypt_padded(struct e4_cipher *c, const uint8_t *in,
 		return E4_UNSUPPORTED;
 	if (len < E4_FNAME_MIN_LEN)
 		return E4_CORRUPT;
-	st = run(c->dec, 0, zero_iv, in, out, len);
+	make_iv(c, iv, 0);
+	st = run(c->dec, 0, iv, in, out, len);
 	if (st)
 		return st;
 	n = strnlen((const char *)out, len);
@@ -167,13 +184,14 @@ enum e4_status e4_decrypt_path(struct e4_cipher *c, const uint8_t *in,
 enum e4_status e4_encrypt_name(struct e4_cipher *c, const uint8_t *in,
 			       size_t len, uint8_t *out)
 {
-	static const uint8_t zero_iv[16];
+	uint8_t iv[16];
 
 	if (!is_cts(c->mode))
 		return E4_UNSUPPORTED;
 	if (len < E4_FNAME_MIN_LEN)
 		return E4_CORRUPT;
-	return run(c->enc, 1, zero_iv, in, out, len);
+	make_iv(c, iv, 0);
+	return run(c->enc, 1, iv, in, out, len);
 }
 
 /* Length of a printable UTF-8 character at s, or 0. */

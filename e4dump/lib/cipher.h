@@ -15,6 +15,18 @@ enum e4_status e4_cipher_new(struct e4_cipher **out, uint8_t mode,
 			     const uint8_t *key, size_t keylen);
 void e4_cipher_free(struct e4_cipher *c);
 
+/* How the 64-bit IV number of a data unit is formed (fscrypt_generate_iv):
+ * the logical block number; with IV_INO_LBLK_64 the block number in the low
+ * and the inode number in the high 32 bits; with IV_INO_LBLK_32 the low 32
+ * bits of hashed inode number + block number.  Names use block number 0. */
+enum e4_iv_scheme {
+	E4_IV_LBLK = 0,
+	E4_IV_INO_LBLK_64,
+	E4_IV_INO_LBLK_32,
+};
+void e4_cipher_set_iv_scheme(struct e4_cipher *c, enum e4_iv_scheme s,
+			     uint32_t ino_or_hash);
+
 /* Decrypt one contents data unit (a filesystem block) of logical block
  * number lblk: AES-256-XTS with tweak le64(lblk) followed by 8 zero bytes. */
 enum e4_status e4_decrypt_data_unit(struct e4_cipher *c, uint64_t lblk,
@@ -24,7 +36,8 @@ enum e4_status e4_decrypt_data_unit(struct e4_cipher *c, uint64_t lblk,
 enum e4_status e4_encrypt_data_unit(struct e4_cipher *c, uint64_t lblk,
 				    const uint8_t *in, uint8_t *out, size_t len);
 
-/* Decrypt a stored name of len >= 16 bytes with CBC-CTS (CS3, zero IV).
+/* Decrypt a stored name of len >= 16 bytes with CBC-CTS (CS3; the IV is
+ * zero, or from the inode number under the IV_INO_LBLK flags).
  * out gets len bytes; *name_len is the length up to the first NUL.
  * E4_BAD_KEY when the result is not a plausible name: non-zero bytes after
  * the first NUL, an empty name, or a '/'.  E4_CORRUPT for len < 16. */

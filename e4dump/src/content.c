@@ -79,15 +79,16 @@ static int inode_cipher(struct keyring *kr, ext2_ino_t ino, const char *path,
 			     why);
 		return -1;
 	}
-	st = keyring_inode_cipher(kr, &ctx, names, c);
+	st = keyring_inode_cipher(kr, ino, &ctx, names, c);
 	if (st == E4_OK)
 		return 0;
 	if (st == E4_BAD_KEY) {
 		char hex[33];
 
 		e4_context_key_id_hex(&ctx, hex);
-		report_error("%s (inode %u): skipped: no key for descriptor %s",
-			     path, ino, hex);
+		report_error("%s (inode %u): skipped: no key for %s %s",
+			     path, ino, ctx.version == E4_CONTEXT_V1 ?
+			     "descriptor" : "identifier", hex);
 		return 1;
 	}
 	if (st == E4_UNSUPPORTED)

@@ -282,7 +282,7 @@ int dir_list(struct keyring *kr, ext2_ino_t dir, const char *path,
 	}
 	switch (img_read_context(im, dir, &out->ctx, &why)) {
 	case CTX_OK: {
-		enum e4_status st = keyring_inode_cipher(kr, &out->ctx, 1, &cipher);
+		enum e4_status st = keyring_inode_cipher(kr, dir, &out->ctx, 1, &cipher);
 
 		if (st == E4_UNSUPPORTED)
 			report_error("%s (inode %u): unsupported encryption mode %u",

@@ -70,7 +70,8 @@ int keyring_add_file(struct keyring *kr, const char *path)
 	e4_wipe(buf, sizeof(buf));
 	k->source = strdup(path);
 	if (!k->source ||
-	    e4_e4crypt_descriptor(k->e4crypt_desc, k->raw, k->len) != E4_OK) {
+	    e4_e4crypt_descriptor(k->e4crypt_desc, k->raw, k->len) != E4_OK ||
+	    e4_v2_key_identifier(k->v2_id, k->raw, k->len) != E4_OK) {
 		e4_wipe(k->raw, sizeof(k->raw));
 		free(k->source);
 		report_error("key file %s: cannot hash the key", path);
@@ -230,6 +231,14 @@ static struct key_slot *slot_for(struct keyring *kr,
 			return s;
 		}
 	}
+	/* v2: the identifier is a hash of the key. */
+	for (size_t i = 0; i < kr->nkeys && ctx->version == E4_CONTEXT_V2; i++) {
+		if (!memcmp(kr->keys[i].v2_id, ctx->key_id, E4_KEY_IDENTIFIER_SIZE)) {
+			s->key = (int)i;
+			s->how = "identifier = HKDF-SHA512(key)";
+			return s;
+		}
+	}
 	/* 2. Trial decryption of the policy's names, best evidence wins. */
 	if (ctx->version == E4_CONTEXT_V1) {
 		unsigned int best = 0;
@@ -264,15 +273,13 @@ const struct master_key *keyring_lookup(struct keyring *kr,
 		if (s->key >= 0)
 			report_info("key %s opens descriptor %s (%s)",
 				    kr->keys[s->key].source, hex, s->how);
-		else if (ctx->version != E4_CONTEXT_V1)
-			report_error("policy v%u with key identifier %s: only v1 policies are supported",
-				     ctx->version, hex);
 		else if (kr->listing)
-			report_note("no key for descriptor %s%s: showing no-key names",
-				    hex, kr->nkeys ? " (none of the given keys opens it)" :
+			report_note("no key for %s %s%s: showing no-key names",
+				    ctx->version == E4_CONTEXT_V1 ? "descriptor" : "identifier", hex, kr->nkeys ? " (none of the given keys opens it)" :
 						     " (no --key-file given)");
 		else
-			report_error("no key for descriptor %s%s", hex,
+			report_error("no key for %s %s%s",
+			     ctx->version == E4_CONTEXT_V1 ? "descriptor" : "identifier", hex,
 				     kr->nkeys ? " (none of the given keys opens it)" :
 						 " (no --key-file given)");
 	}
@@ -302,7 +309,51 @@ static void report_dummy(struct keyring *kr, const struct e4_context *ctx)
 	}
 }
 
-enum e4_status keyring_inode_cipher(struct keyring *kr,
+/* v2 keys (fs/crypto/keysetup.c fscrypt_setup_v2_file_key): per file from
+ * the nonce, or per mode and filesystem UUID under the IV_INO_LBLK flags,
+ * which also put the inode number into the IVs. */
+static enum e4_status v2_key(struct keyring *kr, ext2_ino_t ino,
+			     const struct e4_context *ctx, uint8_t mode,
+			     const struct master_key *k, uint8_t *dk,
+			     size_t keysize, enum e4_iv_scheme *scheme,
+			     uint32_t *iv_ino)
+{
+	uint8_t info[17];
+	enum e4_status st;
+
+	info[0] = mode;
+	memcpy(info + 1, kr->im->fs->super->s_uuid, 16);
+	*scheme = E4_IV_LBLK;
+	*iv_ino = 0;
+	if (ctx->flags & E4_POLICY_FLAG_DIRECT_KEY)
+		return E4_UNSUPPORTED; /* only valid with Adiantum */
+	if (ctx->flags & E4_POLICY_FLAG_IV_INO_LBLK_64) {
+		*scheme = E4_IV_INO_LBLK_64;
+		*iv_ino = ino;
+		return e4_hkdf_sha512(dk, keysize, k->raw, k->len,
+				      E4_HKDF_IV_INO_LBLK_64_KEY, info, 17);
+	}
+	if (ctx->flags & E4_POLICY_FLAG_IV_INO_LBLK_32) {
+		uint8_t hk[16];
+		uint64_t h = 0;
+
+		st = e4_hkdf_sha512(hk, 16, k->raw, k->len,
+				    E4_HKDF_INODE_HASH_KEY, NULL, 0);
+		if (st == E4_OK)
+			st = e4_siphash_u64(&h, hk, ino);
+		e4_wipe(hk, sizeof(hk));
+		if (st)
+			return st;
+		*scheme = E4_IV_INO_LBLK_32;
+		*iv_ino = (uint32_t)h;
+		return e4_hkdf_sha512(dk, keysize, k->raw, k->len,
+				      E4_HKDF_IV_INO_LBLK_32_KEY, info, 17);
+	}
+	return e4_hkdf_sha512(dk, keysize, k->raw, k->len,
+			      E4_HKDF_PER_FILE_ENC_KEY, ctx->nonce, E4_NONCE_SIZE);
+}
+
+enum e4_status keyring_inode_cipher(struct keyring *kr, ext2_ino_t ino,
 				    const struct e4_context *ctx, int names,
 				    struct e4_cipher **out)
 {
@@ -310,6 +361,8 @@ enum e4_status keyring_inode_cipher(struct keyring *kr,
 	const struct e4_mode_info *m = e4_mode_lookup(mode);
 	const struct master_key *k;
 	uint8_t dk[E4_MAX_KEY_SIZE];
+	enum e4_iv_scheme scheme = E4_IV_LBLK;
+	uint32_t iv_ino = 0;
 	enum e4_status st;
 
 	*out = NULL;
@@ -331,9 +384,16 @@ enum e4_status keyring_inode_cipher(struct keyring *kr,
 	k = keyring_lookup(kr, ctx);
 	if (!k)
 		return E4_BAD_KEY;
-	st = e4_v1_derive_key(dk, m->keysize, k->raw, k->len, ctx->nonce);
+	if (ctx->version == E4_CONTEXT_V2)
+		st = v2_key(kr, ino, ctx, mode, k, dk, m->keysize, &scheme, &iv_ino);
+	else if (ctx->flags & E4_POLICY_FLAG_DIRECT_KEY)
+		st = E4_UNSUPPORTED; /* v1 DIRECT_KEY: Adiantum only */
+	else
+		st = e4_v1_derive_key(dk, m->keysize, k->raw, k->len, ctx->nonce);
 	if (st == E4_OK)
 		st = e4_cipher_new(out, mode, dk, m->keysize);
+	if (st == E4_OK)
+		e4_cipher_set_iv_scheme(*out, scheme, iv_ino);
 	e4_wipe(dk, sizeof(dk));
 	return st;
 }

@@ -12,6 +12,7 @@ struct master_key {
 	size_t len;
 	char *source;                               /* file name, for messages */
 	uint8_t e4crypt_desc[E4_KEY_DESCRIPTOR_SIZE]; /* SHA-512 convention */
+	uint8_t v2_id[E4_KEY_IDENTIFIER_SIZE];        /* HKDF identifier */
 	int used;
 };
 
@@ -45,10 +46,10 @@ void keyring_free(struct keyring *kr);
 const struct master_key *keyring_lookup(struct keyring *kr,
 					const struct e4_context *ctx);
 
-/* Derive the per-inode key and set up the cipher for its contents
+/* Derive the key of inode ino and set up the cipher for its contents
  * (names = 0) or names and symlink target (names = 1).  Returns E4_OK,
  * E4_BAD_KEY when no key is known, or another status on failure. */
-enum e4_status keyring_inode_cipher(struct keyring *kr,
+enum e4_status keyring_inode_cipher(struct keyring *kr, ext2_ino_t ino,
 				    const struct e4_context *ctx, int names,
 				    struct e4_cipher **out);
 
