@@ -154,6 +154,43 @@ static void generate(struct drbg *d)
 		add_hex(o, "derived", out, ks);
 		emit(o);
 	}
+	for (int ctxb = 1; ctxb <= 7; ctxb++) {
+		/* v2: info per context as fs/crypto uses it */
+		size_t il = ctxb == 2 || ctxb == 5 ? 16 :
+			    ctxb == 3 ? 1 : ctxb == 4 || ctxb == 6 ? 17 : 0;
+		size_t ol = ctxb == 1 || ctxb == 5 || ctxb == 7 ? 16 : 64;
+
+		drbg_bytes(d, master, 64);
+		drbg_bytes(d, in, il);
+		if (il == 1 || il == 17)
+			in[0] = E4_MODE_AES_256_XTS;
+		e4_hkdf_sha512(out, ol, master, 64, (uint8_t)ctxb, in, il);
+		o = vec("hkdf_v2");
+		add_hex(o, "master", master, 64);
+		json_object_object_add(o, "context", json_object_new_int(ctxb));
+		add_hex(o, "info", in, il);
+		add_hex(o, "derived", out, ol);
+		emit(o);
+	}
+	for (size_t n = 16; n <= 64; n *= 2) {
+		drbg_bytes(d, master, n);
+		e4_v2_key_identifier(out, master, n);
+		o = vec("key_identifier_v2");
+		add_hex(o, "key", master, n);
+		add_hex(o, "identifier", out, 16);
+		emit(o);
+	}
+	for (int i = 0; i < 3; i++) {
+		uint64_t h, ino = i == 0 ? 12 : i == 1 ? 65537 : 0xfffffffeULL;
+
+		drbg_bytes(d, key, 16);
+		e4_siphash_u64(&h, key, ino);
+		o = vec("inode_hash");
+		add_hex(o, "key", key, 16);
+		json_object_object_add(o, "ino", json_object_new_int64((int64_t)ino));
+		json_object_object_add(o, "hash", json_object_new_int64((int64_t)(uint32_t)h));
+		emit(o);
+	}
 	for (size_t n = 16; n <= 64; n *= 2) {
 		drbg_bytes(d, master, n);
 		e4_e4crypt_descriptor(out, master, n);
@@ -340,6 +377,26 @@ static int check_one(json_object *o)
 		    lb != 16 || get_hex(o, "derived", c, 64, &lc))
 			return -1;
 		return e4_v1_derive_key(r, lc, a, la, b) || memcmp(r, c, lc);
+	}
+	if (!strcmp(type, "hkdf_v2")) {
+		if (get_hex(o, "master", a, 64, &la) || get_hex(o, "info", b, 64, &lb) ||
+		    get_hex(o, "derived", c, 64, &lc))
+			return -1;
+		return e4_hkdf_sha512(r, lc, a, la, (uint8_t)get_int(o, "context"), b, lb) ||
+		       memcmp(r, c, lc);
+	}
+	if (!strcmp(type, "key_identifier_v2")) {
+		if (get_hex(o, "key", a, 64, &la) || get_hex(o, "identifier", c, 16, &lc) || lc != 16)
+			return -1;
+		return e4_v2_key_identifier(r, a, la) || memcmp(r, c, 16);
+	}
+	if (!strcmp(type, "inode_hash")) {
+		uint64_t h;
+
+		if (get_hex(o, "key", a, 16, &la) || la != 16)
+			return -1;
+		return e4_siphash_u64(&h, a, (uint64_t)get_int(o, "ino")) ||
+		       (uint32_t)h != (uint32_t)get_int(o, "hash");
 	}
 	if (!strcmp(type, "descriptor_e4crypt")) {
 		if (get_hex(o, "key", a, 64, &la) || get_hex(o, "descriptor", c, 8, &lc) || lc != 8)

@@ -21,6 +21,8 @@ Exit status: 0 all passed, 1 any failure or unknown type, 2 unreadable input.
 """
 
 import hashlib
+import struct
+import hmac
 import json
 import sys
 
@@ -589,7 +591,68 @@ def check_context(v):
         expect("nonce", fields["nonce"], hexfield(v, "nonce", 16))
 
 
+# v2 (fs/crypto/hkdf.c): HKDF-SHA512, empty salt, info = "fscrypt\0" ||
+# context byte || info; the key identifier is context 1 with no info.
+def hkdf_v2(master, context, info, n):
+    prk = hmac.new(b"", master, hashlib.sha512).digest()
+    full = b"fscrypt\0" + bytes([context]) + info
+    out, t, i = b"", b"", 1
+    while len(out) < n:
+        t = hmac.new(prk, t + full + bytes([i]), hashlib.sha512).digest()
+        out += t
+        i += 1
+    return out[:n]
+
+
+def siphash24(key, msg):
+    M = (1 << 64) - 1
+
+    def rotl(x, b):
+        return ((x << b) | (x >> (64 - b))) & M
+    k0, k1 = struct.unpack("<QQ", key)
+    v = [k0 ^ 0x736f6d6570736575, k1 ^ 0x646f72616e646f6d,
+         k0 ^ 0x6c7967656e657261, k1 ^ 0x7465646279746573]
+
+    def rnd():
+        v[0] = (v[0] + v[1]) & M; v[1] = rotl(v[1], 13); v[1] ^= v[0]; v[0] = rotl(v[0], 32)
+        v[2] = (v[2] + v[3]) & M; v[3] = rotl(v[3], 16); v[3] ^= v[2]
+        v[0] = (v[0] + v[3]) & M; v[3] = rotl(v[3], 21); v[3] ^= v[0]
+        v[2] = (v[2] + v[1]) & M; v[1] = rotl(v[1], 17); v[1] ^= v[2]; v[2] = rotl(v[2], 32)
+    full = len(msg) // 8 * 8
+    for i in range(0, full, 8):
+        m = struct.unpack("<Q", msg[i:i + 8])[0]
+        v[3] ^= m; rnd(); rnd(); v[0] ^= m
+    b = (len(msg) & 0xff) << 56
+    for i, ch in enumerate(msg[full:]):
+        b |= ch << (8 * i)
+    v[3] ^= b; rnd(); rnd(); v[0] ^= b
+    v[2] ^= 0xff
+    for _ in range(4):
+        rnd()
+    return v[0] ^ v[1] ^ v[2] ^ v[3]
+
+
+def check_hkdf_v2(v):
+    derived = hexfield(v, "derived", min_len=1)
+    expect("derived", hkdf_v2(hexfield(v, "master"), intfield(v, "context", 1, 7),
+                              hexfield(v, "info"), len(derived)), derived)
+
+
+def check_key_identifier_v2(v):
+    expect("identifier", hkdf_v2(hexfield(v, "key"), 1, b"", 16),
+           hexfield(v, "identifier", 16))
+
+
+def check_inode_hash(v):
+    h = siphash24(hexfield(v, "key", 16),
+                  struct.pack("<Q", intfield(v, "ino", 0, (1 << 64) - 1)))
+    expect("hash", h & M32, intfield(v, "hash", 0, M32))
+
+
 CHECKS = {
+    "hkdf_v2": check_hkdf_v2,
+    "key_identifier_v2": check_key_identifier_v2,
+    "inode_hash": check_inode_hash,
     "context": check_context,
     "kdf_v1": check_kdf_v1,
     "descriptor_e4crypt": check_descriptor,
