@@ -1,3 +1,4 @@
+#include <stdlib.h>
 #include <string.h>
 #include <openssl/crypto.h>
 #include <openssl/core_names.h>
@@ -119,4 +120,38 @@ enum e4_status e4_siphash_u64(uint64_t *out, const uint8_t key[16],
 	for (int i = 7; i >= 0; i--)
 		*out = *out << 8 | mac[i];
 	return E4_OK;
+}
+
+enum e4_status e4_e4crypt_passphrase_key(uint8_t out[64], const uint8_t *pass,
+					 size_t pass_len, const uint8_t *salt,
+					 size_t salt_len)
+{
+	uint8_t *buf, h[64], acc[64] = { 0 };
+	unsigned int hl;
+	int ok = 1;
+
+	if (salt_len > 256 || pass_len > 1024)
+		return E4_BAD_KEY;
+	buf = calloc(1, 256 + 1024);
+	if (!buf)
+		return E4_NOMEM;
+	memcpy(buf, salt, salt_len);
+	memcpy(buf + 256, pass, pass_len);
+	ok = EVP_Digest(buf, 256 + pass_len, h, &hl, EVP_sha512(), NULL);
+	memcpy(buf + 64, pass, pass_len);
+	for (unsigned int i = 0; ok && i < E4_E4CRYPT_ITERATIONS; i++) {
+		if (i) {
+			memcpy(buf, h, 64);
+			ok = EVP_Digest(buf, 64 + pass_len, h, &hl, EVP_sha512(), NULL);
+		}
+		for (int j = 0; j < 64; j++)
+			acc[j] ^= h[j];
+	}
+	if (ok)
+		memcpy(out, acc, 64);
+	e4_wipe(buf, 256 + 1024);
+	e4_wipe(h, sizeof(h));
+	e4_wipe(acc, sizeof(acc));
+	free(buf);
+	return ok ? E4_OK : E4_CRYPTO;
 }

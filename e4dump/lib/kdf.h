@@ -40,6 +40,15 @@ enum e4_status e4_v2_key_identifier(uint8_t out[E4_KEY_IDENTIFIER_SIZE],
 enum e4_status e4_siphash_u64(uint64_t *out, const uint8_t key[16],
 			      uint64_t value);
 
+/* e4crypt's passphrase key (e2fsprogs misc/e4crypt.c pbkdf2_sha512, which
+ * is not RFC 8018 PBKDF2): H1 = SHA-512(salt zero-padded to 256 bytes ||
+ * passphrase), Hi = SHA-512(Hi-1 || passphrase), key = the first 64 bytes of
+ * H1 ^ ... ^ H65535.  Salt at most 256 bytes, passphrase at most 1024. */
+#define E4_E4CRYPT_ITERATIONS 65535
+enum e4_status e4_e4crypt_passphrase_key(uint8_t out[64], const uint8_t *pass,
+					 size_t pass_len, const uint8_t *salt,
+					 size_t salt_len);
+
 /* Overwrite secret bytes in a way the compiler keeps. */
 void e4_wipe(void *p, size_t n);
 

@@ -19,6 +19,9 @@ struct options {
 	int check;            /* vectors --check */
 	const char **key_files;
 	size_t n_key_files;
+	const char **pass_files; /* --passphrase-file */
+	size_t n_pass_files;
+	const char *salt_hex;    /* --salt */
 	const char **args;    /* positional: IMAGE [PATH] */
 	size_t n_args;
 };

@@ -40,45 +40,102 @@ static int read_all(const char *path, uint8_t *buf, size_t cap, size_t *len)
 	return 0;
 }
 
+static struct master_key *new_key(struct keyring *kr, const char *source)
+{
+	struct master_key *keys = realloc(kr->keys, (kr->nkeys + 1) * sizeof(*keys));
+	struct master_key *k;
+
+	if (!keys)
+		return NULL;
+	kr->keys = keys;
+	k = &kr->keys[kr->nkeys];
+	memset(k, 0, sizeof(*k));
+	k->source = strdup(source);
+	return k->source ? k : NULL;
+}
+
+/* Fill in a new key's derived names and count it. */
+static int finish_key(struct keyring *kr, struct master_key *k)
+{
+	if (e4_e4crypt_descriptor(k->e4crypt_desc, k->raw, k->len) != E4_OK ||
+	    e4_v2_key_identifier(k->v2_id, k->raw, k->len) != E4_OK) {
+		e4_wipe(k->raw, sizeof(k->raw));
+		report_error("key %s: cannot hash the key", k->source);
+		free(k->source);
+		return -1;
+	}
+	kr->nkeys++;
+	return 0;
+}
+
+int keyring_add_passphrase(struct keyring *kr, const char *path,
+			   const uint8_t *salt, size_t salt_len)
+{
+	uint8_t buf[1026];
+	size_t len;
+	char source[300];
+	struct master_key *k;
+	enum e4_status st;
+
+	if (read_all(path, buf, sizeof(buf), &len)) {
+		report_error("passphrase file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (len && buf[len - 1] == '\r')
+		len--;
+	if (len > 1024 || len == 0) {
+		e4_wipe(buf, sizeof(buf));
+		report_error("passphrase file %s: %s", path,
+			     len ? "passphrase longer than 1024 bytes" : "empty passphrase");
+		return -1;
+	}
+	snprintf(source, sizeof(source), "passphrase %s", path);
+	k = new_key(kr, source);
+	if (!k) {
+		e4_wipe(buf, sizeof(buf));
+		report_error("passphrase file %s: out of memory", path);
+		return -1;
+	}
+	st = e4_e4crypt_passphrase_key(k->raw, buf, len, salt, salt_len);
+	e4_wipe(buf, sizeof(buf));
+	if (st != E4_OK) {
+		free(k->source);
+		report_error("passphrase file %s: key derivation failed", path);
+		return -1;
+	}
+	k->len = 64;
+	return finish_key(kr, k);
+}
+
 int keyring_add_file(struct keyring *kr, const char *path)
 {
 	uint8_t buf[512];
 	size_t len;
 	const char *why;
-	struct master_key *k, *keys;
+	struct master_key *k;
 
 	if (read_all(path, buf, sizeof(buf), &len)) {
 		report_error("key file %s: %s", path, strerror(errno));
 		return -1;
 	}
-	keys = realloc(kr->keys, (kr->nkeys + 1) * sizeof(*keys));
-	if (!keys) {
+	k = new_key(kr, path);
+	if (!k) {
 		e4_wipe(buf, sizeof(buf));
 		report_error("key file %s: out of memory", path);
 		return -1;
 	}
-	kr->keys = keys;
-	k = &kr->keys[kr->nkeys];
-	memset(k, 0, sizeof(*k));
 	if (len == sizeof(buf) ||
 	    e4_keyfile_parse(buf, len, k->raw, &k->len, &why) != E4_OK) {
 		e4_wipe(buf, sizeof(buf));
+		free(k->source);
 		report_error("key file %s: %s", path,
 			     len == sizeof(buf) ? "too large for a key" : why);
 		return -1;
 	}
 	e4_wipe(buf, sizeof(buf));
-	k->source = strdup(path);
-	if (!k->source ||
-	    e4_e4crypt_descriptor(k->e4crypt_desc, k->raw, k->len) != E4_OK ||
-	    e4_v2_key_identifier(k->v2_id, k->raw, k->len) != E4_OK) {
-		e4_wipe(k->raw, sizeof(k->raw));
-		free(k->source);
-		report_error("key file %s: cannot hash the key", path);
-		return -1;
-	}
-	kr->nkeys++;
-	return 0;
+	return finish_key(kr, k);
 }
 
 void keyring_free(struct keyring *kr)

@@ -38,6 +38,10 @@ struct keyring {
 void keyring_init(struct keyring *kr, struct img *im);
 /* Load a key file ("-" = stdin).  -1 after printing an error. */
 int keyring_add_file(struct keyring *kr, const char *path);
+/* Derive a key from a passphrase file (one trailing newline dropped) the
+ * way e4crypt does, with the given salt.  -1 after printing an error. */
+int keyring_add_passphrase(struct keyring *kr, const char *path,
+			   const uint8_t *salt, size_t salt_len);
 /* Wipes every key. */
 void keyring_free(struct keyring *kr);
 

@@ -48,6 +48,8 @@ static void usage(FILE *f)
 	fprintf(f, "\noptions:\n"
 		   "  -k, --key-file F  master key: raw bytes (16..64) or hex text;\n"
 		   "                    '-' reads standard input; repeatable\n"
+		   "  --passphrase-file F  key from a passphrase, derived as e4crypt does\n"
+		   "                    (salt: s_encrypt_pw_salt or --salt HEX)\n"
 		   "  -l                long listing: inode, type, mode, size, mtime\n"
 		   "  -R                recursive listing\n"
 		   "  -o DIR            output directory for extract\n"
@@ -76,6 +78,8 @@ int main(int argc, char **argv)
 		{ "format", required_argument, NULL, 'F' },
 		{ "dummy-key", no_argument, NULL, 'D' },
 		{ "seed", required_argument, NULL, 'S' },
+		{ "passphrase-file", required_argument, NULL, 'P' },
+		{ "salt", required_argument, NULL, 'T' },
 		{ "check", no_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -114,7 +118,8 @@ int main(int argc, char **argv)
 	}
 	o.key_files = calloc((size_t)argc, sizeof(*o.key_files));
 	o.args = calloc((size_t)argc, sizeof(*o.args));
-	if (!o.key_files || !o.args) {
+	o.pass_files = calloc((size_t)argc, sizeof(*o.pass_files));
+	if (!o.key_files || !o.args || !o.pass_files) {
 		report_error("out of memory");
 		return EXIT_FATAL;
 	}
@@ -129,6 +134,8 @@ int main(int argc, char **argv)
 		case 'v': report_verbose = 1; break;
 		case 'D': o.dummy_key = 1; break;
 		case 'S': o.seed = optarg; break;
+		case 'P': o.pass_files[o.n_pass_files++] = optarg; break;
+		case 'T': o.salt_hex = optarg; break;
 		case 'C': o.check = 1; break;
 		case 'F':
 			if (!strcmp(optarg, "auto")) {
@@ -173,6 +180,7 @@ int main(int argc, char **argv)
 	rc = cmd->run(&o);
 out:
 	free(o.key_files);
+	free(o.pass_files);
 	free(o.args);
 	return rc;
 }

@@ -390,6 +390,28 @@ START_TEST(v2_kdf)
 }
 END_TEST
 
+/* e4crypt's passphrase key: expected values from a Python implementation
+ * over hashlib following e2fsprogs misc/e4crypt.c pbkdf2_sha512. */
+START_TEST(e4crypt_passphrase)
+{
+	uint8_t salt[16], out[64], want[64];
+	const char *pw = "correct horse battery staple";
+
+	for (int i = 0; i < 16; i++)
+		salt[i] = (uint8_t)i;
+	ck_assert_int_eq(e4_e4crypt_passphrase_key(out, (const uint8_t *)pw,
+						   strlen(pw), salt, 16), E4_OK);
+	unhex("72d9d337e1596165563d689c996df7501547f221bbc4feaa1317efe135b5c532"
+	      "af1b4c9f66c04378b9cebd8c28f10aa7c037ff5185eb533eb8c6148fde4808ab", want);
+	ck_assert_mem_eq(out, want, 64);
+	ck_assert_int_eq(e4_e4crypt_passphrase_key(out, (const uint8_t *)"x", 1,
+						   NULL, 0), E4_OK);
+	unhex("fdeafd231aada7d4adaa8f1040078b331610b19f71e68cc74a7cf6e42b507b1a"
+	      "cb86555c951eea1db50211ac06a4ede75ce66642223da93d3ea12e5b1da5b065", want);
+	ck_assert_mem_eq(out, want, 64);
+}
+END_TEST
+
 Suite *lib_suite(void)
 {
 	Suite *s = suite_create("e4core");
@@ -409,6 +431,7 @@ Suite *lib_suite(void)
 	tcase_add_test(tc, nokey_long_name);
 	tcase_add_test(tc, nokey_2015);
 	tcase_add_test(tc, v2_kdf);
+	tcase_add_test(tc, e4crypt_passphrase);
 	suite_add_tcase(s, tc);
 	return s;
 }
