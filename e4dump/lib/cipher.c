@@ -15,6 +15,7 @@ struct e4_cipher {
 	EVP_CIPHER *cipher;   /* fetched once */
 	EVP_CIPHER_CTX *dec;  /* keyed once; only the IV changes per call */
 	EVP_CIPHER_CTX *enc;
+	EVP_CIPHER_CTX *essiv; /* AES-256-ECB keyed with SHA-256(key) */
 };
 
 static int is_cts(uint8_t mode)
@@ -28,6 +29,7 @@ void e4_cipher_free(struct e4_cipher *c)
 		return;
 	EVP_CIPHER_CTX_free(c->dec); /* cleanses key material */
 	EVP_CIPHER_CTX_free(c->enc);
+	EVP_CIPHER_CTX_free(c->essiv);
 	EVP_CIPHER_free(c->cipher);
 	free(c);
 }
@@ -48,6 +50,7 @@ enum e4_status e4_cipher_new(struct e4_cipher **out, uint8_t mode,
 	if (keylen != m->keysize)
 		return E4_BAD_KEY;
 	alg = mode == E4_MODE_AES_256_XTS ? "AES-256-XTS" :
+	      mode == E4_MODE_AES_128_CBC ? "AES-128-CBC" :
 	      mode == E4_MODE_AES_128_CTS ? "AES-128-CBC-CTS" : "AES-256-CBC-CTS";
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -58,12 +61,28 @@ enum e4_status e4_cipher_new(struct e4_cipher **out, uint8_t mode,
 	c->enc = EVP_CIPHER_CTX_new();
 	if (!c->cipher || !c->dec || !c->enc)
 		goto fail;
+	if (mode == E4_MODE_AES_128_CBC) {
+		/* essiv(cbc(aes),sha256): the IV is encrypted with AES-256
+		 * keyed with SHA-256 of the data key. */
+		uint8_t salt[32];
+		unsigned int sl;
+
+		c->essiv = EVP_CIPHER_CTX_new();
+		if (!c->essiv || !EVP_Digest(key, keylen, salt, &sl, EVP_sha256(), NULL) ||
+		    !EVP_EncryptInit_ex(c->essiv, EVP_aes_256_ecb(), NULL, salt, NULL) ||
+		    !EVP_CIPHER_CTX_set_padding(c->essiv, 0)) {
+			OPENSSL_cleanse(salt, sizeof(salt));
+			goto fail;
+		}
+		OPENSSL_cleanse(salt, sizeof(salt));
+	}
 	/* The kernel's cts(cbc(aes)) swaps the last two blocks: CS3. */
 	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_CIPHER_PARAM_CTS_MODE,
 						     (char *)"CS3", 0);
 	params[1] = OSSL_PARAM_construct_end();
 	if (!EVP_DecryptInit_ex2(c->dec, c->cipher, key, NULL,
-				 is_cts(mode) ? params : NULL))
+				 is_cts(mode) ? params : NULL) ||
+	    (mode == E4_MODE_AES_128_CBC && !EVP_CIPHER_CTX_set_padding(c->dec, 0)))
 		goto fail;
 	/* OpenSSL refuses to encrypt with XTS keys whose halves are equal;
 	 * encryption is only for vectors, so set it up lazily-tolerant. */
@@ -71,6 +90,8 @@ enum e4_status e4_cipher_new(struct e4_cipher **out, uint8_t mode,
 				 is_cts(mode) ? params : NULL)) {
 		EVP_CIPHER_CTX_free(c->enc);
 		c->enc = NULL;
+	} else if (mode == E4_MODE_AES_128_CBC) {
+		EVP_CIPHER_CTX_set_padding(c->enc, 0);
 	}
 	*out = c;
 	return E4_OK;
@@ -121,11 +142,17 @@ static enum e4_status xts(struct e4_cipher *c, int enc, uint64_t lblk,
 {
 	uint8_t iv[16];
 
-	if (c->mode != E4_MODE_AES_256_XTS)
+	if (c->mode != E4_MODE_AES_256_XTS && c->mode != E4_MODE_AES_128_CBC)
 		return E4_UNSUPPORTED;
-	if (len < 16)
+	if (len < 16 || (c->mode == E4_MODE_AES_128_CBC && len % 16))
 		return E4_CORRUPT;
 	make_iv(c, iv, lblk);
+	if (c->essiv) {
+		int n = 0;
+
+		if (!EVP_EncryptUpdate(c->essiv, iv, &n, iv, 16) || n != 16)
+			return E4_CRYPTO;
+	}
 	return run(enc ? c->enc : c->dec, enc, iv, in, out, len);
 }
 

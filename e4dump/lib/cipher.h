@@ -28,7 +28,8 @@ void e4_cipher_set_iv_scheme(struct e4_cipher *c, enum e4_iv_scheme s,
 			     uint32_t ino_or_hash);
 
 /* Decrypt one contents data unit (a filesystem block) of logical block
- * number lblk: AES-256-XTS with tweak le64(lblk) followed by 8 zero bytes. */
+ * number lblk: AES-256-XTS with tweak le64(lblk) followed by 8 zero bytes,
+ * or AES-128-CBC with IV = AES-256(SHA-256(key), that block) (ESSIV). */
 enum e4_status e4_decrypt_data_unit(struct e4_cipher *c, uint64_t lblk,
 				    const uint8_t *in, uint8_t *out, size_t len);
 
