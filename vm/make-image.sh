@@ -10,7 +10,9 @@
 #
 # Also writes OUT_IMAGE.console.log (guest console) and the raw master keys of
 # the scenario's `key` lines as KEYS_DIR/<deschex>.key (default KEYS_DIR:
-# "keys" next to OUT_IMAGE).
+# "keys" next to OUT_IMAGE) and of its `key2` lines (v2 keys) as
+# KEYS_DIR/<identifierhex>.key, the identifier being the one the kernel
+# returned (the manifest's `key2` records, in the order of the lines).
 #
 # Options (a flag beats the environment variable, which beats an `@size` /
 # `@mkfs` line of the scenario, which beats the default):
@@ -147,6 +149,10 @@ for no, line in enumerate(open(scen, encoding="utf-8"), 1):
     seen[desc] = key
     with open(os.path.join(keysdir, desc + ".key"), "wb") as f:
         f.write(key)
+for no, line in enumerate(open(scen, encoding="utf-8"), 1):
+    w = line.split()
+    if w and w[0] == "key2" and (len(w) != 2 or not 16 <= len(bytes.fromhex(w[1])) <= 64):
+        sys.exit(f"{scen}:{no}: usage: key2 KEYHEX (16..64 bytes)")
 EOF
 
 # ---- the ext4 image -------------------------------------------------------------------
@@ -203,6 +209,27 @@ n = sum(1 for l in lines if l[:2] in ("f ", "d ", "l ", "h ", "s "))
 if lines[-1] != f"end {n}":
     sys.exit(f"manifest trailer {lines[-1]!r} does not match {n} entries")
 open(sys.argv[2], "wb").write(text)
+EOF
+
+# ---- v2 keys: KEYS_DIR/<identifier>.key ---------------------------------------------------
+# The n-th `key2` line of the scenario gave the n-th `key2 IDHEX NBYTES` record
+# of the manifest; the identifier is also recomputed here (HKDF-SHA512, as
+# fs/crypto/keyring.c) as a check.
+python3 - "$scenario" "$manifest" "$keysdir" <<'EOF' || failed "v2 key identifiers"
+import sys, os, hmac, hashlib
+scen, man, keysdir = sys.argv[1:]
+keys = [bytes.fromhex(l.split()[1]) for l in open(scen, encoding="utf-8")
+        if l.split()[:1] == ["key2"]]
+ids = [l.split()[1:] for l in open(man, encoding="ascii") if l.startswith("key2 ")]
+if len(keys) != len(ids):
+    sys.exit(f"{len(keys)} key2 lines in the scenario, {len(ids)} in the manifest")
+for key, (ident, nbytes) in zip(keys, ids):
+    prk = hmac.new(bytes(64), key, hashlib.sha512).digest()
+    want = hmac.new(prk, b"fscrypt\0\x01\x01", hashlib.sha512).digest()[:16].hex()
+    if ident != want or int(nbytes) != len(key):
+        sys.exit(f"kernel's identifier {ident} ({nbytes} bytes) != HKDF {want} ({len(key)})")
+    with open(os.path.join(keysdir, ident + ".key"), "wb") as f:
+        f.write(key)
 EOF
 
 if [ $opt_fsck = 1 ]; then

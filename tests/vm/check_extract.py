@@ -148,7 +148,7 @@ def parse_manifest(path, records=None):
         try:
             if t == "end":
                 ended = int(w[1])
-            elif t == "key":
+            elif t in ("key", "key2"):
                 pass
             elif t == "tree":
                 trees[w[1]] = w[2:]

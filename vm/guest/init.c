@@ -3,7 +3,7 @@
  *
  * Reads a scenario from /dev/vdb (offset 0, NUL-terminated, at most 64 KiB),
  * mounts the ext4 image /dev/vda on /mnt, executes the scenario (adds fscrypt
- * v1 keys, sets v1 policies, writes deterministic trees), writes a manifest
+ * v1 and v2 keys, sets v1/v2 policies, writes deterministic trees), writes a manifest
  * of everything it created at offset 65536 of /dev/vdb (NUL-terminated),
  * unmounts /mnt, prints "E4DUMP-GUEST-OK" (or "E4DUMP-GUEST-FAIL: reason")
  * on the console and reboots (QEMU runs with -no-reboot, so it exits).
@@ -25,6 +25,7 @@
 #include <inttypes.h>
 #include <linux/fs.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +67,37 @@ struct e4_get_policy_ex_arg {
 	uint8_t policy[64];   /* v1: 12 bytes, v2: 24 bytes; version first */
 };
 #define E4_IOC_GET_ENCRYPTION_POLICY_EX _IOWR('f', 22, uint8_t[9])
+/* v2 policies (Linux >= 5.4): keys live in the filesystem's keyring */
+struct e4_fscrypt_policy_v2 {
+	uint8_t version; /* FSCRYPT_POLICY_V2 == 2 */
+	uint8_t contents_encryption_mode;
+	uint8_t filenames_encryption_mode;
+	uint8_t flags;
+	uint8_t __reserved[4];
+	uint8_t master_key_identifier[16];
+};
+struct e4_fscrypt_key_specifier {
+	uint32_t type; /* FSCRYPT_KEY_SPEC_TYPE_IDENTIFIER == 2 */
+	uint32_t __reserved;
+	union {
+		uint8_t __reserved[32];
+		uint8_t descriptor[8];
+		uint8_t identifier[16];
+	} u;
+};
+struct e4_fscrypt_add_key_arg {
+	struct e4_fscrypt_key_specifier key_spec;
+	uint32_t raw_size;
+	uint32_t key_id;
+	uint32_t __reserved[8];
+	uint8_t raw[];
+};
+_Static_assert(sizeof(struct e4_fscrypt_policy_v2) == 24, "policy v2 size");
+_Static_assert(sizeof(struct e4_fscrypt_key_specifier) == 40, "key specifier size");
+_Static_assert(sizeof(struct e4_fscrypt_add_key_arg) == 80, "add_key_arg size");
+#define E4_FSCRYPT_POLICY_V2 2
+#define E4_FSCRYPT_KEY_SPEC_TYPE_IDENTIFIER 2
+#define E4_IOC_ADD_ENCRYPTION_KEY _IOWR('f', 23, struct e4_fscrypt_add_key_arg)
 #define E4_KEYCTL_JOIN_SESSION_KEYRING 1
 #define E4_KEY_SPEC_SESSION_KEYRING (-3)
 
@@ -711,6 +743,43 @@ static void cmd_key(char **tok, int ntok, int lineno)
 	man_add("key %s %u\n", description, k.size);
 }
 
+/* identifier of the most recent key2 (for tree2 without IDHEX) */
+static uint8_t g_last_id2[16];
+static int g_have_id2;
+
+static void cmd_key2(char **tok, int ntok, int lineno)
+{
+	struct {
+		struct e4_fscrypt_add_key_arg a;
+		uint8_t raw[64];
+	} k;
+	int fd;
+
+	_Static_assert(offsetof(__typeof__(k), raw) == sizeof(struct e4_fscrypt_add_key_arg),
+		       "raw[] right after the header");
+	if (ntok != 2)
+		fail("line %d: usage: key2 KEYHEX", lineno);
+	memset(&k, 0, sizeof(k));
+	k.a.key_spec.type = E4_FSCRYPT_KEY_SPEC_TYPE_IDENTIFIER;
+	k.a.raw_size = (uint32_t)parse_hex(tok[1], k.raw, sizeof(k.raw), lineno);
+	if (k.a.raw_size < 16)
+		fail("line %d: a v2 master key has 16..64 bytes", lineno);
+	k.a.key_id = 0;
+	fd = open(MNT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		FAILE("open " MNT);
+	if (ioctl(fd, E4_IOC_ADD_ENCRYPTION_KEY, &k) < 0)
+		FAILE("line %d: FS_IOC_ADD_ENCRYPTION_KEY on " MNT, lineno);
+	close(fd);
+	memcpy(g_last_id2, k.a.key_spec.u.identifier, 16);
+	g_have_id2 = 1;
+	man_add("key2 ");
+	man_hex(g_last_id2, 16);
+	man_add(" %u\n", k.a.raw_size);
+	say("e4dump-guest: key2 (%u bytes) added, identifier %02x%02x%02x%02x...", k.a.raw_size,
+	    g_last_id2[0], g_last_id2[1], g_last_id2[2], g_last_id2[3]);
+}
+
 static void start_tree(const char *dir)
 {
 	int i;
@@ -789,6 +858,75 @@ static void cmd_tree(char **tok, int ntok, int lineno)
 		man_add(" %s", tok[i]);
 	man_add("\n");
 	populate(tok + 6, ntok - 6, lineno);
+	finish_tree(first);
+}
+
+static int is_hex32(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++)
+		if (hexval((unsigned char)s[i]) < 0)
+			return 0;
+	return i == 32;
+}
+
+static int get_policy_fd(int fd, struct e4_get_policy_ex_arg *a);
+
+/* tree2 DIR CMODE FMODE FLAGS [IDHEX|@last] [big] [small] */
+static void cmd_tree2(char **tok, int ntok, int lineno)
+{
+	struct e4_fscrypt_policy_v2 pol;
+	struct e4_get_policy_ex_arg got;
+	const char *dir;
+	char p[4200];
+	size_t first = g_nent;
+	int fd, nopt = 5;
+
+	if (ntok < 5)
+		fail("line %d: usage: tree2 DIR CONTENTS_MODE FNAMES_MODE FLAGS [IDHEX|@last] [big] [small]",
+		     lineno);
+	dir = parse_dir(tok[1], lineno);
+	memset(&pol, 0, sizeof(pol));
+	pol.version = E4_FSCRYPT_POLICY_V2;
+	pol.contents_encryption_mode = (uint8_t)parse_num(tok[2], 255, lineno);
+	pol.filenames_encryption_mode = (uint8_t)parse_num(tok[3], 255, lineno);
+	pol.flags = (uint8_t)parse_num(tok[4], 255, lineno);
+	if (ntok > 5 && is_hex32(tok[5])) {
+		parse_hex(tok[5], pol.master_key_identifier, 16, lineno);
+		nopt = 6;
+	} else {
+		if (ntok > 5 && !strcmp(tok[5], "@last"))
+			nopt = 6;
+		if (!g_have_id2)
+			fail("line %d: tree2 without IDHEX needs a key2 line before", lineno);
+		memcpy(pol.master_key_identifier, g_last_id2, 16);
+	}
+
+	start_tree(dir);
+	mk_dir(NULL, 0755);
+	abs_path(p, sizeof(p), dir);
+	fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		FAILE("open %s", p);
+	if (ioctl(fd, E4_IOC_SET_ENCRYPTION_POLICY, &pol) < 0)
+		FAILE("line %d: FS_IOC_SET_ENCRYPTION_POLICY (v2) on %s", lineno, p);
+	errno = get_policy_fd(fd, &got);
+	if (errno)
+		FAILE("line %d: FS_IOC_GET_ENCRYPTION_POLICY_EX on %s", lineno, p);
+	if (got.policy_size != sizeof(pol) || memcmp(got.policy, &pol, sizeof(pol)))
+		fail("line %d: v2 policy read back from %s differs", lineno, p);
+	if (close(fd) < 0)
+		FAILE("close %s", p);
+
+	man_add("tree %s enc2 ", dir);
+	man_hex(pol.master_key_identifier, 16);
+	man_add(" %u %u %u", pol.contents_encryption_mode, pol.filenames_encryption_mode,
+		pol.flags);
+	for (int i = nopt; i < ntok; i++)
+		man_add(" %s", tok[i]);
+	man_add("\n");
+	populate(tok + nopt, ntok - nopt, lineno);
 	finish_tree(first);
 }
 
@@ -1516,6 +1654,10 @@ static void run_scenario(char *text)
 				cmd_key(tok, ntok, lineno);
 			else if (!strcmp(tok[0], "tree"))
 				cmd_tree(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "key2"))
+				cmd_key2(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "tree2"))
+				cmd_tree2(tok, ntok, lineno);
 			else if (!strcmp(tok[0], "plain"))
 				cmd_plain(tok, ntok, lineno);
 			else if (!strcmp(tok[0], "remount"))
