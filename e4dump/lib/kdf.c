@@ -135,7 +135,8 @@ enum e4_status e4_e4crypt_passphrase_key(uint8_t out[64], const uint8_t *pass,
 	buf = calloc(1, 256 + 1024);
 	if (!buf)
 		return E4_NOMEM;
-	memcpy(buf, salt, salt_len);
+	if (salt_len)
+		memcpy(buf, salt, salt_len);
 	memcpy(buf + 256, pass, pass_len);
 	ok = EVP_Digest(buf, 256 + pass_len, h, &hl, EVP_sha512(), NULL);
 	memcpy(buf + 64, pass, pass_len);
