@@ -1,0 +1,135 @@
+/* e4dump vectors --check: recompute each vector with the library. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <openssl/evp.h>
+#include <ext2fs/ext2fs.h>
+#include "cipher.h"
+#include "context.h"
+#include "kdf.h"
+#include "nokey.h"
+#include "symlink.h"
+#include "vectors.h"
+
+#define BUF 8192
+
+/* 0 = recomputed equal, 1 = differs, -1 = malformed */
+int vectors_check_one(json_object *o)
+{
+	static uint8_t a[BUF], b[BUF], c[BUF], r[BUF];
+	size_t la, lb, lc, n;
+	const char *type = get_str(o, "type");
+	struct e4_cipher *ci;
+	int bad;
+
+	if (!strcmp(type, "kdf_v1")) {
+		if (get_hex(o, "master", a, BUF, &la) || get_hex(o, "nonce", b, 16, &lb) ||
+		    lb != 16 || get_hex(o, "derived", c, 64, &lc))
+			return -1;
+		return e4_v1_derive_key(r, lc, a, la, b) || memcmp(r, c, lc);
+	}
+	if (!strcmp(type, "hkdf_v2")) {
+		if (get_hex(o, "master", a, 64, &la) || get_hex(o, "info", b, 64, &lb) ||
+		    get_hex(o, "derived", c, 64, &lc))
+			return -1;
+		return e4_hkdf_sha512(r, lc, a, la, (uint8_t)get_int(o, "context"), b, lb) ||
+		       memcmp(r, c, lc);
+	}
+	if (!strcmp(type, "key_identifier_v2")) {
+		if (get_hex(o, "key", a, 64, &la) || get_hex(o, "identifier", c, 16, &lc) || lc != 16)
+			return -1;
+		return e4_v2_key_identifier(r, a, la) || memcmp(r, c, 16);
+	}
+	if (!strcmp(type, "inode_hash")) {
+		uint64_t h;
+
+		if (get_hex(o, "key", a, 16, &la) || la != 16)
+			return -1;
+		return e4_siphash_u64(&h, a, (uint64_t)get_int(o, "ino")) ||
+		       (uint32_t)h != (uint32_t)get_int(o, "hash");
+	}
+	if (!strcmp(type, "descriptor_e4crypt")) {
+		if (get_hex(o, "key", a, 64, &la) || get_hex(o, "descriptor", c, 8, &lc) || lc != 8)
+			return -1;
+		return e4_e4crypt_descriptor(r, a, la) || memcmp(r, c, 8);
+	}
+	if (!strcmp(type, "xts")) {
+		if (get_hex(o, "key", a, 64, &la) || la != 64 ||
+		    get_hex(o, "plaintext", b, BUF, &lb) ||
+		    get_hex(o, "ciphertext", c, BUF, &lc) || lb != lc)
+			return -1;
+		if (e4_cipher_new(&ci, E4_MODE_AES_256_XTS, a, 64))
+			return 1;
+		bad = e4_decrypt_data_unit(ci, (uint64_t)get_int(o, "lblk"), c, r, lc) ||
+		      memcmp(r, b, lb);
+		e4_cipher_free(ci);
+		return bad;
+	}
+	if (!strcmp(type, "name") || !strcmp(type, "symlink")) {
+		int is_name = !strcmp(type, "name");
+		size_t st;
+
+		if (get_hex(o, "key", a, 32, &la) || la != 32 ||
+		    get_hex(o, is_name ? "name" : "target", b, BUF, &lb) ||
+		    get_hex(o, is_name ? "stored" : "blob", c, BUF, &lc))
+			return -1;
+		st = stored_len(get_str(o, "generation"),
+				(unsigned int)get_int(o, "padding"), lb,
+				is_name ? 255 : 4093);
+		if (st != lc - (is_name ? 0 : 2))
+			return 1; /* the length rule */
+		if (e4_cipher_new(&ci, E4_MODE_AES_256_CTS, a, 32))
+			return 1;
+		bad = is_name ? (int)e4_decrypt_name(ci, c, lc, r, &n) :
+				(int)e4_symlink_decrypt(ci, c, lc, r, &n);
+		e4_cipher_free(ci);
+		return bad || n != lb || memcmp(r, b, lb);
+	}
+	if (!strcmp(type, "nokey_2015") || !strcmp(type, "nokey_61")) {
+		char s[E4_NOKEY_NAME_MAX + 1];
+
+		if (get_hex(o, "ciphertext", a, 255, &la))
+			return -1;
+		if (type[6] == '2')
+			bad = e4_nokey_name_2015(a, la, s) != E4_OK;
+		else
+			bad = e4_nokey_name_v61((uint32_t)get_int(o, "hash"),
+						(uint32_t)get_int(o, "minor_hash"),
+						a, la, s) != E4_OK;
+		return bad || strcmp(s, get_str(o, "nokey"));
+	}
+	if (!strcmp(type, "context")) {
+		static const char *res[] = { "ok", "corrupt", "unrecognized" };
+		struct e4_context ctx;
+		enum e4_status st;
+		const char *want = get_str(o, "result");
+
+		if (get_hex(o, "bytes", a, 64, &la))
+			return -1;
+		st = e4_context_parse(&ctx, a, la);
+		if (st > E4_UNRECOGNIZED || strcmp(res[st], want))
+			return 1;
+		if (st != E4_OK)
+			return 0;
+		if (get_hex(o, "key_id", b, 16, &lb) || get_hex(o, "nonce", c, 16, &lc))
+			return -1;
+		return ctx.version != get_int(o, "version") ||
+		       ctx.contents_mode != get_int(o, "contents_mode") ||
+		       ctx.filenames_mode != get_int(o, "filenames_mode") ||
+		       ctx.flags != get_int(o, "flags") ||
+		       lb != ctx.key_id_size || memcmp(b, ctx.key_id, lb) ||
+		       lc != 16 || memcmp(c, ctx.nonce, 16);
+	}
+	if (!strcmp(type, "dirhash")) {
+		uint32_t h, m;
+
+		if (get_hex(o, "seed", a, 16, &la) || la != 16 ||
+		    get_hex(o, "name", b, 255, &lb))
+			return -1;
+		dirhash((int)get_int(o, "version"), a, b, lb, &h, &m);
+		return h != (uint32_t)get_int(o, "hash") ||
+		       m != (uint32_t)get_int(o, "minor_hash");
+	}
+	return -1;
+}
+
