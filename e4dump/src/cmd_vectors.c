@@ -56,5 +56,6 @@ int cmd_vectors(const struct options *o)
 		return EXIT_FATAL;
 	}
 	vectors_generate(&d);
+	vectors_generate_modes(&d);
 	return fflush(stdout) ? EXIT_FATAL : EXIT_DONE;
 }

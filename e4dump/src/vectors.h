@@ -37,6 +37,9 @@ void dirhash(int version, const uint8_t seed[16], const uint8_t *name,
 	     size_t len, uint32_t *hash, uint32_t *minor);
 
 void vectors_generate(struct drbg *d);
+/* Appended to vectors_generate: IV flags, AES-128 modes, passphrases,
+ * the casefold dirhash. */
+void vectors_generate_modes(struct drbg *d);
 /* 0 = recomputed equal, 1 = differs, -1 = malformed or unknown type. */
 int vectors_check_one(json_object *o);
 

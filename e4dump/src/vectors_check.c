@@ -8,10 +8,30 @@
 #include "context.h"
 #include "kdf.h"
 #include "nokey.h"
+#include "siphash_dirhash.h"
 #include "symlink.h"
 #include "vectors.h"
 
 #define BUF 8192
+
+/* The optional "iv_flags" field: "ino_lblk_64" with "ino" or "ino_lblk_32"
+ * with "hashed_ino".  0, or -1 when malformed. */
+static int set_iv_flags(struct e4_cipher *c, json_object *o)
+{
+	const char *f;
+
+	if (!json_object_object_get_ex(o, "iv_flags", NULL))
+		return 0;
+	f = get_str(o, "iv_flags");
+	if (!strcmp(f, "ino_lblk_64") && get_int(o, "ino") >= 0)
+		e4_cipher_set_iv_scheme(c, E4_IV_INO_LBLK_64, (uint32_t)get_int(o, "ino"));
+	else if (!strcmp(f, "ino_lblk_32") && get_int(o, "hashed_ino") >= 0)
+		e4_cipher_set_iv_scheme(c, E4_IV_INO_LBLK_32,
+					(uint32_t)get_int(o, "hashed_ino"));
+	else
+		return -1;
+	return 0;
+}
 
 /* 0 = recomputed equal, 1 = differs, -1 = malformed */
 int vectors_check_one(json_object *o)
@@ -53,15 +73,20 @@ int vectors_check_one(json_object *o)
 			return -1;
 		return e4_e4crypt_descriptor(r, a, la) || memcmp(r, c, 8);
 	}
-	if (!strcmp(type, "xts")) {
-		if (get_hex(o, "key", a, 64, &la) || la != 64 ||
+	if (!strcmp(type, "xts") || !strcmp(type, "essiv")) {
+		int xts = type[0] == 'x';
+		size_t kl = xts ? 64 : 16;
+
+		if (get_hex(o, "key", a, 64, &la) || la != kl ||
 		    get_hex(o, "plaintext", b, BUF, &lb) ||
 		    get_hex(o, "ciphertext", c, BUF, &lc) || lb != lc)
 			return -1;
-		if (e4_cipher_new(&ci, E4_MODE_AES_256_XTS, a, 64))
+		if (e4_cipher_new(&ci, xts ? E4_MODE_AES_256_XTS : E4_MODE_AES_128_CBC, a, kl))
 			return 1;
-		bad = e4_decrypt_data_unit(ci, (uint64_t)get_int(o, "lblk"), c, r, lc) ||
-		      memcmp(r, b, lb);
+		bad = set_iv_flags(ci, o);
+		if (!bad)
+			bad = e4_decrypt_data_unit(ci, (uint64_t)get_int(o, "lblk"), c, r, lc) ||
+			      memcmp(r, b, lb);
 		e4_cipher_free(ci);
 		return bad;
 	}
@@ -69,7 +94,12 @@ int vectors_check_one(json_object *o)
 		int is_name = !strcmp(type, "name");
 		size_t st;
 
-		if (get_hex(o, "key", a, 32, &la) || la != 32 ||
+		int mode = json_object_object_get_ex(o, "mode", NULL) ?
+			   (int)get_int(o, "mode") : E4_MODE_AES_256_CTS;
+
+		if (get_hex(o, "key", a, 32, &la) ||
+		    la != (mode == E4_MODE_AES_128_CTS ? 16u : 32u) ||
+		    (mode != E4_MODE_AES_128_CTS && mode != E4_MODE_AES_256_CTS) ||
 		    get_hex(o, is_name ? "name" : "target", b, BUF, &lb) ||
 		    get_hex(o, is_name ? "stored" : "blob", c, BUF, &lc))
 			return -1;
@@ -78,8 +108,12 @@ int vectors_check_one(json_object *o)
 				is_name ? 255 : 4093);
 		if (st != lc - (is_name ? 0 : 2))
 			return 1; /* the length rule */
-		if (e4_cipher_new(&ci, E4_MODE_AES_256_CTS, a, 32))
+		if (e4_cipher_new(&ci, (uint8_t)mode, a, la))
 			return 1;
+		if (set_iv_flags(ci, o)) {
+			e4_cipher_free(ci);
+			return -1;
+		}
 		bad = is_name ? (int)e4_decrypt_name(ci, c, lc, r, &n) :
 				(int)e4_symlink_decrypt(ci, c, lc, r, &n);
 		e4_cipher_free(ci);
@@ -122,14 +156,27 @@ int vectors_check_one(json_object *o)
 	}
 	if (!strcmp(type, "dirhash")) {
 		uint32_t h, m;
+		int version = (int)get_int(o, "version");
 
-		if (get_hex(o, "seed", a, 16, &la) || la != 16 ||
-		    get_hex(o, "name", b, 255, &lb))
+		if (get_hex(o, version == E4_DX_HASH_SIPHASH ? "key" : "seed", a, 16, &la) ||
+		    la != 16 || get_hex(o, "name", b, 255, &lb))
 			return -1;
-		dirhash((int)get_int(o, "version"), a, b, lb, &h, &m);
+		if (version == E4_DX_HASH_SIPHASH) {
+			if (e4_siphash_dirhash(a, b, lb, &h, &m))
+				return 1;
+		} else {
+			dirhash(version, a, b, lb, &h, &m);
+		}
 		return h != (uint32_t)get_int(o, "hash") ||
 		       m != (uint32_t)get_int(o, "minor_hash");
 	}
+	if (!strcmp(type, "passphrase_e4crypt")) {
+		if (get_hex(o, "passphrase", a, 1024, &la) || get_hex(o, "salt", b, 256, &lb) ||
+		    get_hex(o, "key", c, 64, &lc) || lc != 64 ||
+		    get_hex(o, "descriptor", r + 64, 8, &n) || n != 8)
+			return -1;
+		return e4_e4crypt_passphrase_key(r, a, la, b, lb) || memcmp(r, c, 64) ||
+		       e4_e4crypt_descriptor(r + 128, r, 64) || memcmp(r + 128, r + 64, 8);
+	}
 	return -1;
 }
-

@@ -474,6 +474,21 @@ def check_descriptor(v):
     expect("descriptor", e4crypt_descriptor(key), desc)
 
 
+def iv_number(v, lblk):
+    """The 64-bit IV number of fs/crypto/crypto.c fscrypt_generate_iv for
+    the vector's optional "iv_flags"."""
+    flags = v.get("iv_flags", "lblk")
+    if flags == "lblk":
+        return lblk
+    if flags == "ino_lblk_64":
+        if lblk > M32:
+            raise Bad("lblk does not fit 32 bits under IV_INO_LBLK_64")
+        return intfield(v, "ino", 0, M32) << 32 | lblk
+    if flags == "ino_lblk_32":
+        return (intfield(v, "hashed_ino", 0, M32) + lblk) & M32
+    raise Bad("unknown iv_flags %r" % (flags,))
+
+
 def check_xts(v):
     key = hexfield(v, "key", 64)
     lblk = intfield(v, "lblk", 0, (1 << 64) - 1)
@@ -481,15 +496,35 @@ def check_xts(v):
     ct = hexfield(v, "ciphertext", min_len=16)
     if len(pt) != len(ct):
         raise Bad("plaintext and ciphertext lengths differ")
-    tw = fscrypt_tweak(lblk)
+    tw = fscrypt_tweak(iv_number(v, lblk))
     expect("ciphertext", xts_encrypt(key, tw, pt), ct)
     expect("decrypted plaintext", xts_decrypt(key, tw, ct), pt)
+
+
+def check_essiv(v):
+    """AES-128-CBC-ESSIV (mode 5): IV = AES-256(SHA-256(key), le64 IV
+    number || 8 zero bytes)."""
+    key = hexfield(v, "key", 16)
+    lblk = intfield(v, "lblk", 0, (1 << 64) - 1)
+    pt = hexfield(v, "plaintext", min_len=16)
+    ct = hexfield(v, "ciphertext", min_len=16)
+    if len(pt) != len(ct) or len(pt) % 16:
+        raise Bad("plaintext and ciphertext must be equal multiples of 16")
+    iv = Block(hashlib.sha256(key).digest()).enc(
+        fscrypt_tweak(iv_number(v, lblk)))
+    expect("ciphertext", cbc_encrypt(Block(key), iv, pt), ct)
+    expect("decrypted plaintext", cbc_decrypt(Block(key), iv, ct), pt)
 
 
 def _check_encrypted_name(v, plain_field, stored, limit):
     gen = strfield(v, "generation")
     padding = intfield(v, "padding")
-    key = hexfield(v, "key", 32)
+    mode = intfield(v, "mode") if "mode" in v else 4
+    if mode not in (4, 6):
+        raise Bad("names mode %d is not AES-256-CTS (4) or AES-128-CTS (6)"
+                  % mode)
+    key = hexfield(v, "key", 32 if mode == 4 else 16)
+    iv = fscrypt_tweak(iv_number(v, 0))
     plain = hexfield(v, plain_field, min_len=1)
     if gen not in ("2015", "6.1"):
         raise Bad("unknown generation %r" % gen)
@@ -503,8 +538,8 @@ def _check_encrypted_name(v, plain_field, stored, limit):
     if len(stored) != L:
         raise Bad("stored length %d, expected %d" % (len(stored), L))
     padded = plain + bytes(L - len(plain))
-    expect("ciphertext", cts_encrypt(key, padded), stored)
-    dec = cts_decrypt(key, stored)
+    expect("ciphertext", cts_encrypt(key, padded, iv), stored)
+    dec = cts_decrypt(key, stored, iv)
     cut = dec.split(b"\0", 1)[0]
     expect("decrypted %s" % plain_field, cut, plain)
 
@@ -538,17 +573,51 @@ def check_nokey_61(v):
     expect("nokey", nokey_61(h, mh, ct), want)
 
 
+def siphash_dirhash(key, name):
+    """fs/ext4/hash.c DX_HASH_SIPHASH: high half with the low bit cleared
+    (the end-of-directory value 0xfffffffe moved down), low half minor."""
+    h = siphash24(key, name)
+    major = (h >> 32) & ~1 & M32
+    if major == 0xfffffffe:
+        major = 0xfffffffc
+    return major, h & M32
+
+
 def check_dirhash(v):
-    version = intfield(v, "version", 0, 5)
-    seed = hexfield(v, "seed", 16)
+    version = intfield(v, "version", 0, 6)
     name = hexfield(v, "name")
     h = intfield(v, "hash", 0, M32)
     mh = intfield(v, "minor_hash", 0, M32)
     if h & 1:
         raise Bad("hash has its low bit set")
-    got_h, got_mh = ext4_dirhash(version, name, seed)
+    if version == 6:
+        got_h, got_mh = siphash_dirhash(hexfield(v, "key", 16), name)
+    else:
+        got_h, got_mh = ext4_dirhash(version, name, hexfield(v, "seed", 16))
     expect("hash", "0x%08x" % got_h, "0x%08x" % h)
     expect("minor_hash", "0x%08x" % got_mh, "0x%08x" % mh)
+
+
+def e4crypt_passphrase_key(passphrase, salt):
+    """e2fsprogs misc/e4crypt.c: 65535 rounds; round 1 hashes the salt
+    zero-padded to 256 bytes followed by the passphrase, each later round
+    the previous digest followed by the passphrase; the key is the XOR of
+    all digests."""
+    if len(salt) > 256:
+        raise Bad("salt longer than 256 bytes")
+    digest = hashlib.sha512(salt.ljust(256, b"\0") + passphrase).digest()
+    acc = int.from_bytes(digest, "big")
+    for _ in range(65535 - 1):
+        digest = hashlib.sha512(digest + passphrase).digest()
+        acc ^= int.from_bytes(digest, "big")
+    return acc.to_bytes(64, "big")
+
+
+def check_passphrase(v):
+    key = e4crypt_passphrase_key(hexfield(v, "passphrase", min_len=1),
+                                 hexfield(v, "salt"))
+    expect("key", key, hexfield(v, "key", 64))
+    expect("descriptor", e4crypt_descriptor(key), hexfield(v, "descriptor", 8))
 
 
 # Encryption context xattr values (Linux 6.1 fs/crypto/policy.c and
@@ -657,6 +726,8 @@ CHECKS = {
     "kdf_v1": check_kdf_v1,
     "descriptor_e4crypt": check_descriptor,
     "xts": check_xts,
+    "essiv": check_essiv,
+    "passphrase_e4crypt": check_passphrase,
     "name": check_name,
     "symlink": check_symlink,
     "nokey_2015": check_nokey_2015,

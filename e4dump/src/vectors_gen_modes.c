@@ -1,0 +1,161 @@
+/* e4dump vectors: the IV flags, the AES-128 modes, e4crypt passphrases and
+ * the casefold SipHash dirhash (appended after the base set so that the
+ * earlier vectors of a seed never change). */
+#include <stdlib.h>
+#include <string.h>
+#include "cipher.h"
+#include "kdf.h"
+#include "siphash_dirhash.h"
+#include "vectors.h"
+
+static const char *const iv_flag_names[] = { "lblk", "ino_lblk_64", "ino_lblk_32" };
+
+static void add_iv_fields(json_object *o, enum e4_iv_scheme s, uint32_t v)
+{
+	if (s == E4_IV_LBLK)
+		return;
+	json_object_object_add(o, "iv_flags", json_object_new_string(iv_flag_names[s]));
+	json_object_object_add(o, s == E4_IV_INO_LBLK_64 ? "ino" : "hashed_ino",
+			       json_object_new_int64(v));
+}
+
+static void gen_contents(struct drbg *d)
+{
+	static const struct {
+		uint8_t mode;
+		enum e4_iv_scheme s;
+		uint32_t v;
+		size_t du;
+		uint64_t lblk;
+	} cv[] = {
+		{ E4_MODE_AES_256_XTS, E4_IV_INO_LBLK_64, 12, 4096, 0 },
+		{ E4_MODE_AES_256_XTS, E4_IV_INO_LBLK_64, 0xfffffff0u, 1024, 77 },
+		{ E4_MODE_AES_256_XTS, E4_IV_INO_LBLK_32, 0x9c2a1f07u, 4096, 3 },
+		{ E4_MODE_AES_256_XTS, E4_IV_INO_LBLK_32, 0xfffffffeu, 2048, 5 },
+		{ E4_MODE_AES_128_CBC, E4_IV_LBLK, 0, 4096, 0 },
+		{ E4_MODE_AES_128_CBC, E4_IV_LBLK, 0, 1024, 9 },
+		{ E4_MODE_AES_128_CBC, E4_IV_INO_LBLK_64, 13, 4096, 2 },
+	};
+	uint8_t key[64], in[4096], out[4096];
+
+	for (size_t i = 0; i < sizeof(cv) / sizeof(cv[0]); i++) {
+		int xts = cv[i].mode == E4_MODE_AES_256_XTS;
+		size_t kl = xts ? 64 : 16;
+		struct e4_cipher *c;
+		json_object *o;
+
+		drbg_bytes(d, key, kl);
+		drbg_bytes(d, in, cv[i].du);
+		if (e4_cipher_new(&c, cv[i].mode, key, kl))
+			abort();
+		e4_cipher_set_iv_scheme(c, cv[i].s, cv[i].v);
+		if (e4_encrypt_data_unit(c, cv[i].lblk, in, out, cv[i].du))
+			abort();
+		e4_cipher_free(c);
+		o = vec(xts ? "xts" : "essiv");
+		add_hex(o, "key", key, kl);
+		json_object_object_add(o, "lblk", json_object_new_int64((int64_t)cv[i].lblk));
+		add_iv_fields(o, cv[i].s, cv[i].v);
+		add_hex(o, "plaintext", in, cv[i].du);
+		add_hex(o, "ciphertext", out, cv[i].du);
+		emit(o);
+	}
+}
+
+/* Names with a 16-byte AES-128-CTS key (mode 6) at every length, and
+ * AES-256-CTS names under the IV flags (the IV is not zero there). */
+static void gen_names(struct drbg *d)
+{
+	static const size_t lens[] = { 1, 3, 15, 16, 17, 31, 32, 33, 100, 254, 255 };
+	static const struct { enum e4_iv_scheme s; uint32_t v; size_t len; } fv[] = {
+		{ E4_IV_INO_LBLK_64, 12, 5 }, { E4_IV_INO_LBLK_64, 70001, 40 },
+		{ E4_IV_INO_LBLK_32, 0x12345678u, 17 }, { E4_IV_INO_LBLK_32, 0xfffffffeu, 255 },
+	};
+	uint8_t key[32], in[256], out[256];
+
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]) + 4; i++) {
+		int flagged = i >= sizeof(lens) / sizeof(lens[0]);
+		size_t f = flagged ? i - sizeof(lens) / sizeof(lens[0]) : 0;
+		size_t len = flagged ? fv[f].len : lens[i], kl = flagged ? 32 : 16;
+		size_t st = stored_len("6.1", 16, len, 255);
+		struct e4_cipher *c;
+		json_object *o;
+
+		drbg_bytes(d, key, kl);
+		drbg_name(d, in, len);
+		memset(in + len, 0, st - len);
+		if (e4_cipher_new(&c, flagged ? E4_MODE_AES_256_CTS : E4_MODE_AES_128_CTS,
+				  key, kl))
+			abort();
+		if (flagged)
+			e4_cipher_set_iv_scheme(c, fv[f].s, fv[f].v);
+		if (e4_encrypt_name(c, in, st, out))
+			abort();
+		e4_cipher_free(c);
+		o = vec("name");
+		json_object_object_add(o, "generation", json_object_new_string("6.1"));
+		json_object_object_add(o, "padding", json_object_new_int(16));
+		if (!flagged)
+			json_object_object_add(o, "mode", json_object_new_int(E4_MODE_AES_128_CTS));
+		else
+			add_iv_fields(o, fv[f].s, fv[f].v);
+		add_hex(o, "key", key, kl);
+		add_hex(o, "name", in, len);
+		add_hex(o, "stored", out, st);
+		emit(o);
+	}
+}
+
+static void gen_passphrases(struct drbg *d)
+{
+	static const char *const pass[] = { "password", "correct horse battery staple", "x" };
+	uint8_t salt[16], key[64], desc[8];
+
+	for (size_t i = 0; i < 3; i++) {
+		size_t pl = strlen(pass[i]);
+		json_object *o;
+
+		drbg_bytes(d, salt, 16);
+		if (e4_e4crypt_passphrase_key(key, (const uint8_t *)pass[i], pl, salt, 16) ||
+		    e4_e4crypt_descriptor(desc, key, 64))
+			abort();
+		o = vec("passphrase_e4crypt");
+		add_hex(o, "passphrase", (const uint8_t *)pass[i], pl);
+		add_hex(o, "salt", salt, 16);
+		add_hex(o, "key", key, 64);
+		add_hex(o, "descriptor", desc, 8);
+		emit(o);
+	}
+}
+
+/* Hash version 6: SipHash under the directory's dirhash key, over the
+ * casefolded plaintext name. */
+static void gen_siphash_dirhash(struct drbg *d)
+{
+	static const char *const names[] = { "readme.txt", "a", "a\xcc\x88.txt" /* NFD of "ä.txt" */, "0123456789abcdef0123456789abcdef" };
+	uint8_t key[16];
+
+	for (size_t i = 0; i < 4; i++) {
+		uint32_t h, m;
+		json_object *o;
+
+		drbg_bytes(d, key, 16);
+		if (e4_siphash_dirhash(key, (const uint8_t *)names[i], strlen(names[i]), &h, &m))
+			abort();
+		o = vec("dirhash");
+		json_object_object_add(o, "version", json_object_new_int(E4_DX_HASH_SIPHASH));
+		add_hex(o, "key", key, 16);
+		add_hex(o, "name", (const uint8_t *)names[i], strlen(names[i]));
+		json_object_object_add(o, "hash", json_object_new_int64(h));
+		json_object_object_add(o, "minor_hash", json_object_new_int64(m));
+		emit(o);
+	}
+}
+
+void vectors_generate_modes(struct drbg *d)
+{
+	gen_contents(d);
+	gen_names(d);
+	gen_passphrases(d);
+	gen_siphash_dirhash(d);
+}
