@@ -28,5 +28,28 @@ if [ -n "$VERIFY" ]; then
 	/usr/bin/python3 "$VERIFY" "$W/examples.jsonl" >"$W/py.out" 2>&1 && ok || bad "python: $(grep FAIL "$W/py.out" | head -5)"
 	tail -1 "$W/py.out"
 fi
+# ```image-bytes blocks: "# file: PATH" (an .img.xz under the project),
+# then "OFFSET HEXBYTES..." lines that must match the image.
+awk '/^```image-bytes$/ {on = 1; next} /^```$/ {on = 0} on' "$spec" >"$W/bytes.txt"
+nb=0
+img=
+while read -r off rest; do
+	case $off in
+	'#')
+		set -- $rest
+		[ "$1" = file: ] || continue
+		img=$W/$(basename "$2" .xz)
+		[ -f "$img" ] || xz -dc "$top/$2" >"$img" || bad "cannot read $2"
+		continue ;;
+	'') continue ;;
+	esac
+	want=$(echo "$rest" | sed 's/#.*//' | tr -d ' ')
+	n=$((${#want} / 2))
+	got=$(od -An -v -tx1 -j $((off)) -N "$n" "$img" | tr -d ' \n')
+	nb=$((nb + 1))
+	[ "$got" = "$want" ] && ok || bad "image bytes at $off: $got, spec says $want"
+done <"$W/bytes.txt"
+echo "image-bytes lines checked: $nb"
+[ "$nb" -ge 3 ] && ok || bad "only $nb image-bytes lines in the spec"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
