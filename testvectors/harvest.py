@@ -15,94 +15,22 @@ import sys
 
 from Cryptodome.Cipher import AES
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "tests", "vm"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "vm"))
+sys.path.insert(0, HERE)
 from check_extract import generate, parse_manifest  # noqa: E402
+from image_reader import Image  # noqa: E402
 
 IMG, MANIFEST, KEYS, OUT = sys.argv[1:5]
 
 
-def debugfs(cmd):
-    r = subprocess.run(["debugfs", "-R", cmd, IMG], capture_output=True)
-    if r.returncode:
-        raise SystemExit(f"debugfs {cmd}: {r.stderr.decode()}")
-    return r.stdout
-
-
-def read_image(off, n):
-    with open(IMG, "rb") as f:
-        f.seek(off)
-        return f.read(n)
-
-
-BLOCKSIZE = None
-
-
-def blocksize():
-    global BLOCKSIZE
-    if BLOCKSIZE is None:
-        for line in subprocess.run(["dumpe2fs", "-h", IMG], capture_output=True,
-                                   text=True).stdout.splitlines():
-            if line.startswith("Block size:"):
-                BLOCKSIZE = int(line.split()[-1])
-    return BLOCKSIZE
-
-
-def context(ino):
-    tmp = OUT + ".ctx"
-    debugfs(f"ea_get -f {tmp} <{ino}> c")
-    with open(tmp, "rb") as f:
-        ctx = f.read()
-    os.unlink(tmp)
-    assert len(ctx) == 28 and ctx[0] == 1, (ino, ctx.hex())
-    return ctx
-
-
-def raw_inode(ino):
-    text = debugfs(f"imap <{ino}>").decode()
-    words = text.replace(",", " ").split()
-    blk = int(words[words.index("block", words.index("located")) + 1])
-    off = int(words[words.index("offset") + 1], 16)
-    return read_image(blk * blocksize() + off, 256)
-
-
-def blocks(ino):
-    return [int(x) for x in debugfs(f"blocks <{ino}>").split()]
-
-
-def dir_entries(ino):
-    """(inode, raw name, file type) of a directory, parsed from its blocks."""
-    data = debugfs(f"cat <{ino}>")
-    out, pos = [], 0
-    while pos + 8 <= len(data):
-        inode = int.from_bytes(data[pos:pos + 4], "little")
-        rec_len = int.from_bytes(data[pos + 4:pos + 6], "little")
-        name_len, ftype = data[pos + 6], data[pos + 7]
-        if rec_len < 8:
-            break
-        name = data[pos + 8:pos + 8 + name_len]
-        if inode and name not in (b".", b".."):
-            out.append((inode, name, ftype))
-        pos += rec_len
-    return out
-
-
-def stat_of(ino):
-    raw = raw_inode(ino)
-    mode = int.from_bytes(raw[0:2], "little")
-    size = int.from_bytes(raw[4:8], "little") | int.from_bytes(raw[0x6c:0x70], "little") << 32
-    return mode, size, raw
+IMAGE = Image(IMG, os.path.dirname(os.path.abspath(OUT)))
+blocksize, context, blocks = IMAGE.blocksize, IMAGE.context, IMAGE.blocks
+dir_entries, stat_of, root_inode = IMAGE.dir_entries, IMAGE.stat, IMAGE.root_inode
 
 
 def kdf(master, nonce, n):
     return AES.new(nonce, AES.MODE_ECB).encrypt(master[:n])
-
-
-def root_inode(name):
-    for ino, raw, _ in dir_entries(2):
-        if raw == name:
-            return ino
-    raise SystemExit(f"no /{name.decode()} in the image")
 
 
 trees, entries = parse_manifest(MANIFEST)
@@ -160,12 +88,7 @@ for tree, words in trees.items():
              note=f"{tree}: name of {len(plain)} bytes stored as {len(ct)}: {plain.decode('utf-8', 'replace')}")
         if t == "l":
             nonce = context(ino)[12:28]
-            if size < 60:
-                blob = raw[0x28:0x28 + size]
-                where = "i_block"
-            else:
-                blob = read_image(blocks(ino)[0] * blocksize(), size)
-                where = "data block"
+            blob, where = IMAGE.symlink_blob(ino, size, raw)
             emit("symlink", master, nonce, blob, e.target,
                  note=f"{tree}: symlink {plain.decode('utf-8', 'replace')} ({where})")
         elif t == "f" and e.type == "f" and size >= 2 * blocksize() and not done_block:
@@ -176,7 +99,7 @@ for tree, words in trees.items():
             for lblk in (0, 1, len(blks) // 2):
                 if (lblk + 1) * blocksize() > size:
                     continue
-                ctb = read_image(blks[lblk] * blocksize(), blocksize())
+                ctb = IMAGE.read(blks[lblk] * blocksize(), blocksize())
                 emit("block", master, nonce, lblk.to_bytes(8, "little"), ctb,
                      data[lblk * blocksize():(lblk + 1) * blocksize()],
                      note=f"{tree}: logical block {lblk} of {plain.decode('utf-8', 'replace')}")

@@ -1,14 +1,23 @@
 #!/bin/bash
-# Regenerate testvectors/kernel/v1-kat.txt: boot Linux 6.1 in QEMU, have it
-# write vm/scenarios/v1-pad.scn, and harvest vectors from the image with
-# debugfs (testvectors/harvest.py).  Nonces differ on every run, so the file
-# changes completely; any run's output is valid.
+# Regenerate the kernel-harvested vectors: boot Linux 6.1 in QEMU, have it
+# write the scenarios, and harvest vectors from the images with debugfs.
+#   kernel/v1-kat.txt (+ .jsonl)  vm/scenarios/v1-pad.scn (harvest.py)
+#   kernel/modern-kat.jsonl       v2.scn, v1-modes.scn, v2-1k.scn
+#                                 (harvest_modern.py)
+# Nonces differ on every run, so the files change completely; any run's
+# output is valid.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-bash "$top/vm/make-image.sh" "$top/vm/scenarios/v1-pad.scn" "$work/v1-pad.img" >/dev/null
+for s in v1-pad v2 v1-modes v2-1k; do
+	bash "$top/vm/make-image.sh" "$top/vm/scenarios/$s.scn" "$work/$s.img" >/dev/null
+done
 /usr/bin/python3 "$top/testvectors/harvest.py" "$work/v1-pad.img" \
 	"$work/v1-pad.img.manifest" "$work/keys" "$top/testvectors/kernel/v1-kat.txt"
 /usr/bin/python3 "$top/testvectors/kat_to_jsonl.py" "$top/testvectors/kernel/v1-kat.txt" \
 	>"$top/testvectors/kernel/v1-kat.jsonl"
+for s in v2 v1-modes v2-1k; do
+	/usr/bin/python3 "$top/testvectors/harvest_modern.py" "$work/$s.img" \
+		"$work/$s.img.manifest" "$work/keys" "$s"
+done >"$top/testvectors/kernel/modern-kat.jsonl"

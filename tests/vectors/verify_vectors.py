@@ -755,7 +755,7 @@ def verify_files(paths, out=sys.stdout):
             unreadable = True
             continue
         for lineno, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
+            if not line.strip() or line.startswith("#"):
                 continue
             where = "%s:%d" % (path, lineno)
             try:
