@@ -8,7 +8,7 @@ E4DUMP=$1
 W=$2
 VERIFY=${3:-}
 top=$(cd "$(dirname "$0")/../.." && pwd)
-spec=$top/spec/ext4-encryption.md
+spec=${E4DUMP_SPEC:-$top/spec/ext4-encryption.md}
 rm -rf "$W" && mkdir -p "$W"
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
