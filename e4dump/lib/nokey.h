@@ -32,4 +32,28 @@ enum e4_status e4_nokey_name_2015(const uint8_t *ct, size_t len, char *out);
  * Returns the string length. */
 size_t e4_encode_digest_2015(const uint8_t *in, size_t len, char *out);
 
+/* Linux 4.1 to 5.14 (fs/ext4/crypto_fname.c, then fs/crypto/fname.c
+ * digest_encode / base64_encode): bytes enter a little-endian bit
+ * accumulator and 6-bit groups leave from the low end, a final partial
+ * group included, no padding; alphabet "A-Za-z0-9+,".  ceil(8 * len / 6)
+ * characters; out needs that + 1.  Returns the string length. */
+size_t e4_encode_le6(const uint8_t *in, size_t len, char *out);
+
+/* The no-key name generations between the seed and 5.15. */
+enum e4_nokey_generation {
+	E4_NOKEY_GEN_41,  /* 4.1 .. 4.11: '_' form with the last 16 bytes */
+	E4_NOKEY_GEN_412, /* 4.12 .. 5.5: '_' form with the second-to-last block */
+	E4_NOKEY_GEN_56,  /* 5.6 .. 5.14: struct fscrypt_nokey_name, le6 encoding */
+};
+/* 4.1 and 4.12: ciphertext of at most 32 bytes is encoded whole (up to 43
+ * characters); longer: '_' + encoding of le32 hash, le32 minor_hash and 16
+ * ciphertext bytes: the last 16 (4.1) or the second-to-last 16-byte block,
+ * ct + ((len - 17) & ~15) (4.12, which CTS makes depend on the whole name).
+ * 5.6: the struct of e4_nokey_name_v61 with the le6 encoding.
+ * out needs E4_NOKEY_NAME_MAX + 1 bytes. */
+#define E4_NOKEY_UNDIGESTED_MAX 32
+enum e4_status e4_nokey_name_gen(enum e4_nokey_generation gen, uint32_t hash,
+				 uint32_t minor_hash, const uint8_t *ct,
+				 size_t len, char *out);
+
 #endif

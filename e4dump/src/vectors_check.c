@@ -132,6 +132,55 @@ int vectors_check_one(json_object *o)
 						a, la, s) != E4_OK;
 		return bad || strcmp(s, get_str(o, "nokey"));
 	}
+	if (!strcmp(type, "nokey")) {
+		static const struct { const char *name; int g; } gens[] = {
+			{ "2015", -1 }, { "4.1", E4_NOKEY_GEN_41 }, { "4.12", E4_NOKEY_GEN_412 },
+			{ "5.6", E4_NOKEY_GEN_56 }, { "5.15", -2 },
+		};
+		const char *gen = get_str(o, "generation");
+		uint32_t h = (uint32_t)get_int(o, "hash"), m = (uint32_t)get_int(o, "minor_hash");
+		char s[E4_NOKEY_NAME_MAX + 1];
+		size_t g;
+
+		if (get_hex(o, "ciphertext", a, 255, &la))
+			return -1;
+		for (g = 0; g < sizeof(gens) / sizeof(gens[0]) && strcmp(gens[g].name, gen); g++)
+			;
+		if (g == sizeof(gens) / sizeof(gens[0]))
+			return -1;
+		bad = gens[g].g == -1 ? e4_nokey_name_2015(a, la, s) != E4_OK :
+		      gens[g].g == -2 ? e4_nokey_name_v61(h, m, a, la, s) != E4_OK :
+		      e4_nokey_name_gen((enum e4_nokey_generation)gens[g].g, h, m, a, la, s) != E4_OK;
+		return bad || strcmp(s, get_str(o, "nokey"));
+	}
+	if (!strcmp(type, "name_hash")) {
+		const char *gen = get_str(o, "generation");
+		char s[E4_NOKEY_2015_MAX + 1];
+		uint32_t h, m;
+
+		if (get_hex(o, "seed", a, 16, &la) || la != 16 ||
+		    get_hex(o, "ciphertext", b, 255, &lb) || lb < 16)
+			return -1;
+		if (!strcmp(gen, "2015")) {
+			if (e4_nokey_name_2015(b, lb, s))
+				return 1;
+			dirhash((int)get_int(o, "version"), a, (const uint8_t *)s, strlen(s), &h, &m);
+		} else if (!strcmp(gen, "4.1")) {
+			dirhash((int)get_int(o, "version"), a, b, lb, &h, &m);
+		} else {
+			return -1;
+		}
+		return h != (uint32_t)get_int(o, "hash") ||
+		       m != (uint32_t)get_int(o, "minor_hash");
+	}
+	if (!strcmp(type, "encode_le6")) {
+		char s[4 * 255 / 3 + 4];
+
+		if (get_hex(o, "bytes", a, 255, &la))
+			return -1;
+		e4_encode_le6(a, la, s);
+		return strcmp(s, get_str(o, "text")) != 0;
+	}
 	if (!strcmp(type, "context")) {
 		static const char *res[] = { "ok", "corrupt", "unrecognized" };
 		struct e4_context ctx;

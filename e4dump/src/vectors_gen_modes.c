@@ -1,10 +1,12 @@
-/* e4dump vectors: the IV flags, the AES-128 modes, e4crypt passphrases and
- * the casefold SipHash dirhash (appended after the base set so that the
- * earlier vectors of a seed never change). */
+/* e4dump vectors: the IV flags, the AES-128 modes, e4crypt passphrases,
+ * the casefold SipHash dirhash and the no-key names of every generation
+ * (appended after the base set so that the earlier vectors of a seed never
+ * change). */
 #include <stdlib.h>
 #include <string.h>
 #include "cipher.h"
 #include "kdf.h"
+#include "nokey.h"
 #include "siphash_dirhash.h"
 #include "vectors.h"
 
@@ -34,7 +36,7 @@ static void gen_contents(struct drbg *d)
 		{ E4_MODE_AES_256_XTS, E4_IV_INO_LBLK_32, 0xfffffffeu, 2048, 5 },
 		{ E4_MODE_AES_128_CBC, E4_IV_LBLK, 0, 4096, 0 },
 		{ E4_MODE_AES_128_CBC, E4_IV_LBLK, 0, 1024, 9 },
-		{ E4_MODE_AES_128_CBC, E4_IV_INO_LBLK_64, 13, 4096, 2 },
+		{ E4_MODE_AES_128_CBC, E4_IV_LBLK, 0, 2048, 2 },
 	};
 	uint8_t key[64], in[4096], out[4096];
 
@@ -152,10 +154,78 @@ static void gen_siphash_dirhash(struct drbg *d)
 	}
 }
 
+/* No-key names of 4.1, 4.12 and 5.6 (2015 and 5.15 have their own types)
+ * for ciphertext lengths around each threshold. */
+static void gen_nokey_generations(struct drbg *d)
+{
+	static const size_t cl[] = { 16, 17, 31, 32, 33, 48, 100, 149, 150, 255 };
+	static const struct { enum e4_nokey_generation g; const char *name; } gens[] = {
+		{ E4_NOKEY_GEN_41, "4.1" }, { E4_NOKEY_GEN_412, "4.12" }, { E4_NOKEY_GEN_56, "5.6" },
+	};
+	uint8_t ct[255];
+	char s[E4_NOKEY_NAME_MAX + 1];
+
+	for (size_t g = 0; g < 3; g++) {
+		for (size_t i = 0; i < sizeof(cl) / sizeof(cl[0]); i++) {
+			uint32_t h[2];
+			json_object *o;
+
+			drbg_bytes(d, ct, cl[i]);
+			drbg_bytes(d, (uint8_t *)h, sizeof(h));
+			h[0] &= ~1u;
+			if (e4_nokey_name_gen(gens[g].g, h[0], h[1], ct, cl[i], s))
+				abort();
+			o = vec("nokey");
+			json_object_object_add(o, "generation", json_object_new_string(gens[g].name));
+			json_object_object_add(o, "hash", json_object_new_int64(h[0]));
+			json_object_object_add(o, "minor_hash", json_object_new_int64(h[1]));
+			add_hex(o, "ciphertext", ct, cl[i]);
+			json_object_object_add(o, "nokey", json_object_new_string(s));
+			emit(o);
+		}
+	}
+}
+
+/* The htree hash of a stored name per generation: the seed hashed its
+ * no-key string, 4.1 and later the ciphertext. */
+static void gen_name_hashes(struct drbg *d)
+{
+	static const size_t cl[] = { 16, 33, 100 };
+	uint8_t ct[255], seed[16];
+	char s[E4_NOKEY_2015_MAX + 1];
+
+	for (int g = 0; g < 2; g++) {
+		for (size_t i = 0; i < 3; i++) {
+			uint32_t h, m;
+			json_object *o;
+
+			drbg_bytes(d, ct, cl[i]);
+			drbg_bytes(d, seed, 16);
+			if (g == 0) {
+				if (e4_nokey_name_2015(ct, cl[i], s))
+					abort();
+				dirhash(1, seed, (const uint8_t *)s, strlen(s), &h, &m);
+			} else {
+				dirhash(1, seed, ct, cl[i], &h, &m);
+			}
+			o = vec("name_hash");
+			json_object_object_add(o, "generation", json_object_new_string(g ? "4.1" : "2015"));
+			json_object_object_add(o, "version", json_object_new_int(1));
+			add_hex(o, "seed", seed, 16);
+			add_hex(o, "ciphertext", ct, cl[i]);
+			json_object_object_add(o, "hash", json_object_new_int64(h));
+			json_object_object_add(o, "minor_hash", json_object_new_int64(m));
+			emit(o);
+		}
+	}
+}
+
 void vectors_generate_modes(struct drbg *d)
 {
 	gen_contents(d);
 	gen_names(d);
 	gen_passphrases(d);
 	gen_siphash_dirhash(d);
+	gen_nokey_generations(d);
+	gen_name_hashes(d);
 }

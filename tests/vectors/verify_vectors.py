@@ -266,6 +266,75 @@ def nokey_61(hash_, minor, ciphertext):
     return base64url_nopad(raw)
 
 
+ALPHABET_41 = ("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+               "0123456789+,")
+
+
+def encode_le6(data):
+    """Linux 4.1..5.14 digest_encode/base64_encode: the bytes as one
+    little-endian integer, cut into 6-bit digits from the least significant
+    end; the last digit holds the remaining high bits."""
+    value = int.from_bytes(data, "little")
+    nbits = 8 * len(data)
+    return "".join(ALPHABET_41[(value >> shift) & 0x3F]
+                   for shift in range(0, nbits, 6))
+
+
+def nokey_generation(gen, hash_, minor, ct):
+    """What readdir shows without the key, per kernel generation."""
+    if gen == "2015":
+        return nokey_2015(ct)
+    if gen == "5.15":
+        return nokey_61(hash_, minor, ct)
+    if not 16 <= len(ct) <= 255:
+        raise Bad("stored name of %d bytes" % len(ct))
+    pair = hash_.to_bytes(4, "little") + minor.to_bytes(4, "little")
+    if gen == "5.6":
+        body = ct if len(ct) <= NOKEY61_BYTES else (
+            ct[:NOKEY61_BYTES] + hashlib.sha256(ct[NOKEY61_BYTES:]).digest())
+        return encode_le6(pair + body)
+    if gen not in ("4.1", "4.12"):
+        raise Bad("unknown generation %r" % (gen,))
+    if len(ct) <= 32:
+        return encode_le6(ct)
+    if gen == "4.1":
+        tail = ct[-16:]
+    else:                   # the second-to-last 16-byte CBC block
+        start = (len(ct) - 17) // 16 * 16
+        tail = ct[start:start + 16]
+    return "_" + encode_le6(pair + tail)
+
+
+def check_nokey(v):
+    gen = strfield(v, "generation")
+    h = intfield(v, "hash", 0, M32) if gen != "2015" else 0
+    mh = intfield(v, "minor_hash", 0, M32) if gen != "2015" else 0
+    expect("nokey", nokey_generation(gen, h, mh, hexfield(v, "ciphertext", min_len=1)),
+           strfield(v, "nokey"))
+
+
+def check_name_hash(v):
+    """The htree hash of a stored name: the seed hashed its no-key string
+    (ext4_fname_disk_to_hash), 4.1 and later the ciphertext itself."""
+    gen = strfield(v, "generation")
+    ct = hexfield(v, "ciphertext", min_len=16)
+    if gen == "2015":
+        data = nokey_2015(ct).encode("ascii")
+    elif gen == "4.1":
+        data = ct
+    else:
+        raise Bad("unknown generation %r" % (gen,))
+    got_h, got_mh = ext4_dirhash(intfield(v, "version", 0, 5), data,
+                                 hexfield(v, "seed", 16))
+    expect("hash", "0x%08x" % got_h, "0x%08x" % intfield(v, "hash", 0, M32))
+    expect("minor_hash", "0x%08x" % got_mh,
+           "0x%08x" % intfield(v, "minor_hash", 0, M32))
+
+
+def check_encode_le6(v):
+    expect("text", encode_le6(hexfield(v, "bytes")), strfield(v, "text"))
+
+
 # ---------------------------------------------------------------------------
 # ext4 directory hashes
 # ---------------------------------------------------------------------------
@@ -732,6 +801,9 @@ CHECKS = {
     "symlink": check_symlink,
     "nokey_2015": check_nokey_2015,
     "nokey_61": check_nokey_61,
+    "nokey": check_nokey,
+    "encode_le6": check_encode_le6,
+    "name_hash": check_name_hash,
     "dirhash": check_dirhash,
 }
 
