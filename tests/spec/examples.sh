@@ -17,9 +17,9 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 awk '/^```jsonl$/ {on = 1; next} /^```$/ {on = 0} on' "$spec" >"$W/examples.jsonl"
 n=$(grep -c . "$W/examples.jsonl")
 [ "$n" -ge 10 ] && ok || bad "only $n examples in the spec"
-# Sections 4 to 10 each end with examples.
-for sec in 4 5 6 7 8 9 10; do
-	awk -v s="## $sec\\\\." 'index($0, "## ") == 1 {cur = ($0 ~ "^" s)} cur && /^```jsonl$/ {found = 1} END {exit !found}' "$spec" &&
+# Sections 2 to 13 each have worked examples (jsonl or image-bytes).
+for sec in 2 3 4 5 6 7 8 9 10 11 12 13; do
+	awk -v s="## $sec\\\\." 'index($0, "## ") == 1 {cur = ($0 ~ "^" s)} cur && /^```(jsonl|image-bytes)$/ {found = 1} END {exit !found}' "$spec" &&
 		ok || bad "section $sec has no worked example"
 done
 "$E4DUMP" vectors --check "$W/examples.jsonl" >"$W/lib.out" 2>&1 && ok || bad "library: $(grep FAIL "$W/lib.out" | head -5)"
