@@ -3,8 +3,10 @@
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
+#include "adiantum.h"
 #include "cipher.h"
 #include "fscrypt_disk.h"
+#include "hctr2.h"
 #include "modes.h"
 #include "utf8.h"
 
@@ -16,7 +18,17 @@ struct e4_cipher {
 	EVP_CIPHER_CTX *dec;  /* keyed once; only the IV changes per call */
 	EVP_CIPHER_CTX *enc;
 	EVP_CIPHER_CTX *essiv; /* AES-256-ECB keyed with SHA-256(key) */
+	struct e4_adiantum *adiantum; /* mode 9 instead of the EVP contexts */
+	struct e4_hctr2 *hctr2;       /* mode 10 likewise */
+	int direct_key;               /* DIRECT_KEY: the nonce is in the IV */
+	uint8_t nonce[E4_NONCE_SIZE];
 };
+
+/* Length-preserving wide-block modes with a 32-byte IV. */
+static int is_wide(uint8_t mode)
+{
+	return mode == E4_MODE_ADIANTUM || mode == E4_MODE_AES_256_HCTR2;
+}
 
 static int is_cts(uint8_t mode)
 {
@@ -31,7 +43,9 @@ void e4_cipher_free(struct e4_cipher *c)
 	EVP_CIPHER_CTX_free(c->enc);
 	EVP_CIPHER_CTX_free(c->essiv);
 	EVP_CIPHER_free(c->cipher);
-	free(c);
+	e4_adiantum_free(c->adiantum);
+	e4_hctr2_free(c->hctr2);
+	OPENSSL_clear_free(c, sizeof(*c));
 }
 
 enum e4_status e4_cipher_new(struct e4_cipher **out, uint8_t mode,
@@ -49,6 +63,22 @@ enum e4_status e4_cipher_new(struct e4_cipher **out, uint8_t mode,
 		return E4_UNSUPPORTED;
 	if (keylen != m->keysize)
 		return E4_BAD_KEY;
+	if (is_wide(mode)) {
+		enum e4_status st;
+
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return E4_NOMEM;
+		c->mode = mode;
+		st = mode == E4_MODE_ADIANTUM ? e4_adiantum_new(&c->adiantum, key) :
+		     e4_hctr2_new(&c->hctr2, key, keylen);
+		if (st) {
+			e4_cipher_free(c);
+			return st;
+		}
+		*out = c;
+		return E4_OK;
+	}
 	alg = mode == E4_MODE_AES_256_XTS ? "AES-256-XTS" :
 	      mode == E4_MODE_AES_128_CBC ? "AES-128-CBC" :
 	      mode == E4_MODE_AES_128_CTS ? "AES-128-CBC-CTS" : "AES-256-CBC-CTS";
@@ -123,8 +153,17 @@ void e4_cipher_set_iv_scheme(struct e4_cipher *c, enum e4_iv_scheme s,
 	c->iv_ino = ino_or_hash;
 }
 
-/* le64 IV number followed by zeros (struct fscrypt_iv without a nonce). */
-static void make_iv(const struct e4_cipher *c, uint8_t iv[16], uint64_t lblk)
+void e4_cipher_set_direct_key(struct e4_cipher *c,
+			      const uint8_t nonce[E4_NONCE_SIZE])
+{
+	c->direct_key = 1;
+	memcpy(c->nonce, nonce, E4_NONCE_SIZE);
+}
+
+/* union fscrypt_iv: le64 IV number, then under DIRECT_KEY the file's nonce,
+ * then zeros up to the mode's IV size (16, or 32 for Adiantum and HCTR2). */
+static void make_iv(const struct e4_cipher *c, uint8_t iv[E4_MAX_IV_SIZE],
+		    uint64_t lblk)
 {
 	uint64_t n = lblk;
 
@@ -132,16 +171,34 @@ static void make_iv(const struct e4_cipher *c, uint8_t iv[16], uint64_t lblk)
 		n = (lblk & 0xffffffffu) | (uint64_t)c->iv_ino << 32;
 	else if (c->iv_scheme == E4_IV_INO_LBLK_32)
 		n = (uint32_t)(c->iv_ino + (uint32_t)lblk);
-	memset(iv, 0, 16);
+	memset(iv, 0, E4_MAX_IV_SIZE);
 	for (int i = 0; i < 8; i++)
 		iv[i] = (uint8_t)(n >> (8 * i));
+	if (c->direct_key && c->iv_scheme == E4_IV_LBLK)
+		memcpy(iv + 8, c->nonce, E4_NONCE_SIZE);
 }
 
-static enum e4_status xts(struct e4_cipher *c, int enc, uint64_t lblk,
-			  const uint8_t *in, uint8_t *out, size_t len)
+/* Adiantum or HCTR2 over a whole data unit or name. */
+static enum e4_status wide(struct e4_cipher *c, int enc, uint64_t lblk,
+			   const uint8_t *in, uint8_t *out, size_t len)
 {
-	uint8_t iv[16];
+	uint8_t iv[E4_MAX_IV_SIZE];
 
+	make_iv(c, iv, lblk);
+	if (c->adiantum)
+		return e4_adiantum_crypt(c->adiantum, enc, iv, in, out, len);
+	if (c->hctr2)
+		return e4_hctr2_crypt(c->hctr2, enc, iv, in, out, len);
+	return E4_UNSUPPORTED;
+}
+
+static enum e4_status data_unit(struct e4_cipher *c, int enc, uint64_t lblk,
+				const uint8_t *in, uint8_t *out, size_t len)
+{
+	uint8_t iv[E4_MAX_IV_SIZE];
+
+	if (c->mode == E4_MODE_ADIANTUM)
+		return len < 16 ? E4_CORRUPT : wide(c, enc, lblk, in, out, len);
 	if (c->mode != E4_MODE_AES_256_XTS && c->mode != E4_MODE_AES_128_CBC)
 		return E4_UNSUPPORTED;
 	if (len < 16 || (c->mode == E4_MODE_AES_128_CBC && len % 16))
@@ -159,13 +216,13 @@ static enum e4_status xts(struct e4_cipher *c, int enc, uint64_t lblk,
 enum e4_status e4_decrypt_data_unit(struct e4_cipher *c, uint64_t lblk,
 				    const uint8_t *in, uint8_t *out, size_t len)
 {
-	return xts(c, 0, lblk, in, out, len);
+	return data_unit(c, 0, lblk, in, out, len);
 }
 
 enum e4_status e4_encrypt_data_unit(struct e4_cipher *c, uint64_t lblk,
 				    const uint8_t *in, uint8_t *out, size_t len)
 {
-	return xts(c, 1, lblk, in, out, len);
+	return data_unit(c, 1, lblk, in, out, len);
 }
 
 /* CTS-decrypt and check the NUL padding; '/' is only allowed in paths. */
@@ -173,17 +230,21 @@ static enum e4_status decrypt_padded(struct e4_cipher *c, const uint8_t *in,
 				     size_t len, uint8_t *out, size_t *plain_len,
 				     int is_path)
 {
-	uint8_t iv[16];
+	uint8_t iv[E4_MAX_IV_SIZE];
 	enum e4_status st;
 	size_t n;
 
 	*plain_len = 0;
-	if (!is_cts(c->mode))
+	if (!is_cts(c->mode) && !is_wide(c->mode))
 		return E4_UNSUPPORTED;
 	if (len < E4_FNAME_MIN_LEN)
 		return E4_CORRUPT;
-	make_iv(c, iv, 0);
-	st = run(c->dec, 0, iv, in, out, len);
+	if (is_wide(c->mode)) {
+		st = wide(c, 0, 0, in, out, len);
+	} else {
+		make_iv(c, iv, 0);
+		st = run(c->dec, 0, iv, in, out, len);
+	}
 	if (st)
 		return st;
 	n = strnlen((const char *)out, len);
@@ -211,12 +272,14 @@ enum e4_status e4_decrypt_path(struct e4_cipher *c, const uint8_t *in,
 enum e4_status e4_encrypt_name(struct e4_cipher *c, const uint8_t *in,
 			       size_t len, uint8_t *out)
 {
-	uint8_t iv[16];
+	uint8_t iv[E4_MAX_IV_SIZE];
 
-	if (!is_cts(c->mode))
+	if (!is_cts(c->mode) && !is_wide(c->mode))
 		return E4_UNSUPPORTED;
 	if (len < E4_FNAME_MIN_LEN)
 		return E4_CORRUPT;
+	if (is_wide(c->mode))
+		return wide(c, 1, 0, in, out, len);
 	make_iv(c, iv, 0);
 	return run(c->enc, 1, iv, in, out, len);
 }

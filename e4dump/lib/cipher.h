@@ -6,11 +6,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "e4status.h"
+#include "fscrypt_disk.h"
 
 struct e4_cipher;
 
 /* Set up a cipher for a contents or filenames mode with a derived key of the
- * mode's size.  E4_UNSUPPORTED for modes this library does not implement. */
+ * mode's size.  E4_UNSUPPORTED for modes this library does not implement.
+ * Adiantum (mode 9: contents and names) and AES-256-HCTR2 (mode 10: names)
+ * are length-preserving wide-block modes with a 32-byte IV. */
 enum e4_status e4_cipher_new(struct e4_cipher **out, uint8_t mode,
 			     const uint8_t *key, size_t keylen);
 void e4_cipher_free(struct e4_cipher *c);
@@ -27,9 +30,16 @@ enum e4_iv_scheme {
 void e4_cipher_set_iv_scheme(struct e4_cipher *c, enum e4_iv_scheme s,
 			     uint32_t ino_or_hash);
 
+/* DIRECT_KEY policies (Adiantum only): every file shares one key and the
+ * file's 16-byte nonce follows le64(lblk) in the 32-byte IV. */
+#define E4_MAX_IV_SIZE 32 /* FSCRYPT_MAX_IV_SIZE */
+void e4_cipher_set_direct_key(struct e4_cipher *c,
+			      const uint8_t nonce[E4_NONCE_SIZE]);
+
 /* Decrypt one contents data unit (a filesystem block) of logical block
  * number lblk: AES-256-XTS with tweak le64(lblk) followed by 8 zero bytes,
- * or AES-128-CBC with IV = AES-256(SHA-256(key), that block) (ESSIV). */
+ * AES-128-CBC with IV = AES-256(SHA-256(key), that block) (ESSIV), or
+ * Adiantum with the 32-byte IV le64(lblk) || nonce or zeros. */
 enum e4_status e4_decrypt_data_unit(struct e4_cipher *c, uint64_t lblk,
 				    const uint8_t *in, uint8_t *out, size_t len);
 
@@ -38,7 +48,8 @@ enum e4_status e4_encrypt_data_unit(struct e4_cipher *c, uint64_t lblk,
 				    const uint8_t *in, uint8_t *out, size_t len);
 
 /* Decrypt a stored name of len >= 16 bytes with CBC-CTS (CS3; the IV is
- * zero, or from the inode number under the IV_INO_LBLK flags).
+ * zero, or from the inode number under the IV_INO_LBLK flags), or with
+ * Adiantum or HCTR2 (the IV of block 0, so with the nonce under DIRECT_KEY).
  * out gets len bytes; *name_len is the length up to the first NUL.
  * E4_BAD_KEY when the result is not a plausible name: non-zero bytes after
  * the first NUL, an empty name, or a '/'.  E4_CORRUPT for len < 16. */

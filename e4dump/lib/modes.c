@@ -6,8 +6,8 @@ static const struct e4_mode_info modes[] = {
 	{ E4_MODE_AES_256_CTS, "AES-256-CTS-CBC", 32, 0, 1, 1 },
 	{ E4_MODE_AES_128_CBC, "AES-128-CBC-ESSIV", 16, 1, 0, 1 },
 	{ E4_MODE_AES_128_CTS, "AES-128-CTS-CBC", 16, 0, 1, 1 },
-	{ E4_MODE_ADIANTUM, "Adiantum", 32, 1, 1, 0 },
-	{ E4_MODE_AES_256_HCTR2, "AES-256-HCTR2", 32, 0, 1, 0 },
+	{ E4_MODE_ADIANTUM, "Adiantum", 32, 1, 1, 1 },
+	{ E4_MODE_AES_256_HCTR2, "AES-256-HCTR2", 32, 0, 1, 1 },
 };
 
 const struct e4_mode_info *e4_mode_lookup(uint8_t mode)

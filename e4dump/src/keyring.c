@@ -219,6 +219,24 @@ static int trial_symlink(struct keyring *kr, struct trial *t, ext2_ino_t ino)
 	return 0;
 }
 
+/* v1 keys (fs/crypto/keysetup_v1.c): derived per file from the nonce, or
+ * under DIRECT_KEY (Adiantum only) the first keysize bytes of the master key
+ * itself, the nonce then going into every IV. */
+static enum e4_status v1_key(const struct master_key *k,
+			     const struct e4_context *ctx, uint8_t mode,
+			     uint8_t *dk, size_t keysize)
+{
+	if (ctx->flags & E4_POLICY_FLAG_DIRECT_KEY) {
+		if (mode != E4_MODE_ADIANTUM)
+			return E4_UNSUPPORTED; /* Linux refuses the policy */
+		if (k->len < keysize)
+			return E4_BAD_KEY;
+		memcpy(dk, k->raw, keysize);
+		return E4_OK;
+	}
+	return e4_v1_derive_key(dk, keysize, k->raw, k->len, ctx->nonce);
+}
+
 static unsigned int trial_key(struct keyring *kr, const struct master_key *k,
 			      const struct e4_context *policy, int *bad)
 {
@@ -240,13 +258,14 @@ static unsigned int trial_key(struct keyring *kr, const struct master_key *k,
 		    e->ctx.filenames_mode != policy->filenames_mode ||
 		    !(LINUX_S_ISDIR(e->mode) || LINUX_S_ISLNK(e->mode)))
 			continue;
-		if (e4_v1_derive_key(dk, m->keysize, k->raw, k->len,
-				     e->ctx.nonce) ||
+		if (v1_key(k, &e->ctx, policy->filenames_mode, dk, m->keysize) ||
 		    e4_cipher_new(&t.c, policy->filenames_mode, dk, m->keysize)) {
 			e4_wipe(dk, sizeof(dk));
 			continue;
 		}
 		e4_wipe(dk, sizeof(dk));
+		if (e->ctx.flags & E4_POLICY_FLAG_DIRECT_KEY)
+			e4_cipher_set_direct_key(t.c, e->ctx.nonce);
 		t.bits = bits;
 		if (LINUX_S_ISDIR(e->mode))
 			ext2fs_dir_iterate2(kr->im->fs, e->ino, 0, NULL,
@@ -382,8 +401,14 @@ static enum e4_status v2_key(struct keyring *kr, ext2_ino_t ino,
 	memcpy(info + 1, kr->im->fs->super->s_uuid, 16);
 	*scheme = E4_IV_LBLK;
 	*iv_ino = 0;
-	if (ctx->flags & E4_POLICY_FLAG_DIRECT_KEY)
-		return E4_UNSUPPORTED; /* only valid with Adiantum */
+	if (ctx->flags & E4_POLICY_FLAG_DIRECT_KEY) {
+		/* One key per mode (HKDF context 3, info = the mode number);
+		 * the nonce goes into every IV.  Only valid with Adiantum. */
+		if (mode != E4_MODE_ADIANTUM)
+			return E4_UNSUPPORTED;
+		return e4_hkdf_sha512(dk, keysize, k->raw, k->len,
+				      E4_HKDF_DIRECT_KEY, &mode, 1);
+	}
 	if (ctx->flags & E4_POLICY_FLAG_IV_INO_LBLK_64) {
 		*scheme = E4_IV_INO_LBLK_64;
 		*iv_ino = ino;
@@ -443,14 +468,15 @@ enum e4_status keyring_inode_cipher(struct keyring *kr, ext2_ino_t ino,
 		return E4_BAD_KEY;
 	if (ctx->version == E4_CONTEXT_V2)
 		st = v2_key(kr, ino, ctx, mode, k, dk, m->keysize, &scheme, &iv_ino);
-	else if (ctx->flags & E4_POLICY_FLAG_DIRECT_KEY)
-		st = E4_UNSUPPORTED; /* v1 DIRECT_KEY: Adiantum only */
 	else
-		st = e4_v1_derive_key(dk, m->keysize, k->raw, k->len, ctx->nonce);
+		st = v1_key(k, ctx, mode, dk, m->keysize);
 	if (st == E4_OK)
 		st = e4_cipher_new(out, mode, dk, m->keysize);
-	if (st == E4_OK)
+	if (st == E4_OK) {
 		e4_cipher_set_iv_scheme(*out, scheme, iv_ino);
+		if (ctx->flags & E4_POLICY_FLAG_DIRECT_KEY)
+			e4_cipher_set_direct_key(*out, ctx->nonce);
+	}
 	e4_wipe(dk, sizeof(dk));
 	return st;
 }

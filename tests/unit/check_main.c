@@ -3,6 +3,8 @@
 
 Suite *lib_suite(void);
 Suite *kat_suite(void);
+Suite *modes_kat_suite(void);
+Suite *testmgr_suite(void);
 
 int main(void)
 {
@@ -10,6 +12,11 @@ int main(void)
 	int failed;
 
 	srunner_add_suite(sr, kat_suite());
+	srunner_add_suite(sr, modes_kat_suite());
+	/* Every vector of the kernel's templates, when extracted (ctest
+	 * unit.testmgr sets this). */
+	if (getenv("E4_TESTMGR_KAT"))
+		srunner_add_suite(sr, testmgr_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
