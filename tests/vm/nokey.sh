@@ -28,24 +28,8 @@ man=$img.manifest
 
 # The kernel's no-key names against e4dump's, for each readdir of the run.
 unlinked=$(rec unlinked nokey | cut -f2)
-while IFS=$'\t' read -r tag dir count; do
-	$check "$man" --readdir "$tag" --strip-tree >"$W/kernel.$tag" || bad "readdir $tag records"
-	# The image no longer has the entry unlinked after the readdir.
-	gone=${unlinked#"$dir/"}
-	if [ -n "$unlinked" ] && [ "$gone" != "$unlinked" ]; then
-		grep -vxF -- "$gone" "$W/kernel.$tag" >"$W/kernel.$tag.now"
-	else
-		cp "$W/kernel.$tag" "$W/kernel.$tag.now"
-	fi
-	"$E4DUMP" ls -R "$img" "/$dir" 2>"$W/ls.$tag.err" | LC_ALL=C sort >"$W/e4dump.$tag"
-	n=$(wc -l <"$W/e4dump.$tag")
-	if cmp -s "$W/kernel.$tag.now" "$W/e4dump.$tag" && [ "$n" -gt 0 ]; then
-		ok
-		echo "readdir $tag (/$dir, $count entries): e4dump ls prints the same $n no-key names"
-	else
-		bad "readdir $tag (/$dir): e4dump ls differs from the kernel: $(diff "$W/kernel.$tag.now" "$W/e4dump.$tag" | head -4)"
-	fi
-done < <(rec readdir)
+. "$top/tests/vm/nokey_compare.sh"
+nokey_compare "$img" "$unlinked"
 
 # lookup by no-key name: every entry found
 while IFS=$'\t' read -r tag dir total okc; do
