@@ -11,7 +11,7 @@ Each tree gives: its root's context; the derivation of each key used;
 the names of its root entries identified uniquely in the manifest; its
 symlinks; and data units 0, 1 and the middle one of one regular file.
 
-usage: harvest_modern.py IMAGE MANIFEST KEYS_DIR LABEL >> OUT.jsonl
+usage: harvest_modern.py IMAGE MANIFEST KEYS_DIR LABEL [--generation 2015] >> OUT.jsonl
 """
 import json
 import os
@@ -23,11 +23,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "vm"))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "vectors"))
 sys.path.insert(0, HERE)
-from check_extract import generate, parse_manifest  # noqa: E402
+from check_extract import generate, parse_manifest, read_records, readdir_paths  # noqa: E402
 from image_reader import Image  # noqa: E402
 import verify_vectors as ref  # noqa: E402
 
 KEYSIZE = {1: 64, 4: 32, 5: 16, 6: 16}
+PER_READDIR = 600  # vectors per readdir; directories are read in full
+GENERATION = "6.1"  # name format; "2015" for images of fscrypt_2015 mounts
 DIRECT_KEY, INO64, INO32 = 0x04, 0x08, 0x10
 TYPE = {0o040000: "d", 0o100000: "f", 0o120000: "l"}
 
@@ -80,7 +82,7 @@ class Policy:
         return {}
 
     def encrypted_name_fields(self, key, ino):
-        v = {"generation": "6.1", "padding": 4 << (self.flags & 3)}
+        v = {"generation": GENERATION, "padding": 4 << (self.flags & 3)}
         if self.fmode == 6:
             v["mode"] = 6
         v["key"] = key.hex()
@@ -108,7 +110,7 @@ def harvest_tree(img, keys, tree, words, entries, label):
         if e.tree != tree or e.path.count(b"/") != 1 or e.type == "h":
             continue
         if e.type == "l":
-            pad = 4 << (flags & 3)
+            pad = 4 << (flags & 3) if GENERATION == "6.1" else 1
             n = max(e.size, 16)
             k = ("l", None, min(-(-n // pad) * pad, bs - 3) + 2)
         else:
@@ -150,8 +152,94 @@ def harvest_tree(img, keys, tree, words, entries, label):
             done_file = True
 
 
+def b64url_decode(text):
+    import base64
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def decode_2015(text):
+    """Inverse of the seed's 3-byte to 4-character encoding (spec 10.1)."""
+    vals = [ref.ALPHABET_2015.index(c) for c in text]
+    out = bytearray()
+    for i in range(0, len(vals), 4):
+        a, b, c, d = (vals[i:i + 4] + [0, 0, 0])[:4]
+        out += bytes([a | (b & 3) << 6, b >> 2 | (c & 0xF) << 4, c >> 4 | d << 2])
+    return bytes(out)
+
+
+def match_nokey(text, stored):
+    """The vector for a kernel no-key name and the stored name (ciphertext,
+    inode) it stands for, or (None, None)."""
+    cts = [ct for ct, _ in stored]
+    try:
+        raw = b64url_decode(text)
+    except ValueError:
+        raw = None
+    if raw is not None and len(raw) >= 8 + 16:
+        body = raw[8:]
+        m = [i for i, ct in enumerate(cts) if (ct == body if len(raw) <= 157 else
+             len(ct) > 149 and ct[:149] == body[:149] and
+             ref.hashlib.sha256(ct[149:]).digest() == body[149:])]
+        h, mh = int.from_bytes(raw[0:4], "little"), int.from_bytes(raw[4:8], "little")
+        if len(m) == 1 and ref.nokey_61(h, mh, cts[m[0]]) == text:
+            return ({"type": "nokey_61", "hash": h, "minor_hash": mh,
+                     "ciphertext": cts[m[0]].hex(), "nokey": text}, stored[m[0]][1])
+    if all(c in ref.ALPHABET_2015 for c in text.lstrip("I")):
+        if text.startswith("I") and len(text) == 45:
+            digest = decode_2015(text[1:])[:32]
+            m = [i for i, ct in enumerate(cts) if len(ct) > 32 and
+                 ref.hashlib.sha256(ct).digest() == digest]
+        else:
+            body = decode_2015(text)
+            m = [i for i, ct in enumerate(cts) if len(ct) <= 32 and
+                 body[:len(ct)] == ct and not any(body[len(ct):])]
+        if len(m) == 1:
+            return ({"type": "nokey_2015", "ciphertext": cts[m[0]].hex(), "nokey": text},
+                    stored[m[0]][1])
+    return None, None
+
+
+def harvest_readdir(img, manifest, label):
+    """No-key names the kernel's readdir returned (the scenario's `readdir`
+    records, recursive), each paired with the stored name it stands for,
+    read from the image: nokey_61 (base64url) or nokey_2015 (fscrypt_2015
+    mounts)."""
+    seen = set()
+    for rec in read_records(manifest, rtype="readdir"):
+        tag, path = rec.fields[0], rec.fields[1]
+        if b"/" in path:
+            continue
+        counts = {"nokey_61": 0, "nokey_2015": 0}
+        unlinked = sum(1 for r in read_records(manifest, rtype="unlinked")
+                       if r.fields[1].startswith(path + b"/"))
+        dirs = {b"": img.root_inode(path)}
+        # parents before children: sort by depth
+        for name in sorted(readdir_paths(manifest, tag, strip=True), key=lambda n: n.count(b"/")):
+            parent, _, leaf = name.rpartition(b"/")
+            if parent not in dirs:
+                continue  # below a directory that could not be matched
+            stored = [(ct, ino) for ino, ct, _ in img.dir_entries(dirs[parent])]
+            v, ino = match_nokey(leaf.decode("ascii"), stored)
+            if v is None:
+                if unlinked:  # the scenario removed an entry after this readdir
+                    unlinked -= 1
+                    continue
+                raise SystemExit(f"{label}: readdir {tag}: no stored name for {name!r}")
+            dirs[name] = ino
+            key = (v["type"], v["ciphertext"])
+            if key not in seen and sum(counts.values()) < PER_READDIR:
+                seen.add(key)
+                counts[v["type"]] += 1
+                out(v)
+        print(f"# {label}: readdir {tag} ({path.decode()}): " +
+              ", ".join(f"{k} {n}" for k, n in counts.items()))
+
+
 def main():
+    global GENERATION
     image, manifest, keys, label = sys.argv[1:5]
+    if sys.argv[5:] == ["--generation", "2015"]:
+        GENERATION = "2015"
     trees, entries = parse_manifest(manifest)
     with tempfile.TemporaryDirectory() as tmp:
         img = Image(image, tmp)
@@ -160,6 +248,7 @@ def main():
             if words[0] in ("enc", "enc2"):
                 print(f"# {label}: tree {tree} ({' '.join(words[:5])})")
                 harvest_tree(img, keys, tree, words, entries, label)
+        harvest_readdir(img, manifest, label)
 
 
 if __name__ == "__main__":
