@@ -17,6 +17,7 @@ struct options {
 	int dummy_key;        /* --dummy-key */
 	const char *seed;     /* vectors --seed */
 	int check;            /* vectors --check */
+	int json;             /* verify --json */
 	const char **key_files;
 	size_t n_key_files;
 	const char **pass_files; /* --passphrase-file */
@@ -31,6 +32,7 @@ int cmd_ls(const struct options *o);
 int cmd_cat(const struct options *o);
 int cmd_extract(const struct options *o);
 int cmd_vectors(const struct options *o);
+int cmd_verify(const struct options *o);
 
 /* Shared set-up: open the image and load the keys.  Returns 0 or
  * EXIT_FATAL after printing an error. */

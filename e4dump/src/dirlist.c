@@ -105,6 +105,18 @@ static void set_nokey(struct dent *d, const struct nokey_hash *h)
 	d->name_len = strlen(d->name);
 }
 
+void dir_nokey_names(struct img *im, ext2_ino_t dir,
+		     struct ext2_inode_large *inode, enum name_format format,
+		     struct dent *v, size_t n)
+{
+	struct nokey_hash h;
+
+	nokey_hash_setup(im, inode, dir, &h);
+	h.format = format;
+	for (size_t i = 0; i < n; i++)
+		set_nokey(&v[i], &h);
+}
+
 static int cmp_dent(const void *a, const void *b)
 {
 	const struct dent *x = a, *y = b;

@@ -41,6 +41,13 @@ int dir_list(struct keyring *kr, ext2_ino_t dir, const char *path,
 	     struct dir_listing *out);
 void dir_listing_free(struct dir_listing *l);
 
+/* Give each of the n entries of directory dir (its inode in *inode) the
+ * no-key name readdir shows for it (d->raw -> d->name, d->name_len), in
+ * format (FORMAT_2015, else Linux 6.1's with its htree hash pair). */
+void dir_nokey_names(struct img *im, ext2_ino_t dir,
+		     struct ext2_inode_large *inode, enum name_format format,
+		     struct dent *v, size_t n);
+
 /* Resolve a '/'-separated path of shown names from the root.  -1 after
  * printing an error. */
 int path_lookup(struct keyring *kr, const char *path, ext2_ino_t *ino);

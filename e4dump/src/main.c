@@ -30,6 +30,8 @@ static const struct command commands[] = {
 	{ "extract", cmd_extract, 1, 2,
 	  "extract [--key-file F]... IMAGE [PATH] -o DIR",
 	  "extract a tree, decrypted, into DIR" },
+	{ "verify", cmd_verify, 1, 1, "verify [--key-file F]... [--json] IMAGE",
+	  "check the encryption format: every inode and entry (exit 1 on findings)" },
 	{ "vectors", cmd_vectors, 0, 1, "vectors [--seed TEXT] | vectors --check FILE",
 	  "write deterministic test vectors (JSON Lines), or recompute a file of them" },
 };
@@ -59,6 +61,7 @@ static void usage(FILE *f)
 		   "  --dummy-key       policies with descriptor 4242424242424242 use the\n"
 		   "                    2015 test_dummy_encryption key (0x42 repeated,\n"
 		   "                    no derivation)\n"
+		   "  --json            verify: one JSON object per finding, then a summary\n"
 		   "  -v, --verbose     say which key opened which descriptor\n"
 		   "  -h, --help        this help\n"
 		   "  --version         version\n\n"
@@ -81,6 +84,7 @@ int main(int argc, char **argv)
 		{ "passphrase-file", required_argument, NULL, 'P' },
 		{ "salt", required_argument, NULL, 'T' },
 		{ "check", no_argument, NULL, 'C' },
+		{ "json", no_argument, NULL, 'J' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct options o;
@@ -137,6 +141,7 @@ int main(int argc, char **argv)
 		case 'P': o.pass_files[o.n_pass_files++] = optarg; break;
 		case 'T': o.salt_hex = optarg; break;
 		case 'C': o.check = 1; break;
+		case 'J': o.json = 1; break;
 		case 'F':
 			if (!strcmp(optarg, "auto")) {
 				o.format = FORMAT_AUTO;
@@ -169,6 +174,11 @@ int main(int argc, char **argv)
 	}
 	if ((o.long_format || o.recursive) && cmd->run != cmd_ls) {
 		report_error("%s: -l and -R are for ls", cmd->name);
+		rc = EXIT_FATAL;
+		goto out;
+	}
+	if (o.json && cmd->run != cmd_verify) {
+		report_error("%s: --json is for verify", cmd->name);
 		rc = EXIT_FATAL;
 		goto out;
 	}
