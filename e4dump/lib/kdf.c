@@ -6,6 +6,7 @@
 #include <openssl/kdf.h>
 #include <openssl/params.h>
 #include "kdf.h"
+#include "siphash_dirhash.h"
 
 void e4_wipe(void *p, size_t n)
 {
@@ -97,29 +98,11 @@ enum e4_status e4_v2_key_identifier(uint8_t out[E4_KEY_IDENTIFIER_SIZE],
 enum e4_status e4_siphash_u64(uint64_t *out, const uint8_t key[16],
 			      uint64_t value)
 {
-	uint8_t in[8], mac[8];
-	size_t n = 0;
-	EVP_MAC *m = EVP_MAC_fetch(NULL, "SIPHASH", NULL);
-	EVP_MAC_CTX *ctx = m ? EVP_MAC_CTX_new(m) : NULL;
-	OSSL_PARAM p[2];
-	int ok;
+	uint8_t in[8];
 
-	EVP_MAC_free(m);
-	if (!ctx)
-		return E4_CRYPTO;
 	for (int i = 0; i < 8; i++)
 		in[i] = (uint8_t)(value >> (8 * i));
-	p[0] = OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_SIZE, &(size_t){ 8 });
-	p[1] = OSSL_PARAM_construct_end();
-	ok = EVP_MAC_init(ctx, key, 16, p) && EVP_MAC_update(ctx, in, 8) &&
-	     EVP_MAC_final(ctx, mac, &n, sizeof(mac)) && n == 8;
-	EVP_MAC_CTX_free(ctx);
-	if (!ok)
-		return E4_CRYPTO;
-	*out = 0;
-	for (int i = 7; i >= 0; i--)
-		*out = *out << 8 | mac[i];
-	return E4_OK;
+	return e4_siphash(out, key, in, sizeof(in));
 }
 
 enum e4_status e4_e4crypt_passphrase_key(uint8_t out[64], const uint8_t *pass,

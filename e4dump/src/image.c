@@ -312,3 +312,41 @@ int img_read_symlink(struct img *im, ext2_ino_t ino,
 	*size = isize;
 	return 0;
 }
+
+int img_scan_inodes(struct img *im, img_inode_fn fn, void *arg)
+{
+	ext2_inode_scan scan;
+	struct ext2_inode_large inode;
+	ext2_ino_t ino;
+	errcode_t err;
+	int ret = 0;
+
+	err = ext2fs_open_inode_scan(im->fs, 0, &scan);
+	if (err) {
+		report_error("%s: cannot scan inodes: %s", im->path,
+			     error_message(err));
+		return -1;
+	}
+	for (;;) {
+		err = ext2fs_get_next_inode_full(scan, &ino,
+						 (struct ext2_inode *)&inode,
+						 sizeof(inode));
+		if (err == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE)
+			continue;
+		if (err) {
+			report_error("%s: inode scan stopped after inode %u: %s",
+				     im->path, ino, error_message(err));
+			ret = -1;
+			break;
+		}
+		if (!ino)
+			break;
+		if (!inode.i_links_count || inode.i_dtime || !inode.i_mode)
+			continue;
+		ret = fn(arg, ino, &inode);
+		if (ret)
+			break;
+	}
+	ext2fs_close_inode_scan(scan);
+	return ret;
+}

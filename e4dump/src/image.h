@@ -59,6 +59,15 @@ typedef int (*img_run_fn)(void *arg, uint64_t lblk, uint64_t pblk,
 int img_map_blocks(struct img *im, ext2_ino_t ino,
 		   struct ext2_inode_large *inode, img_run_fn fn, void *arg);
 
+/* Called for each in-use inode (links > 0, no dtime, a mode) in inode
+ * number order.  Non-zero return stops the scan. */
+typedef int (*img_inode_fn)(void *arg, ext2_ino_t ino,
+			    struct ext2_inode_large *inode);
+
+/* Scan the inode tables, skipping bad blocks in them.  Returns 0, the
+ * callback's non-zero value, or -1 after printing an error. */
+int img_scan_inodes(struct img *im, img_inode_fn fn, void *arg);
+
 /* Read count blocks at pblk; -1 after printing an error. */
 int img_read_blocks(struct img *im, uint64_t pblk, uint64_t count,
 		    void *buf);

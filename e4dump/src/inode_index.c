@@ -21,60 +21,42 @@ static int push(struct inode_index *idx, const struct enc_inode *e)
 	return 0;
 }
 
-int inode_index_build(struct img *im, struct inode_index *idx)
-{
-	ext2_inode_scan scan;
-	struct ext2_inode_large inode;
-	ext2_ino_t ino;
-	errcode_t err;
-	int ret = 0;
+struct build {
+	struct img *im;
+	struct inode_index *idx;
+};
 
-	memset(idx, 0, sizeof(*idx));
-	err = ext2fs_open_inode_scan(im->fs, 0, &scan);
-	if (err) {
-		report_error("%s: cannot scan inodes: %s", im->path,
-			     error_message(err));
+static int index_inode(void *arg, ext2_ino_t ino, struct ext2_inode_large *inode)
+{
+	struct build *b = arg;
+	struct enc_inode e;
+
+	b->idx->in_use++;
+	memset(&e, 0, sizeof(e));
+	e.ino = ino;
+	e.mode = inode->i_mode;
+	e.flagged = img_inode_encrypted(inode);
+	/* Only inodes that carry xattrs can have a context. */
+	if (!e.flagged && !inode->i_file_acl &&
+	    inode->i_extra_isize + EXT2_GOOD_OLD_INODE_SIZE + 4 >=
+		    EXT2_INODE_SIZE(b->im->fs->super))
+		return 0;
+	e.res = img_read_context(b->im, ino, &e.ctx, &e.why);
+	if (!e.flagged && e.res == CTX_NONE)
+		return 0;
+	if (push(b->idx, &e)) {
+		report_error("%s: out of memory", b->im->path);
 		return -1;
 	}
-	for (;;) {
-		struct enc_inode e;
+	return 0;
+}
 
-		err = ext2fs_get_next_inode_full(scan, &ino,
-						 (struct ext2_inode *)&inode,
-						 sizeof(inode));
-		if (err == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE)
-			continue;
-		if (err) {
-			report_error("%s: inode scan stopped after inode %u: %s",
-				     im->path, ino, error_message(err));
-			ret = -1;
-			break;
-		}
-		if (!ino)
-			break;
-		if (!inode.i_links_count || inode.i_dtime || !inode.i_mode)
-			continue;
-		idx->in_use++;
-		memset(&e, 0, sizeof(e));
-		e.ino = ino;
-		e.mode = inode.i_mode;
-		e.flagged = img_inode_encrypted(&inode);
-		/* Only inodes that carry xattrs can have a context. */
-		if (!e.flagged && !inode.i_file_acl &&
-		    inode.i_extra_isize + EXT2_GOOD_OLD_INODE_SIZE + 4 >=
-			    EXT2_INODE_SIZE(im->fs->super))
-			continue;
-		e.res = img_read_context(im, ino, &e.ctx, &e.why);
-		if (!e.flagged && e.res == CTX_NONE)
-			continue;
-		if (push(idx, &e)) {
-			report_error("%s: out of memory", im->path);
-			ret = -1;
-			break;
-		}
-	}
-	ext2fs_close_inode_scan(scan);
-	return ret;
+int inode_index_build(struct img *im, struct inode_index *idx)
+{
+	struct build b = { im, idx };
+
+	memset(idx, 0, sizeof(*idx));
+	return img_scan_inodes(im, index_inode, &b) ? -1 : 0;
 }
 
 void inode_index_free(struct inode_index *idx)

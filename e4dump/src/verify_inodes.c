@@ -218,16 +218,20 @@ static void check_inode(struct verify *v, ext2_ino_t ino,
 	}
 }
 
+static int scan_inode(void *arg, ext2_ino_t ino, struct ext2_inode_large *inode)
+{
+	struct verify *v = arg;
+
+	v->inodes++;
+	check_inode(v, ino, inode);
+	return v->nomem ? 1 : 0;
+}
+
 int verify_inodes(struct verify *v)
 {
 	struct ext2_super_block *sb = v->im->fs->super;
 	struct inode_index *idx = keyring_index(v->kr);
-	ext2_inode_scan scan;
-	struct ext2_inode_large inode;
-	ext2_ino_t ino;
 	size_t flagged = 0;
-	errcode_t err;
-	int ret = 0;
 
 	for (size_t i = 0; i < idx->n; i++) {
 		check_context(v, &idx->v[i]);
@@ -243,33 +247,5 @@ int verify_inodes(struct verify *v)
 		      "s_encryption_level is %u, not 0", sb->s_encryption_level);
 	check_special_dirs(v);
 
-	err = ext2fs_open_inode_scan(v->im->fs, 0, &scan);
-	if (err) {
-		report_error("%s: cannot scan inodes: %s", v->im->path,
-			     error_message(err));
-		return -1;
-	}
-	for (;;) {
-		err = ext2fs_get_next_inode_full(scan, &ino,
-						 (struct ext2_inode *)&inode,
-						 sizeof(inode));
-		if (err == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE)
-			continue;
-		if (err) {
-			report_error("%s: inode scan stopped after inode %u: %s",
-				     v->im->path, ino, error_message(err));
-			ret = -1;
-			break;
-		}
-		if (!ino)
-			break;
-		if (!inode.i_links_count || inode.i_dtime || !inode.i_mode)
-			continue;
-		v->inodes++;
-		check_inode(v, ino, &inode);
-		if (v->nomem)
-			break;
-	}
-	ext2fs_close_inode_scan(scan);
-	return ret;
+	return img_scan_inodes(v->im, scan_inode, v) < 0 ? -1 : 0;
 }
