@@ -1,8 +1,9 @@
 #!/bin/bash
 # The kernel writes a scenario; e4dump extract, given every key the scenario
 # added, reproduces every tree of the manifest byte for byte and exits 0;
-# and without a key e4dump ls prints byte for byte what the kernel's readdir
-# returned without the key (the scenario's `readdir` records, if any).
+# e4dump verify finds nothing to report, and without a key e4dump ls prints
+# byte for byte what the kernel's readdir returned without the key (the
+# scenario's `readdir` records, if any).
 # usage: scenario.sh E4DUMP WORKDIR SCENARIO
 set -u
 E4DUMP=$1
@@ -22,6 +23,12 @@ for k in "$W"/keys/*.key; do keys+=(--key-file "$k"); done
 	bad "extract exited $?: $(head -3 "$W/extract.err")"
 python3 "$top/tests/vm/check_extract.py" -q --apply-removed "$img.manifest" "$W/out" && ok ||
 	bad "extracted trees differ from the manifest"
+# The kernel's image conforms: no verify finding, with and without keys.
+for k in with without; do
+	if [ $k = with ]; then set -- "${keys[@]}"; else set --; fi
+	"$E4DUMP" verify "$@" "$img" >"$W/verify.$k" 2>&1 && ok ||
+		bad "verify $k keys: $(head -3 "$W/verify.$k")"
+done
 . "$top/tests/vm/nokey_compare.sh"
 nokey_compare "$img"
 echo "$pass passed, $fail failed"
