@@ -19,6 +19,14 @@ static void check_context(struct verify *v, const struct enc_inode *e)
 	struct ext2_super_block *sb = v->im->fs->super;
 	const struct e4_context *c = &e->ctx;
 
+	/* fscrypt_prepare_new_inode: only regular files, directories and
+	 * symlinks are encrypted. */
+	if (!LINUX_S_ISREG(e->mode) && !LINUX_S_ISDIR(e->mode) &&
+	    !LINUX_S_ISLNK(e->mode))
+		vfind(v, e->ino, NULL, "inode.special_encrypted",
+		      "a device node, FIFO or socket (mode 0%o) with the encrypt flag or a context",
+		      e->mode);
+
 	if (e->flagged && e->res == CTX_NONE) {
 		vfind(v, e->ino, NULL, "context.missing",
 		      "encrypt flag set but no encryption context xattr");
@@ -131,6 +139,42 @@ static int past_eof_cb(void *arg, uint64_t lblk, uint64_t pblk, uint64_t count)
 	return 1;
 }
 
+/* The ciphertext length L of a symlink target follows the names rule
+ * capped at blocksize - 3 (hooks.c: fscrypt_prepare_symlink): 6.1 stores
+ * min(round_up(max(len, 16), padding), blocksize - 3), the 2015 format
+ * max(len, 16).  Without the key (target_len < 0) L must be a multiple of
+ * the padding or the cap. */
+static void check_symlink_padding(struct verify *v, ext2_ino_t ino,
+				  const struct e4_context *ctx, size_t ct_len,
+				  long target_len)
+{
+	size_t cap = v->im->blocksize - 3, pad = e4_context_name_padding(ctx);
+	size_t want;
+
+	if (v->format == FORMAT_2015) {
+		if (target_len < 0 || ct_len == (size_t)(target_len < 16 ? 16 : target_len))
+			return;
+		want = (size_t)(target_len < 16 ? 16 : target_len);
+	} else if (target_len < 0) {
+		if (ct_len % pad == 0 || ct_len == cap)
+			return;
+		vfind(v, ino, NULL, "symlink.padding",
+		      "ciphertext length %zu is neither a multiple of the padding %zu nor %zu",
+		      ct_len, pad, cap);
+		return;
+	} else {
+		want = target_len < 16 ? 16 : (size_t)target_len;
+		want = (want + pad - 1) / pad * pad;
+		if (want > cap)
+			want = cap;
+		if (ct_len == want)
+			return;
+	}
+	vfind(v, ino, NULL, "symlink.padding",
+	      "ciphertext length %zu, but a %ld-byte target is stored as %zu bytes (%s rule, padding %zu)",
+	      ct_len, target_len, want, v->format == FORMAT_2015 ? "2015" : "6.1", pad);
+}
+
 static void check_symlink(struct verify *v, ext2_ino_t ino,
 			  struct ext2_inode_large *inode)
 {
@@ -168,8 +212,12 @@ static void check_symlink(struct verify *v, ext2_ino_t ino,
 		free(blob);
 		return;
 	}
+	if (img_read_context(v->im, ino, &ctx, &why) != CTX_OK) {
+		free(blob);
+		return;
+	}
+	check_symlink_padding(v, ino, &ctx, len, -1);
 	if ((v->kr->nkeys || v->kr->dummy_key) &&
-	    img_read_context(v->im, ino, &ctx, &why) == CTX_OK &&
 	    keyring_inode_cipher(v->kr, ino, &ctx, 1, &c) == E4_OK) {
 		plain = malloc(bsize + 1);
 		st = plain ? e4_symlink_decrypt(c, blob, bsize, plain, &n) : E4_NOMEM;
@@ -181,6 +229,8 @@ static void check_symlink(struct verify *v, ext2_ino_t ino,
 			      st == E4_BAD_KEY ?
 			      "empty, or non-zero bytes after its terminating NUL" :
 			      e4_status_str(st));
+		else
+			check_symlink_padding(v, ino, &ctx, len, (long)n);
 		if (plain)
 			memset(plain, 0, bsize + 1);
 		free(plain);

@@ -212,6 +212,24 @@ def symlink_empty(img):
     _set_iblock(img, ino, (32).to_bytes(2, "little") + ct)
 
 
+def symlink_padding(img):
+    # a 20-byte ciphertext (padding 32 would store 32) for a 20-byte target
+    ino = img.ino("/secret/link")
+    ct = img.encrypt_name(ino, img.key_bytes["S"], b"twenty-byte-target!!", 20)
+    _set_iblock(img, ino, (20).to_bytes(2, "little") + ct)
+    edit(img.path, f"set_inode_field <{ino}> size 22")
+
+
+symlink_padding_key = symlink_padding
+
+
+def inode_special_encrypted(img):
+    # an encrypted regular file turned into a FIFO: flag and context stay
+    ino = img.ino("/secret/hello.txt")
+    mode = le(img.inode_bytes(ino)[0:2])
+    edit(img.path, f"set_inode_field <{ino}> mode 0{(mode & 0o7777) | 0o010000:o}")
+
+
 def file_blocks_past_eof(img):
     edit(img.path, f"set_inode_field <{img.ino('/secret/sub/nested file.bin')}> size 100")
 
