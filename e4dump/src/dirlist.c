@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <et/com_err.h>
+#include "casefold_hash.h"
 #include "dirlist.h"
 #include "nokey.h"
 #include "report.h"
@@ -12,6 +13,7 @@ struct collect {
 	struct dir_listing *l;
 	size_t cap;
 	int nomem;
+	int hashes;     /* casefold + encrypt: entries store their hash pair */
 };
 
 static int collect_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
@@ -42,17 +44,22 @@ static int collect_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
 	d->ftype = (uint8_t)ext2fs_dirent_file_type(de);
 	d->raw_len = len;
 	memcpy(d->raw, de->name, len);
+	if (c->hashes)
+		d->has_hash = !casefold_stored_hash(de, blocksize, &d->hash,
+						    &d->minor_hash);
 	return 0;
 }
 
 /* The hash pair Linux 6.1 puts in no-key names: what ext4_htree_fill_tree()
  * computes over the stored name for directories read through the htree
- * code, zero for those read linearly (ext4_readdir()). */
+ * code, zero for those read linearly (ext4_readdir()); in casefolded
+ * encrypted directories, both ways, the pair stored in the entry. */
 struct nokey_hash {
 	enum name_format format;
 	int use;
 	int version;
 	const uint32_t *seed;
+	int stored;
 };
 
 static void nokey_hash_setup(struct img *im, struct ext2_inode_large *inode,
@@ -62,6 +69,10 @@ static void nokey_hash_setup(struct img *im, struct ext2_inode_large *inode,
 	uint64_t blocks = img_inode_size(inode) / im->blocksize;
 
 	memset(h, 0, sizeof(*h));
+	if (casefold_hash_in_dirent((struct ext2_inode *)inode)) {
+		h->stored = 1;
+		return;
+	}
 	if (!ext2fs_has_feature_dir_index(sb))
 		return;
 	h->version = sb->s_def_hash_version;
@@ -94,7 +105,12 @@ static void set_nokey(struct dent *d, const struct nokey_hash *h)
 		d->name_len = strlen(d->name);
 		return;
 	}
-	if (h->use && ext2fs_dirhash2(h->version, (const char *)d->raw,
+	if (h->stored) {
+		if (d->has_hash) {
+			hash = d->hash;
+			minor = d->minor_hash;
+		}
+	} else if (h->use && ext2fs_dirhash2(h->version, (const char *)d->raw,
 				      (int)d->raw_len, NULL, 0, h->seed,
 				      &hash, &minor))
 		hash = minor = 0;
@@ -249,7 +265,7 @@ int dir_list(struct keyring *kr, ext2_ino_t dir, const char *path,
 {
 	struct img *im = kr->im;
 	struct ext2_inode_large inode;
-	struct collect c = { out, 0, 0 };
+	struct collect c = { out, 0, 0, 0 };
 	struct e4_cipher *cipher = NULL;
 	struct nokey_hash nh;
 	const char *why;
@@ -267,6 +283,7 @@ int dir_list(struct keyring *kr, ext2_ino_t dir, const char *path,
 		report_error("%s (inode %u): encrypted directory with inline data", path, dir);
 		return -1;
 	}
+	c.hashes = casefold_hash_in_dirent((struct ext2_inode *)&inode);
 	err = ext2fs_dir_iterate2(im->fs, dir, 0, NULL, collect_cb, &c);
 	if (c.nomem) {
 		report_error("%s (inode %u): out of memory", path, dir);
@@ -282,6 +299,7 @@ int dir_list(struct keyring *kr, ext2_ino_t dir, const char *path,
 		}
 	}
 	out->encrypted = img_inode_encrypted(&inode);
+	out->casefolded = (inode.i_flags & EXT4_CASEFOLD_FL) != 0;
 	if (!out->encrypted) {
 		for (size_t i = 0; i < out->n; i++) {
 			struct dent *d = &out->v[i];
@@ -373,8 +391,22 @@ int path_lookup(struct keyring *kr, const char *path, ext2_ino_t *ino)
 			break;
 		}
 		for (i = 0; i < l.n; i++)
-			if (!strcmp(l.v[i].name, comp))
+			if (!strcmp(l.v[i].name, comp) &&
+			    strlen(comp) == l.v[i].name_len)
 				break;
+		if (i == l.n && l.casefolded && casefold_table(kr->im->fs)) {
+			for (i = 0; i < l.n; i++) {
+				const struct dent *d = &l.v[i];
+
+				if ((d->state == NAME_PLAIN || d->state == NAME_DECRYPTED) &&
+				    !ext2fs_casefold_cmp(casefold_table(kr->im->fs),
+							 (const unsigned char *)d->name,
+							 d->name_len,
+							 (const unsigned char *)comp,
+							 strlen(comp)))
+					break;
+			}
+		}
 		if (i == l.n) {
 			report_error("%s: no such entry \"%s\"", path, comp);
 			dir_listing_free(&l);

@@ -21,6 +21,8 @@ struct dent {
 	size_t name_len;
 	char name[256];               /* shown name, NUL-terminated */
 	const char *problem;          /* why NAME_BAD */
+	int has_hash;                 /* casefold + encrypt: the pair stored */
+	uint32_t hash, minor_hash;    /* after the name (casefold_hash.h) */
 };
 
 struct dir_listing {
@@ -28,6 +30,7 @@ struct dir_listing {
 	int encrypted;
 	int have_key;                 /* names decrypted */
 	int broken;                   /* context missing, corrupt or unusable */
+	int casefolded;               /* EXT4_CASEFOLD_FL (lookups ignore case) */
 	struct e4_context ctx;
 	size_t n;
 	struct dent *v;               /* sorted by name */
@@ -43,13 +46,18 @@ void dir_listing_free(struct dir_listing *l);
 
 /* Give each of the n entries of directory dir (its inode in *inode) the
  * no-key name readdir shows for it (d->raw -> d->name, d->name_len), in
- * format (FORMAT_2015, else Linux 6.1's with its htree hash pair). */
+ * format (FORMAT_2015, else Linux 6.1's with its htree hash pair; in a
+ * casefolded encrypted directory the pair stored in the entry: set
+ * d->has_hash, d->hash, d->minor_hash with casefold_stored_hash(), else
+ * the pair is 0). */
 void dir_nokey_names(struct img *im, ext2_ino_t dir,
 		     struct ext2_inode_large *inode, enum name_format format,
 		     struct dent *v, size_t n);
 
-/* Resolve a '/'-separated path of shown names from the root.  -1 after
- * printing an error. */
+/* Resolve a '/'-separated path of shown names from the root; in a
+ * casefolded directory a name that matches no entry exactly matches one
+ * that is equal after casefolding, as in the kernel.  -1 after printing an
+ * error. */
 int path_lookup(struct keyring *kr, const char *path, ext2_ino_t *ino);
 
 #endif

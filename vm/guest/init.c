@@ -98,6 +98,10 @@ _Static_assert(sizeof(struct e4_fscrypt_add_key_arg) == 80, "add_key_arg size");
 #define E4_FSCRYPT_POLICY_V2 2
 #define E4_FSCRYPT_KEY_SPEC_TYPE_IDENTIFIER 2
 #define E4_IOC_ADD_ENCRYPTION_KEY _IOWR('f', 23, struct e4_fscrypt_add_key_arg)
+/* inode flags (FS_IOC_GETFLAGS / FS_IOC_SETFLAGS: the kernel reads an int) */
+#define E4_IOC_GETFLAGS _IOR('f', 1, long)
+#define E4_IOC_SETFLAGS _IOW('f', 2, long)
+#define E4_FS_CASEFOLD_FL 0x40000000 /* EXT4_CASEFOLD_FL */
 #define E4_KEYCTL_JOIN_SESSION_KEYRING 1
 #define E4_KEY_SPEC_SESSION_KEYRING (-3)
 
@@ -796,7 +800,9 @@ static void start_tree(const char *dir)
 	g_time_base = 1600000000 + (time_t)g_ntrees * 10000000;
 }
 
-/* shape options: big, small */
+static int g_casefold_opt; /* tree2 is populating: casefold was handled */
+
+/* shape options: big, small (casefold: tree2 only, handled before) */
 static void populate(char **opt, int nopt, int lineno)
 {
 	int big = 0, small = 0, i;
@@ -806,6 +812,8 @@ static void populate(char **opt, int nopt, int lineno)
 			big = 1;
 		else if (!strcmp(opt[i], "small"))
 			small = 1;
+		else if (!strcmp(opt[i], "casefold") && g_casefold_opt)
+			continue;
 		else
 			fail("line %d: unknown tree option '%s'", lineno, opt[i]);
 	}
@@ -873,7 +881,26 @@ static int is_hex32(const char *s)
 
 static int get_policy_fd(int fd, struct e4_get_policy_ex_arg *a);
 
-/* tree2 DIR CMODE FMODE FLAGS [IDHEX|@last] [big] [small] */
+/* Option casefold of tree2: FS_CASEFOLD_FL on the new, empty (and not yet
+ * encrypted) directory open as fd, read back.  Needs the casefold feature. */
+static void set_casefold(int fd, const char *p, int lineno)
+{
+	int flags = 0;
+
+	if (ioctl(fd, E4_IOC_GETFLAGS, &flags) < 0)
+		FAILE("line %d: FS_IOC_GETFLAGS on %s", lineno, p);
+	flags |= E4_FS_CASEFOLD_FL;
+	if (ioctl(fd, E4_IOC_SETFLAGS, &flags) < 0)
+		FAILE("line %d: FS_IOC_SETFLAGS (casefold) on %s", lineno, p);
+	flags = 0;
+	if (ioctl(fd, E4_IOC_GETFLAGS, &flags) < 0)
+		FAILE("line %d: FS_IOC_GETFLAGS on %s", lineno, p);
+	if (!(flags & E4_FS_CASEFOLD_FL))
+		fail("line %d: %s: casefold flag not set (flags 0x%x)", lineno, p, (unsigned)flags);
+	say("e4dump-guest: %s casefolded (flags 0x%x)", p, (unsigned)flags);
+}
+
+/* tree2 DIR CMODE FMODE FLAGS [IDHEX|@last] [casefold] [big] [small] */
 static void cmd_tree2(char **tok, int ntok, int lineno)
 {
 	struct e4_fscrypt_policy_v2 pol;
@@ -884,7 +911,7 @@ static void cmd_tree2(char **tok, int ntok, int lineno)
 	int fd, nopt = 5;
 
 	if (ntok < 5)
-		fail("line %d: usage: tree2 DIR CONTENTS_MODE FNAMES_MODE FLAGS [IDHEX|@last] [big] [small]",
+		fail("line %d: usage: tree2 DIR CONTENTS_MODE FNAMES_MODE FLAGS [IDHEX|@last] [casefold] [big] [small]",
 		     lineno);
 	dir = parse_dir(tok[1], lineno);
 	memset(&pol, 0, sizeof(pol));
@@ -909,6 +936,9 @@ static void cmd_tree2(char **tok, int ntok, int lineno)
 	fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		FAILE("open %s", p);
+	for (int i = nopt; i < ntok; i++)
+		if (!strcmp(tok[i], "casefold"))
+			set_casefold(fd, p, lineno);
 	if (ioctl(fd, E4_IOC_SET_ENCRYPTION_POLICY, &pol) < 0)
 		FAILE("line %d: FS_IOC_SET_ENCRYPTION_POLICY (v2) on %s", lineno, p);
 	errno = get_policy_fd(fd, &got);
@@ -926,7 +956,9 @@ static void cmd_tree2(char **tok, int ntok, int lineno)
 	for (int i = nopt; i < ntok; i++)
 		man_add(" %s", tok[i]);
 	man_add("\n");
+	g_casefold_opt = 1;
 	populate(tok + nopt, ntok - nopt, lineno);
+	g_casefold_opt = 0;
 	finish_tree(first);
 }
 
@@ -951,7 +983,7 @@ static void cmd_plain(char **tok, int ntok, int lineno)
 /* ---- mounts, keys and kernel-behaviour probes --------------------------------
  * The commands below (remount, forget-keys, readdir, lookup-all, open-all,
  * unlink-first, exists, policy-nonempty, inherit, dummy-tree, mkdir,
- * bigdir-names) are documented in vm/README.md.  Probes record what the
+ * bigdir-names, files) are documented in vm/README.md.  Probes record what the
  * kernel did as manifest lines; only setup errors fail the run. */
 
 static char g_mountopts[1024]; /* data string of the current mount, "" = none */
@@ -1627,6 +1659,36 @@ static void cmd_bigdir_names(char **tok, int ntok, int lineno)
 	late_end(first);
 }
 
+/* files TREE/DIR NAMEHEX...: regular files 0644 with the given names (hex
+ * bytes), of size = the name's length, in an existing manifest directory */
+static void cmd_files(char **tok, int ntok, int lineno)
+{
+	const char *rel, *sub;
+	char p[4200], name[256], path[4096];
+	struct stat st;
+	size_t first, len;
+
+	if (ntok < 3)
+		fail("line %d: usage: files TREE/DIR NAMEHEX...", lineno);
+	rel = parse_relpath(tok[1], lineno);
+	abs_path(p, sizeof(p), rel);
+	if (stat(p, &st) < 0 || !S_ISDIR(st.st_mode))
+		fail("line %d: %s is not an existing directory", lineno, p);
+	first = late_begin(rel, &sub, lineno);
+	if (!find_entry(rel))
+		fail("line %d: %s is not in the manifest", lineno, rel);
+	for (int i = 2; i < ntok; i++) {
+		len = parse_hex(tok[i], (unsigned char *)name, 255, lineno);
+		name[len] = '\0';
+		if (strlen(name) != len || strchr(name, '/') || !strcmp(name, ".") ||
+		    !strcmp(name, ".."))
+			fail("line %d: bad file name %s", lineno, tok[i]);
+		join(path, sizeof(path), sub, name);
+		mk_file(path, 0644, len);
+	}
+	late_end(first);
+}
+
 static void run_scenario(char *text)
 {
 	char *line, *save = NULL;
@@ -1684,6 +1746,8 @@ static void run_scenario(char *text)
 				cmd_mkdir(tok, ntok, lineno);
 			else if (!strcmp(tok[0], "bigdir-names"))
 				cmd_bigdir_names(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "files"))
+				cmd_files(tok, ntok, lineno);
 			else
 				fail("line %d: unknown command '%s'", lineno, tok[0]);
 		}
