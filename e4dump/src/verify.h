@@ -30,6 +30,7 @@ struct ventry {
 	struct dent *d;      /* raw name; d->name = the no-key name */
 	unsigned int len_field; /* the on-disk name_len field (16 bits) */
 	int dec;             /* 1: decrypted to a valid name */
+	int hash_missing;    /* casefold + encrypt: no room for the hash pair */
 	size_t plain_len;
 	uint8_t plain[256];
 };

@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <et/com_err.h>
+#include "casefold_hash.h"
 #include "dirlist.h"
+#include "kdf.h"
+#include "keyring.h"
 #include "report.h"
 #include "verify.h"
 
@@ -13,6 +16,7 @@ struct collect {
 	struct dent *d;      /* parallel to v */
 	size_t n, cap;
 	int nomem;
+	int hashes;          /* casefold + encrypt: entries store a hash pair */
 };
 
 static int collect_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
@@ -23,7 +27,7 @@ static int collect_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
 	struct ventry *e;
 	struct dent *d;
 
-	(void)dir, (void)entry, (void)offset, (void)blocksize, (void)buf;
+	(void)dir, (void)entry, (void)offset, (void)buf;
 	if ((len == 1 && de->name[0] == '.') ||
 	    (len == 2 && de->name[0] == '.' && de->name[1] == '.'))
 		return 0;
@@ -51,6 +55,11 @@ static int collect_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
 	d->raw_len = len;
 	memcpy(d->raw, de->name, len);
 	e->len_field = de->name_len;
+	if (c->hashes) {
+		d->has_hash = !casefold_stored_hash(de, blocksize, &d->hash,
+						    &d->minor_hash);
+		e->hash_missing = !d->has_hash;
+	}
 	return 0;
 }
 
@@ -130,11 +139,49 @@ static void visit_child(struct verify *v, struct dirwalk *w, ext2_ino_t dir,
 		v->nomem = 1;
 }
 
+/* Casefolded encrypted directories: every entry stores the SipHash pair
+ * of its casefolded plaintext name (spec section 10.8); with the key it is
+ * recomputed from the decrypted name. */
+static void check_casefold_hashes(struct verify *v, ext2_ino_t dir,
+				  const struct e4_context *dctx,
+				  struct ventry *e, size_t n, char **paths)
+{
+	const struct master_key *mk = NULL;
+	const struct ext2fs_nls_table *enc = casefold_table(v->im->fs);
+	uint8_t key[16];
+	int have_key = 0;
+
+	if (dctx && dctx->version == 2 && v->kr->nkeys) {
+		mk = keyring_lookup(v->kr, dctx);
+		have_key = mk && !casefold_dirhash_key(mk->raw, mk->len, dctx->nonce, key);
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t h, m;
+		int r;
+
+		if (e[i].hash_missing) {
+			vfind(v, dir, paths[i], "dirent.casefold_hash",
+			      "entry of a casefolded encrypted directory has no room for its hash pair");
+			continue;
+		}
+		if (!have_key || !e[i].dec)
+			continue;
+		r = casefold_dirhash(enc, key, e[i].plain, e[i].plain_len, &h, &m);
+		if (r == -2)
+			break;  /* libext2fs' casefolding unusable: cannot judge */
+		if (!r && (h != e[i].d->hash || m != e[i].d->minor_hash))
+			vfind(v, dir, paths[i], "dirent.casefold_hash",
+			      "stored hash pair %08x/%08x, but the casefolded name hashes to %08x/%08x",
+			      e[i].d->hash, e[i].d->minor_hash, h, m);
+	}
+	e4_wipe(key, sizeof(key));
+}
+
 static void walk_dir(struct verify *v, struct dirwalk *w, ext2_ino_t dir)
 {
 	struct ext2_super_block *sb = v->im->fs->super;
 	struct ext2_inode_large inode;
-	struct collect col = { NULL, NULL, 0, 0, 0 };
+	struct collect col = { NULL, NULL, 0, 0, 0, 0 };
 	struct e4_context dctx;
 	struct e4_cipher *cipher = NULL;
 	const char *why, *dpath = verify_path(v, dir);
@@ -146,6 +193,7 @@ static void walk_dir(struct verify *v, struct dirwalk *w, ext2_ino_t dir)
 		return;
 	v->dirs++;
 	encrypted = img_inode_encrypted(&inode);
+	col.hashes = casefold_hash_in_dirent((struct ext2_inode *)&inode);
 	err = ext2fs_dir_iterate2(v->im->fs, dir, 0, NULL, collect_cb, &col);
 	if (col.nomem) {
 		v->nomem = 1;
@@ -236,6 +284,8 @@ static void walk_dir(struct verify *v, struct dirwalk *w, ext2_ino_t dir)
 		if (child_ok)
 			visit_child(v, w, dir, e, paths[i], &child);
 	}
+	if (col.hashes && !v->nomem)
+		check_casefold_hashes(v, dir, dctx_ok ? &dctx : NULL, col.v, col.n, paths);
 	if (col.n > 1 && !v->nomem)
 		verify_duplicates(v, col.v, col.n, paths, encrypted);
 out:

@@ -30,12 +30,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.normpath(os.path.join(HERE, "..", ".."))
 BASES = {"sample": "sample/sample.img", "pad": "pad/pad.img",
          "f2015": "f2015/f2015.img", "deep": "deep/deep.img",
-         "v2-1k": "v2-1k/v2-1k.img"}
+         "v2-1k": "v2-1k/v2-1k.img", "cf": "cf/cf.img"}
 # Short names of the master keys used in the golden files.
 KEYS = {"S": "sample/keys/5430581507fd59c1.key",
         "A": "pad/keys/7c9fc345b9ec5163.key",
         "B": "pad/keys/0011223344556677.key",
-        "C": "pad/keys/8899aabbccddeeff.key"}
+        "C": "pad/keys/8899aabbccddeeff.key",
+        "K2": "cf/keys/1a2adcd5ec890588c77e2fea6878fc4e.key"}
 NONCE = bytes(range(0xa0, 0xb0))       # a nonce no kernel run wrote
 
 
@@ -228,6 +229,17 @@ def inode_special_encrypted(img):
     ino = img.ino("/secret/hello.txt")
     mode = le(img.inode_bytes(ino)[0:2])
     edit(img.path, f"set_inode_field <{ino}> mode 0{(mode & 0o7777) | 0o010000:o}")
+
+
+def cf_hash(img):
+    # the stored minor hash of one entry of a casefolded encrypted directory
+    ino = img.ino("/v2cf32")
+    e = [x for x in img.entries(ino) if x["name"] not in (b".", b"..")][0]
+    off = e["off"] + 8 + ((len(e["name"]) + 3) & ~3) + 4
+    img.write(off, bytes([img.read(off, 1)[0] ^ 0x5a]))
+
+
+cf_hash_nokey = cf_hash
 
 
 def file_blocks_past_eof(img):
