@@ -38,7 +38,7 @@ void dirhash(int version, const uint8_t seed[16], const uint8_t *name,
 
 void vectors_generate(struct drbg *d);
 /* Appended to vectors_generate: IV flags, AES-128 modes, passphrases,
- * the casefold dirhash. */
+ * the casefold dirhash, no-key names, then Adiantum and HCTR2. */
 void vectors_generate_modes(struct drbg *d);
 /* 0 = recomputed equal, 1 = differs, -1 = malformed or unknown type. */
 int vectors_check_one(json_object *o);

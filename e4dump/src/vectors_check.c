@@ -33,6 +33,47 @@ static int set_iv_flags(struct e4_cipher *c, json_object *o)
 	return 0;
 }
 
+/* The optional "nonce" (DIRECT_KEY): only with Adiantum (mode 9) and not
+ * with the IV flags (spec section 6.3).  0, or -1 when malformed. */
+static int set_direct_key(struct e4_cipher *c, json_object *o, int mode)
+{
+	uint8_t nonce[E4_NONCE_SIZE];
+	size_t n;
+
+	if (!json_object_object_get_ex(o, "nonce", NULL))
+		return 0;
+	if (mode != E4_MODE_ADIANTUM || json_object_object_get_ex(o, "iv_flags", NULL) ||
+	    get_hex(o, "nonce", nonce, sizeof(nonce), &n) || n != sizeof(nonce))
+		return -1;
+	e4_cipher_set_direct_key(c, nonce);
+	return 0;
+}
+
+/* An Adiantum data unit, decrypted and encrypted. */
+static int check_adiantum(json_object *o, uint8_t *a, uint8_t *b, uint8_t *c,
+			  uint8_t *r)
+{
+	size_t la, lb, lc;
+	struct e4_cipher *ci;
+	int bad;
+
+	if (get_hex(o, "key", a, 32, &la) || la != 32 ||
+	    json_object_object_get_ex(o, "iv_flags", NULL) || get_int(o, "lblk") < 0 ||
+	    get_hex(o, "plaintext", b, BUF, &lb) ||
+	    get_hex(o, "ciphertext", c, BUF, &lc) || lb != lc || lb < 16)
+		return -1;
+	if (e4_cipher_new(&ci, E4_MODE_ADIANTUM, a, 32))
+		return 1;
+	bad = set_direct_key(ci, o, E4_MODE_ADIANTUM);
+	if (!bad)
+		bad = e4_decrypt_data_unit(ci, (uint64_t)get_int(o, "lblk"), c, r, lc) ||
+		      memcmp(r, b, lb) ||
+		      e4_encrypt_data_unit(ci, (uint64_t)get_int(o, "lblk"), b, r, lb) ||
+		      memcmp(r, c, lc);
+	e4_cipher_free(ci);
+	return bad;
+}
+
 /* 0 = recomputed equal, 1 = differs, -1 = malformed */
 int vectors_check_one(json_object *o)
 {
@@ -90,6 +131,8 @@ int vectors_check_one(json_object *o)
 		e4_cipher_free(ci);
 		return bad;
 	}
+	if (!strcmp(type, "adiantum"))
+		return check_adiantum(o, a, b, c, r);
 	if (!strcmp(type, "name") || !strcmp(type, "symlink")) {
 		int is_name = !strcmp(type, "name");
 		size_t st;
@@ -99,7 +142,9 @@ int vectors_check_one(json_object *o)
 
 		if (get_hex(o, "key", a, 32, &la) ||
 		    la != (mode == E4_MODE_AES_128_CTS ? 16u : 32u) ||
-		    (mode != E4_MODE_AES_128_CTS && mode != E4_MODE_AES_256_CTS) ||
+		    (mode != E4_MODE_AES_128_CTS && mode != E4_MODE_AES_256_CTS &&
+		     mode != E4_MODE_ADIANTUM && mode != E4_MODE_AES_256_HCTR2) ||
+		    (mode == E4_MODE_ADIANTUM && json_object_object_get_ex(o, "iv_flags", NULL)) ||
 		    get_hex(o, is_name ? "name" : "target", b, BUF, &lb) ||
 		    get_hex(o, is_name ? "stored" : "blob", c, BUF, &lc))
 			return -1;
@@ -110,7 +155,7 @@ int vectors_check_one(json_object *o)
 			return 1; /* the length rule */
 		if (e4_cipher_new(&ci, (uint8_t)mode, a, la))
 			return 1;
-		if (set_iv_flags(ci, o)) {
+		if (set_iv_flags(ci, o) || set_direct_key(ci, o, mode)) {
 			e4_cipher_free(ci);
 			return -1;
 		}

@@ -1,7 +1,7 @@
 /* e4dump vectors: the IV flags, the AES-128 modes, e4crypt passphrases,
- * the casefold SipHash dirhash and the no-key names of every generation
- * (appended after the base set so that the earlier vectors of a seed never
- * change). */
+ * the casefold SipHash dirhash, the no-key names of every generation, then
+ * Adiantum and AES-256-HCTR2 (appended after the base set so that the
+ * earlier vectors of a seed never change). */
 #include <stdlib.h>
 #include <string.h>
 #include "cipher.h"
@@ -220,6 +220,119 @@ static void gen_name_hashes(struct drbg *d)
 	}
 }
 
+/* Adiantum data units (spec section 7.1): the 32-byte IV is le64(lblk),
+ * the file's nonce under DIRECT_KEY (else zeros), then zeros. */
+static void gen_adiantum_contents(struct drbg *d)
+{
+	static const struct { size_t du; uint64_t lblk; int direct; } cv[] = {
+		{ 4096, 0, 0 }, { 2048, 9, 0 }, { 1024, 0xfffffffeu, 0 },
+		{ 4096, 1, 1 }, { 2048, 0, 1 }, { 1024, 77, 1 },
+	};
+	uint8_t key[32], nonce[16], in[4096], out[4096];
+
+	for (size_t i = 0; i < sizeof(cv) / sizeof(cv[0]); i++) {
+		struct e4_cipher *c;
+		json_object *o;
+
+		drbg_bytes(d, key, 32);
+		if (cv[i].direct)
+			drbg_bytes(d, nonce, 16);
+		drbg_bytes(d, in, cv[i].du);
+		if (e4_cipher_new(&c, E4_MODE_ADIANTUM, key, 32))
+			abort();
+		if (cv[i].direct)
+			e4_cipher_set_direct_key(c, nonce);
+		if (e4_encrypt_data_unit(c, cv[i].lblk, in, out, cv[i].du))
+			abort();
+		e4_cipher_free(c);
+		o = vec("adiantum");
+		add_hex(o, "key", key, 32);
+		json_object_object_add(o, "lblk", json_object_new_int64((int64_t)cv[i].lblk));
+		if (cv[i].direct)
+			add_hex(o, "nonce", nonce, 16);
+		add_hex(o, "plaintext", in, cv[i].du);
+		add_hex(o, "ciphertext", out, cv[i].du);
+		emit(o);
+	}
+}
+
+/* One name or symlink target encrypted with Adiantum (mode 9) or
+ * AES-256-HCTR2 (mode 10) as one wide-block message: with a DIRECT_KEY
+ * nonce (Adiantum) or under an IV flag (HCTR2; the value from drbg). */
+static void gen_wide_one(struct drbg *d, int symlink, uint8_t mode, int direct,
+			 enum e4_iv_scheme s, unsigned int pad, size_t len)
+{
+	uint8_t key[32], nonce[16], in[4096] = { 0 }, out[4096 + 2], v[4] = { 0 };
+	size_t st = stored_len("6.1", pad, len, symlink ? 4093 : 255);
+	uint32_t iv_value;
+	struct e4_cipher *c;
+	json_object *o;
+
+	drbg_bytes(d, key, 32);
+	if (direct)
+		drbg_bytes(d, nonce, 16);
+	if (s != E4_IV_LBLK)
+		drbg_bytes(d, v, 4);
+	iv_value = (uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 |
+		   (uint32_t)v[3] << 24;
+	drbg_name(d, in, len);
+	if (symlink && len > 4)
+		in[len / 2] = '/';
+	if (e4_cipher_new(&c, mode, key, 32))
+		abort();
+	if (direct)
+		e4_cipher_set_direct_key(c, nonce);
+	if (s != E4_IV_LBLK)
+		e4_cipher_set_iv_scheme(c, s, iv_value);
+	if (e4_encrypt_name(c, in, st, out + 2))
+		abort();
+	e4_cipher_free(c);
+	out[0] = (uint8_t)st;
+	out[1] = (uint8_t)(st >> 8);
+	o = vec(symlink ? "symlink" : "name");
+	json_object_object_add(o, "generation", json_object_new_string("6.1"));
+	json_object_object_add(o, "padding", json_object_new_int((int)pad));
+	json_object_object_add(o, "mode", json_object_new_int(mode));
+	if (direct)
+		add_hex(o, "nonce", nonce, 16);
+	if (s != E4_IV_LBLK)
+		add_iv_fields(o, s, iv_value);
+	add_hex(o, "key", key, 32);
+	add_hex(o, symlink ? "target" : "name", in, len);
+	if (symlink)
+		add_hex(o, "blob", out, st + 2);
+	else
+		add_hex(o, "stored", out + 2, st);
+	emit(o);
+}
+
+/* Adiantum names without and with a nonce, HCTR2 names plain and under
+ * both IV flags, at lengths around the block and padding boundaries with
+ * padding 16 and 32; then four symlinks. */
+static void gen_wide_names(struct drbg *d)
+{
+	static const size_t lens[] = { 1, 16, 17, 32, 33, 100, 255 };
+	static const struct { uint8_t mode; int direct; enum e4_iv_scheme s; } kinds[] = {
+		{ E4_MODE_ADIANTUM, 0, E4_IV_LBLK },
+		{ E4_MODE_ADIANTUM, 1, E4_IV_LBLK },
+		{ E4_MODE_AES_256_HCTR2, 0, E4_IV_LBLK },
+		{ E4_MODE_AES_256_HCTR2, 0, E4_IV_INO_LBLK_64 },
+		{ E4_MODE_AES_256_HCTR2, 0, E4_IV_INO_LBLK_32 },
+	};
+	static const struct { size_t kind, len; unsigned int pad; } links[] = {
+		{ 0, 17, 16 }, { 1, 300, 32 }, { 2, 300, 16 }, { 4, 60, 32 },
+	};
+
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
+			for (unsigned int pad = 16; pad <= 32; pad += 16)
+				gen_wide_one(d, 0, kinds[k].mode, kinds[k].direct,
+					     kinds[k].s, pad, lens[i]);
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		gen_wide_one(d, 1, kinds[links[i].kind].mode, kinds[links[i].kind].direct,
+			     kinds[links[i].kind].s, links[i].pad, links[i].len);
+}
+
 void vectors_generate_modes(struct drbg *d)
 {
 	gen_contents(d);
@@ -228,4 +341,7 @@ void vectors_generate_modes(struct drbg *d)
 	gen_siphash_dirhash(d);
 	gen_nokey_generations(d);
 	gen_name_hashes(d);
+	/* appended last: the vectors above keep their bytes */
+	gen_adiantum_contents(d);
+	gen_wide_names(d);
 }

@@ -9,7 +9,11 @@ It shares no code with the project's library.
 
 Only the raw AES block cipher (ECB) is taken from pycryptodome; XTS,
 CBC-CTS (CS3), the v1 KDF, the no-key name encodings, base64url and the ext4
-directory hashes are implemented here.  SHA-256/SHA-512 come from hashlib.
+directory hashes are implemented here, and so are Adiantum (XChaCha12, NH,
+Poly1305; Crowley & Biggers, ToSC 2018) and HCTR2 (POLYVAL per RFC 8452,
+XCTR; Crowley, Huckleberry & Biggers 2021), from those papers and Linux
+6.1's crypto/adiantum.c, nhpoly1305.c, hctr2.c and xctr.c.  SHA-256/SHA-512
+come from hashlib.
 
 Usage:
     verify_vectors.py FILE...      check every vector in the files
@@ -476,6 +480,254 @@ def ext4_dirhash(version, name, seed):
 
 
 # ---------------------------------------------------------------------------
+# Adiantum (Crowley & Biggers, ToSC 2018; Linux crypto/adiantum.c):
+# XChaCha12, NH, Poly1305 and NHPoly1305, then the HBSH construction.
+# ---------------------------------------------------------------------------
+
+M64 = (1 << 64) - 1
+M128 = (1 << 128) - 1
+
+
+def _le32_words(b):
+    return list(struct.unpack("<%dI" % (len(b) // 4), b))
+
+
+def _chacha_permute(x, rounds):
+    """The ChaCha rounds (RFC 8439 section 2.3): column then diagonal
+    quarter rounds, rounds/2 double rounds, on a list of 16 words."""
+    def qr(a, b, c, d):
+        x[a] = (x[a] + x[b]) & M32; x[d] = _rol(x[d] ^ x[a], 16)
+        x[c] = (x[c] + x[d]) & M32; x[b] = _rol(x[b] ^ x[c], 12)
+        x[a] = (x[a] + x[b]) & M32; x[d] = _rol(x[d] ^ x[a], 8)
+        x[c] = (x[c] + x[d]) & M32; x[b] = _rol(x[b] ^ x[c], 7)
+    for _ in range(rounds // 2):
+        qr(0, 4, 8, 12); qr(1, 5, 9, 13); qr(2, 6, 10, 14); qr(3, 7, 11, 15)
+        qr(0, 5, 10, 15); qr(1, 6, 11, 12); qr(2, 7, 8, 13); qr(3, 4, 9, 14)
+
+
+CHACHA_CONST = _le32_words(b"expand 32-byte k")
+
+
+def hchacha(key, nonce16, rounds):
+    """HChaCha (the XChaCha draft, section 2.2): the permuted state without
+    the feed-forward; output words 0..3 and 12..15 form the subkey."""
+    x = CHACHA_CONST + _le32_words(key) + _le32_words(nonce16)
+    _chacha_permute(x, rounds)
+    return struct.pack("<8I", *(x[0:4] + x[12:16]))
+
+
+def chacha_stream(key, nonce8, n, rounds, counter=0):
+    """Original (64-bit counter, 64-bit nonce) ChaCha keystream of n bytes:
+    state words 12..13 the block counter, 14..15 the nonce."""
+    out = bytearray()
+    k = _le32_words(key)
+    nw = _le32_words(nonce8)
+    while len(out) < n:
+        s = CHACHA_CONST + k + [counter & M32, counter >> 32] + nw
+        x = list(s)
+        _chacha_permute(x, rounds)
+        out += struct.pack("<16I", *((a + b) & M32 for a, b in zip(x, s)))
+        counter = (counter + 1) & M64
+    return bytes(out[:n])
+
+
+def xchacha12_stream(key, nonce24, n):
+    """XChaCha12: HChaCha12(key, nonce[0:16]) keys ChaCha12 with the
+    remaining 8 nonce bytes, counter starting at 0 (Adiantum paper 4.1)."""
+    return chacha_stream(hchacha(key, nonce24[:16], 12), nonce24[16:], n, 12)
+
+
+P1305 = (1 << 130) - 5
+POLY1305_CLAMP = 0x0ffffffc0ffffffc0ffffffc0fffffff
+
+
+def poly1305_r(key16):
+    return int.from_bytes(key16, "little") & POLY1305_CLAMP
+
+
+def poly1305_blocks(h, r, data):
+    """Poly1305 (RFC 8439 2.5) over whole 16-byte blocks, each with the
+    2^128 bit set; h is the accumulator mod 2^130 - 5."""
+    assert len(data) % 16 == 0
+    for i in range(0, len(data), 16):
+        h = (h + int.from_bytes(data[i:i + 16], "little") + (1 << 128)) \
+            * r % P1305
+    return h
+
+
+NH_KEY_BYTES = 1072          # 1024-byte NH message + 3 passes x 16 bytes
+NH_MESSAGE_BYTES = 1024
+
+
+def nh(key_words, msg):
+    """NH (Adiantum paper 4.3, 4 passes, 32-bit words, strides of 2): for
+    each 16-byte unit i and pass p, with k = key words from 4i + 4p:
+    (m0+k0)(m2+k2) + (m1+k1)(m3+k3), sums mod 2^64; output 4 le64."""
+    sums = [0, 0, 0, 0]
+    for u in range(len(msg) // 16):
+        m = struct.unpack("<4I", msg[16 * u:16 * u + 16])
+        for p in range(4):
+            k = key_words[4 * u + 4 * p:4 * u + 4 * p + 4]
+            sums[p] += (((m[0] + k[0]) & M32) * ((m[2] + k[2]) & M32) +
+                        ((m[1] + k[1]) & M32) * ((m[3] + k[3]) & M32))
+    return struct.pack("<4Q", *(s & M64 for s in sums))
+
+
+def nhpoly1305(poly_key, nh_key_words, msg):
+    """NHPoly1305 (paper 4.3; crypto/nhpoly1305.c): zero-pad to 16 bytes,
+    NH each 1024-byte chunk, Poly1305 the 32-byte NH outputs; the value is
+    the accumulator mod 2^130 - 5, low 128 bits (no final addition)."""
+    if len(msg) % 16:
+        msg = msg + bytes(16 - len(msg) % 16)
+    h, r = 0, poly1305_r(poly_key)
+    for i in range(0, len(msg), NH_MESSAGE_BYTES):
+        chunk = msg[i:i + NH_MESSAGE_BYTES]
+        h = poly1305_blocks(h, r, nh(nh_key_words, chunk))
+    return h & M128
+
+
+class Adiantum:
+    """Adiantum-XChaCha12-AES with a 32-byte key and 32-byte tweak."""
+
+    def __init__(self, key):
+        if len(key) != 32:
+            raise ValueError("Adiantum key must be 32 bytes")
+        self.key = bytes(key)
+        # Subkeys (paper 4.4): XChaCha12 keystream with nonce 1 || 0...:
+        # K_E (AES-256), K_T (Poly1305 of the tweak), K_M (NHPoly1305:
+        # Poly1305 key then the NH key).
+        ks = xchacha12_stream(self.key, b"\x01" + bytes(23),
+                              32 + 16 + 16 + NH_KEY_BYTES)
+        self.aes = Block(ks[:32])
+        self.r_tweak = poly1305_r(ks[32:48])
+        self.poly_key = ks[48:64]
+        self.nh_key = _le32_words(ks[64:])
+
+    def _hash(self, tweak, left):
+        """H_{K_H}(T, L) = Poly1305_{K_T}(le128(8 |L|) || T) +
+        NHPoly1305_{K_M}(L) mod 2^128 (paper 4.3)."""
+        if len(tweak) != 32:
+            raise ValueError("Adiantum tweak must be 32 bytes")
+        header = struct.pack("<QQ", 8 * len(left), 0) + tweak
+        ht = poly1305_blocks(0, self.r_tweak, header) & M128
+        return (ht + nhpoly1305(self.poly_key, self.nh_key, left)) & M128
+
+    def _stream(self, c_m, n):
+        return xchacha12_stream(self.key, c_m + b"\x01" + bytes(7), n)
+
+    def encrypt(self, tweak, p):
+        if len(p) < 16:
+            raise ValueError("Adiantum message shorter than 16 bytes")
+        p_l, p_r = p[:-16], int.from_bytes(p[-16:], "little")
+        p_m = (p_r + self._hash(tweak, p_l)) & M128
+        c_m = self.aes.enc(p_m.to_bytes(16, "little"))
+        c_l = xor(p_l, self._stream(c_m, len(p_l)))
+        c_r = (int.from_bytes(c_m, "little") - self._hash(tweak, c_l)) & M128
+        return c_l + c_r.to_bytes(16, "little")
+
+    def decrypt(self, tweak, c):
+        if len(c) < 16:
+            raise ValueError("Adiantum message shorter than 16 bytes")
+        c_l, c_r = c[:-16], int.from_bytes(c[-16:], "little")
+        c_m = ((c_r + self._hash(tweak, c_l)) & M128).to_bytes(16, "little")
+        p_l = xor(c_l, self._stream(c_m, len(c_l)))
+        p_m = int.from_bytes(self.aes.dec(c_m), "little")
+        p_r = (p_m - self._hash(tweak, p_l)) & M128
+        return p_l + p_r.to_bytes(16, "little")
+
+
+# ---------------------------------------------------------------------------
+# HCTR2 (Crowley, Huckleberry & Biggers 2021; Linux crypto/hctr2.c):
+# POLYVAL (RFC 8452), XCTR and the HCTR2 construction over AES.
+# ---------------------------------------------------------------------------
+
+# GF(2^128) of RFC 8452 section 3: bit i of the little-endian integer is
+# the coefficient of x^i, modulus x^128 + x^127 + x^126 + x^121 + 1.
+POLYVAL_MOD = (1 << 128) | (1 << 127) | (1 << 126) | (1 << 121) | 1
+X_INV_128 = (1 << 127) | (1 << 124) | (1 << 121) | (1 << 114) | 1  # x^-128
+
+
+def gf128_mul(a, b):
+    p = 0
+    while b:
+        if b & 1:
+            p ^= a
+        a <<= 1
+        b >>= 1
+    for i in range(p.bit_length() - 1, 127, -1):
+        if p >> i & 1:
+            p ^= POLYVAL_MOD << (i - 128)
+    return p
+
+
+def polyval(h, data):
+    """RFC 8452 section 3: S_j = dot(S_{j-1} xor X_j, H) with
+    dot(a, b) = a * b * x^-128; data is whole 16-byte blocks."""
+    assert len(data) % 16 == 0
+    hx = gf128_mul(int.from_bytes(h, "little"), X_INV_128)
+    s = 0
+    for i in range(0, len(data), 16):
+        s = gf128_mul(s ^ int.from_bytes(data[i:i + 16], "little"), hx)
+    return s.to_bytes(16, "little")
+
+
+def xctr(blk, iv, data):
+    """XCTR (HCTR2 paper section 3): keystream block i (from 1) is
+    E_K(IV xor le128(i))."""
+    out = bytearray()
+    s = int.from_bytes(iv, "little")
+    for i in range(0, len(data), 16):
+        ks = blk.enc((s ^ (i // 16 + 1)).to_bytes(16, "little"))
+        out += xor(data[i:i + 16], ks)
+    return bytes(out)
+
+
+class HCTR2:
+    """HCTR2 over AES (any AES key size) with a 32-byte tweak."""
+
+    def __init__(self, key):
+        self.blk = Block(key)
+        self.h = self.blk.enc(bytes(16))                   # hbar = E_K(0)
+        self.l = self.blk.enc((1).to_bytes(16, "little"))  # L = E_K(1)
+
+    def _hash(self, tweak, n):
+        """H(T, N) = POLYVAL(hbar, le128(2|T|+2 or +3) || T || N'), with
+        |T| in bits and N' = N, or N || 1 || 0* when N is not whole
+        blocks (paper section 3; the tweak here is 32 bytes)."""
+        if len(tweak) != 32:
+            raise ValueError("HCTR2 tweak must be 32 bytes")
+        rem = len(n) % 16
+        head = (2 * 8 * len(tweak) + 2 + (1 if rem else 0)).to_bytes(
+            16, "little")
+        if rem:
+            n = n + b"\x01" + bytes(15 - rem)
+        return polyval(self.h, head + tweak + n)
+
+    def _crypt(self, tweak, data, enc):
+        if len(data) < 16:
+            raise ValueError("HCTR2 message shorter than 16 bytes")
+        first, rest = data[:16], data[16:]
+        mm = xor(first, self._hash(tweak, rest))
+        uu = self.blk.enc(mm) if enc else self.blk.dec(mm)
+        s = xor(xor(mm, uu), self.l)
+        out = xctr(self.blk, s, rest)
+        return xor(uu, self._hash(tweak, out)) + out
+
+    def encrypt(self, tweak, p):
+        return self._crypt(tweak, p, True)
+
+    def decrypt(self, tweak, c):
+        return self._crypt(tweak, c, False)
+
+
+def wide_tweak(iv_number, nonce=None):
+    """fscrypt's 32-byte IV for Adiantum and HCTR2 (spec 6.3, 7.1):
+    le64(IV number) || the nonce under DIRECT_KEY, else 16 zero bytes ||
+    8 zero bytes."""
+    return iv_number.to_bytes(8, "little") + (nonce or bytes(16)) + bytes(8)
+
+
+# ---------------------------------------------------------------------------
 # Vector checks
 # ---------------------------------------------------------------------------
 
@@ -585,15 +837,51 @@ def check_essiv(v):
     expect("decrypted plaintext", cbc_decrypt(Block(key), iv, ct), pt)
 
 
+def direct_key_nonce(v, mode):
+    """The optional "nonce" of a DIRECT_KEY policy (spec 6.3): only with
+    Adiantum (contents and names modes must both be Adiantum) and never
+    with the IV_INO_LBLK flags."""
+    if "nonce" not in v:
+        return None
+    if mode != 9:
+        raise Bad("nonce (DIRECT_KEY) needs Adiantum, not mode %d" % mode)
+    if "iv_flags" in v:
+        raise Bad("DIRECT_KEY and iv_flags are mutually exclusive")
+    return hexfield(v, "nonce", 16)
+
+
+def check_adiantum(v):
+    """An Adiantum data unit (spec 7.1): tweak = le64(lblk) || nonce or
+    zeros || 8 zeros.  The IV_INO_LBLK flags need AES-256-XTS contents."""
+    key = hexfield(v, "key", 32)
+    lblk = intfield(v, "lblk", 0, (1 << 64) - 1)
+    if "iv_flags" in v:
+        raise Bad("iv_flags are not allowed with Adiantum contents")
+    tw = wide_tweak(lblk, direct_key_nonce(v, 9))
+    pt = hexfield(v, "plaintext", min_len=16)
+    ct = hexfield(v, "ciphertext", min_len=16)
+    if len(pt) != len(ct):
+        raise Bad("plaintext and ciphertext lengths differ")
+    a = Adiantum(key)
+    expect("ciphertext", a.encrypt(tw, pt), ct)
+    expect("decrypted plaintext", a.decrypt(tw, ct), pt)
+
+
+NAME_MODES = {4: "AES-256-CTS", 6: "AES-128-CTS", 9: "Adiantum",
+              10: "AES-256-HCTR2"}
+
+
 def _check_encrypted_name(v, plain_field, stored, limit):
     gen = strfield(v, "generation")
     padding = intfield(v, "padding")
     mode = intfield(v, "mode") if "mode" in v else 4
-    if mode not in (4, 6):
-        raise Bad("names mode %d is not AES-256-CTS (4) or AES-128-CTS (6)"
-                  % mode)
-    key = hexfield(v, "key", 32 if mode == 4 else 16)
-    iv = fscrypt_tweak(iv_number(v, 0))
+    if mode not in NAME_MODES:
+        raise Bad("names mode %d is not one of %s" % (mode, NAME_MODES))
+    if mode == 9 and "iv_flags" in v:
+        raise Bad("iv_flags need AES-256-XTS contents, so not Adiantum")
+    key = hexfield(v, "key", 16 if mode == 6 else 32)
+    nonce = direct_key_nonce(v, mode)
+    iv = iv_number(v, 0)
     plain = hexfield(v, plain_field, min_len=1)
     if gen not in ("2015", "6.1"):
         raise Bad("unknown generation %r" % gen)
@@ -607,8 +895,14 @@ def _check_encrypted_name(v, plain_field, stored, limit):
     if len(stored) != L:
         raise Bad("stored length %d, expected %d" % (len(stored), L))
     padded = plain + bytes(L - len(plain))
-    expect("ciphertext", cts_encrypt(key, padded, iv), stored)
-    dec = cts_decrypt(key, stored, iv)
+    if mode in (4, 6):
+        expect("ciphertext", cts_encrypt(key, padded, fscrypt_tweak(iv)),
+               stored)
+        dec = cts_decrypt(key, stored, fscrypt_tweak(iv))
+    else:   # one wide-block message with the 32-byte IV (spec 7.1)
+        w = Adiantum(key) if mode == 9 else HCTR2(key)
+        expect("ciphertext", w.encrypt(wide_tweak(iv, nonce), padded), stored)
+        dec = w.decrypt(wide_tweak(iv, nonce), stored)
     cut = dec.split(b"\0", 1)[0]
     expect("decrypted %s" % plain_field, cut, plain)
 
@@ -796,6 +1090,7 @@ CHECKS = {
     "descriptor_e4crypt": check_descriptor,
     "xts": check_xts,
     "essiv": check_essiv,
+    "adiantum": check_adiantum,
     "passphrase_e4crypt": check_passphrase,
     "name": check_name,
     "symlink": check_symlink,
@@ -977,7 +1272,54 @@ def _self_tests():
     t("dirhash no clamp below EOF",
       ext4_dirhash(2, b"", h("fdffffff" "01000000" "00000000" "00000000")),
       (0xFFFFFFFC, 1))
+
+    # Linux 6.1 crypto/testmgr.h adiantum_xchacha12_aes_tv_template, the
+    # first two entries (16 and 31 bytes: no NH input, then a partial NH
+    # unit); all six entries were also checked while writing this code.
+    for v in ADIANTUM_TESTMGR:
+        key, iv, p, c = (h(x) for x in v)
+        a = Adiantum(key)
+        t("testmgr adiantum %d encrypt" % len(p), a.encrypt(iv, p), c)
+        t("testmgr adiantum %d decrypt" % len(p), a.decrypt(iv, c), p)
+    # crypto/testmgr.h aes_hctr2_tv_template: AES-256 entries of 16, 17
+    # and 31 bytes (whole block, then N with a remainder)
+    for v in HCTR2_TESTMGR:
+        key, iv, p, c = (h(x) for x in v)
+        t("testmgr hctr2 %d encrypt" % len(p), HCTR2(key).encrypt(iv, p), c)
+        t("testmgr hctr2 %d decrypt" % len(p), HCTR2(key).decrypt(iv, c), p)
+    # RFC 8452 appendix A POLYVAL example (also testmgr.h polyval_tv_template)
+    t("RFC 8452 POLYVAL", polyval(h("25629347589242761d31f826ba4b757b"),
+                                  h("4f4f95668c83dfb6401762bb2d01a262"
+                                    "d1a24ddd2721d006bbe45f20d3c9f362")),
+      h("f7a3b47b846119fae5b7866cf5e5b77e"))
     return tests
+
+
+# (key, iv, plaintext, ciphertext) from Linux 6.1 crypto/testmgr.h
+ADIANTUM_TESTMGR = [
+    ("9eebb2493c1cf5f46a99c2c4dfb1f4dd752057ea2c4fcdb2a53d7b491eabfd0f",
+     "df63d4abd249f3d8338137607dfa7308d8496d80e82f6254eb0ea9395b457f8a",
+     "67c9f23084418e43fbf3b33e79367fe8",
+     "6d32861867860f3f967c9d280d53ec9f"),
+    ("362b5797f85dcd995f1a5a441d920f27cc16d72b856399d3ba96a1dbd26068da",
+     "ef5869b12c5e9a4724c1b169e112938f433d6d00db5ed8d9129afed9ff2daac4",
+     "5ea8681985981223260accdb0a04b9df4db3487bb0e3c819435a4606942df2",
+     "c7c6f1738fc4ff4a39be78be8d28c8894663e70c7d87e84ec9187bbe186050"),
+]
+HCTR2_TESTMGR = [
+    ("9eebb2493c1cf5f46a99c2c4dfb1f4dd752057ea2c4fcdb2a53d7b491eabfd0f",
+     "df63d4abd249f3d8338137607dfa7308d8496d80e82f6254eb0ea9395b457f8a",
+     "67c9f23084418e43fbf3b33e79367fe8",
+     "2738784716d971352e7edd7e433cb840"),
+    ("93fa7ee20e67c439e7ca4795689d5e5a7c2619abc6ca6a4c45a69642ae6cffe7",
+     "ea8247953b22a13a6aca244c507e23cd0e50e541b66529d8302300d254a7d656",
+     "db1f1fecad836e5d19a5f63bb4935a576f",
+     "f1466e9db301f06bc2ac5788486d407268"),
+    ("362b5797f85dcd995f1a5a441d920f27cc16d72b856399d3ba96a1dbd26068da",
+     "ef5869b12c5e9a4724c1b169e112938f433d6d00db5ed8d9129afed9ff2daac4",
+     "5ea8681985981223260accdb0a04b9df4db3487bb0e3c819435a4606942df2",
+     "dbfdc803d0ecc1febd6437b88243624e7e54a3e224a727e8a4d5b36cb226b4"),
+]
 
 
 XTS_V10_SHA256 = ("e97e974fa393af794f7a4684395814cf"
