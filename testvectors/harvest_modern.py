@@ -27,7 +27,8 @@ from check_extract import generate, parse_manifest, read_records, readdir_paths 
 from image_reader import Image  # noqa: E402
 import verify_vectors as ref  # noqa: E402
 
-KEYSIZE = {1: 64, 4: 32, 5: 16, 6: 16}
+KEYSIZE = {1: 64, 4: 32, 5: 16, 6: 16, 9: 32, 10: 32}
+CONTENTS_TYPE = {1: "xts", 5: "essiv", 9: "adiantum"}
 PER_READDIR = 600  # vectors per readdir; directories are read in full
 GENERATION = "6.1"  # name format; "2015" for images of fscrypt_2015 mounts
 DIRECT_KEY, INO64, INO32 = 0x04, 0x08, 0x10
@@ -46,21 +47,23 @@ class Policy:
         self.version, self.cmode, self.fmode, self.flags = ctx[0], ctx[1], ctx[2], ctx[3]
         self.uuid = img.superblock()[0x68:0x78]
         self.emitted = set()
-        if self.flags & DIRECT_KEY:
-            raise SystemExit("DIRECT_KEY trees are not harvested (Adiantum)")
 
     def nonce(self, ctx):
         return ctx[12:28] if self.version == 1 else ctx[24:40]
 
     def key(self, mode, ctx):
         n = KEYSIZE[mode]
+        if self.version == 1 and self.flags & DIRECT_KEY:
+            return self.master[:n]  # the master key itself (spec 6.3)
         if self.version == 1:
             nonce = self.nonce(ctx)
             k = ref.kdf_v1(self.master, nonce, n)
             v = {"type": "kdf_v1", "master": self.master.hex(), "nonce": nonce.hex(),
                  "derived": k.hex()}
         else:
-            if self.flags & (INO64 | INO32):
+            if self.flags & DIRECT_KEY:
+                context, info = 3, bytes([mode])
+            elif self.flags & (INO64 | INO32):
                 context, info = (4 if self.flags & INO64 else 6), bytes([mode]) + self.uuid
             else:
                 context, info = 2, self.nonce(ctx)
@@ -72,7 +75,9 @@ class Policy:
             out(v)
         return k
 
-    def iv_fields(self, ino):
+    def iv_fields(self, ino, ctx=None):
+        if self.flags & DIRECT_KEY:
+            return {"nonce": self.nonce(ctx).hex()}
         if self.flags & INO64:
             return {"iv_flags": "ino_lblk_64", "ino": ino}
         if self.flags & INO32:
@@ -81,13 +86,32 @@ class Policy:
                     "hashed_ino": ref.siphash24(hkey, struct.pack("<Q", ino)) & ref.M32}
         return {}
 
-    def encrypted_name_fields(self, key, ino):
+    def encrypted_name_fields(self, key, ino, ctx):
         v = {"generation": GENERATION, "padding": 4 << (self.flags & 3)}
-        if self.fmode == 6:
-            v["mode"] = 6
+        if self.fmode != 4:
+            v["mode"] = self.fmode
         v["key"] = key.hex()
-        v.update(self.iv_fields(ino))
+        v.update(self.iv_fields(ino, ctx))
         return v
+
+
+def casefold_hashes(img, pol, dino, dctx, entries_by_ct, label):
+    """dirhash version 6 vectors from a casefolded encrypted directory: the
+    pair the kernel stored after each name whose plaintext is ASCII (its
+    casefold is then its lower case), keyed with HKDF context 5 and the
+    directory's nonce."""
+    key = ref.hkdf_v2(pol.master, 5, pol.nonce(dctx), 16)
+    n = 0
+    for e in img.dir_entries_raw(dino):
+        plain = entries_by_ct.get(e["name"])
+        if plain is None or not plain.isascii() or n >= 40:
+            continue
+        h = int.from_bytes(e["hash"][0:4], "little")
+        m = int.from_bytes(e["hash"][4:8], "little")
+        out({"type": "dirhash", "version": 6, "key": key.hex(),
+             "name": plain.lower().hex(), "hash": h, "minor_hash": m})
+        n += 1
+    print(f"# {label}: {n} stored casefold hash pairs")
 
 
 def harvest_tree(img, keys, tree, words, entries, label):
@@ -117,6 +141,7 @@ def harvest_tree(img, keys, tree, words, entries, label):
             k = ("d" if e.type == "d" else "f", e.mode, None if e.type == "d" else e.size)
         want.setdefault(k, []).append(e)
     done_file = False
+    by_ct = {}
     for ino, ct, _ in img.dir_entries(dino):
         mode, size, raw = img.stat(ino)
         t = TYPE.get(mode & 0o170000)
@@ -125,15 +150,16 @@ def harvest_tree(img, keys, tree, words, entries, label):
             continue
         e = cands[0]
         plain = e.path.split(b"/", 1)[1]
+        by_ct[ct] = plain
         v = {"type": "name"}
-        v.update(pol.encrypted_name_fields(dkey, dino))
+        v.update(pol.encrypted_name_fields(dkey, dino, dctx))
         v.update({"name": plain.hex(), "stored": ct.hex()})
         out(v)
         if t == "l":
             ctx = img.context(ino)
             blob, _ = img.symlink_blob(ino, size, raw)
             v = {"type": "symlink"}
-            v.update(pol.encrypted_name_fields(pol.key(fmode, ctx), ino))
+            v.update(pol.encrypted_name_fields(pol.key(fmode, ctx), ino, ctx))
             v.update({"target": e.target.hex(), "blob": blob.hex()})
             out(v)
         elif t == "f" and e.type == "f" and size >= 2 * bs and not done_file:
@@ -144,12 +170,14 @@ def harvest_tree(img, keys, tree, words, entries, label):
             for lblk in sorted({0, 1, len(blks) // 2}):
                 if (lblk + 1) * bs > size:
                     continue
-                v = {"type": "xts" if cmode == 1 else "essiv", "key": key.hex(), "lblk": lblk}
-                v.update(pol.iv_fields(ino))
+                v = {"type": CONTENTS_TYPE[cmode], "key": key.hex(), "lblk": lblk}
+                v.update(pol.iv_fields(ino, ctx))
                 v.update({"plaintext": data[lblk * bs:(lblk + 1) * bs].hex(),
                           "ciphertext": img.read(blks[lblk] * bs, bs).hex()})
                 out(v)
             done_file = True
+    if "casefold" in words[5:]:
+        casefold_hashes(img, pol, dino, dctx, by_ct, label)
 
 
 def b64url_decode(text):

@@ -64,6 +64,25 @@ class Image:
             pos += rec_len
         return out
 
+    def dir_entries_raw(self, ino):
+        """Entries with the 8 bytes after the name padded to 4 (the hash
+        pair of casefolded encrypted directories, when the entry has room
+        for it): dicts with ino, name, hash."""
+        data = self.debugfs(f"cat <{ino}>")
+        out, pos = [], 0
+        while pos + 8 <= len(data):
+            inode = int.from_bytes(data[pos:pos + 4], "little")
+            rec_len = int.from_bytes(data[pos + 4:pos + 6], "little")
+            name_len = data[pos + 6]
+            if rec_len < 8:
+                break
+            name = data[pos + 8:pos + 8 + name_len]
+            h = pos + 8 + (name_len + 3) // 4 * 4
+            if inode and name not in (b".", b"..") and h + 8 <= pos + rec_len:
+                out.append({"ino": inode, "name": name, "hash": data[h:h + 8]})
+            pos += rec_len
+        return out
+
     def stat(self, ino):
         raw = self.raw_inode(ino)
         mode = int.from_bytes(raw[0:2], "little")
