@@ -1,6 +1,7 @@
 /* Recursive extraction.  Every file is created relative to a directory file
- * descriptor inside the output directory, with O_EXCL and O_NOFOLLOW, and
- * names are checked, so nothing is written outside it. */
+ * descriptor inside the output directory without following symlinks
+ * (outdir.c), and names that are not safe there are escaped, so nothing is
+ * written outside it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,20 +12,45 @@
 #include "commands.h"
 #include "content.h"
 #include "dirlist.h"
+#include "outdir.h"
 #include "report.h"
 
 struct hardlink {
 	ext2_ino_t ino;
-	char *rel; /* path relative to the output directory */
+	char *rel;    /* output names from the output directory, '/'-joined */
+	dev_t dev;    /* the file written there */
+	ino_t out_ino;
 };
 
 struct extract {
 	struct keyring *kr;
-	int root_fd;
-	size_t done, skipped;
+	struct outdir od;
+	size_t done, skipped, renamed;
 	struct hardlink *links;
 	size_t nlinks;
+	uint8_t *on_path;     /* bitmap of the directories being extracted */
+	uint32_t ninodes;
 };
+
+/* A directory that is its own ancestor (a loop in a hostile image) is not
+ * entered again: the paths of a loop grow at every level, and 4096 levels
+ * of them need gigabytes.  Returns 1 for such a directory, else marks it
+ * (and path_leave() unmarks it). */
+static int path_enter(struct extract *x, ext2_ino_t dir)
+{
+	if (!x->on_path || dir > x->ninodes)
+		return 0;
+	if (x->on_path[dir / 8] & (1u << (dir % 8)))
+		return 1;
+	x->on_path[dir / 8] |= (uint8_t)(1u << (dir % 8));
+	return 0;
+}
+
+static void path_leave(struct extract *x, ext2_ino_t dir)
+{
+	if (x->on_path && dir <= x->ninodes)
+		x->on_path[dir / 8] &= (uint8_t)~(1u << (dir % 8));
+}
 
 static void set_times(int dirfd, const char *name, int fd,
 		      const struct ext2_inode_large *inode)
@@ -43,13 +69,6 @@ static void set_times(int dirfd, const char *name, int fd,
 		utimensat(dirfd, name, ts, AT_SYMLINK_NOFOLLOW);
 }
 
-static int safe_name(const struct dent *d)
-{
-	return d->name_len > 0 && strlen(d->name) == d->name_len &&
-	       !strchr(d->name, '/') && strcmp(d->name, ".") &&
-	       strcmp(d->name, "..");
-}
-
 static int file_sink(void *arg, uint64_t off, const uint8_t *data, size_t len)
 {
 	int fd = *(int *)arg;
@@ -66,15 +85,16 @@ static int file_sink(void *arg, uint64_t off, const uint8_t *data, size_t len)
 	return 0;
 }
 
-static const char *find_link(struct extract *x, ext2_ino_t ino)
+static const struct hardlink *find_link(struct extract *x, ext2_ino_t ino)
 {
 	for (size_t i = 0; i < x->nlinks; i++)
 		if (x->links[i].ino == ino)
-			return x->links[i].rel;
+			return &x->links[i];
 	return NULL;
 }
 
-static void remember_link(struct extract *x, ext2_ino_t ino, const char *rel)
+static void remember_link(struct extract *x, ext2_ino_t ino, const char *rel,
+			  const struct stat *st)
 {
 	struct hardlink *v = realloc(x->links, (x->nlinks + 1) * sizeof(*v));
 
@@ -83,6 +103,8 @@ static void remember_link(struct extract *x, ext2_ino_t ino, const char *rel)
 	x->links = v;
 	v[x->nlinks].ino = ino;
 	v[x->nlinks].rel = strdup(rel);
+	v[x->nlinks].dev = st->st_dev;
+	v[x->nlinks].out_ino = st->st_ino;
 	if (v[x->nlinks].rel)
 		x->nlinks++;
 }
@@ -91,41 +113,44 @@ static int extract_file(struct extract *x, int dirfd, const char *name,
 			const char *path, const char *rel, ext2_ino_t ino,
 			struct ext2_inode_large *inode)
 {
-	const char *first = inode->i_links_count > 1 ? find_link(x, ino) : NULL;
-	int fd, rc;
+	const struct hardlink *first =
+		inode->i_links_count > 1 ? find_link(x, ino) : NULL;
+	struct out_file f;
+	struct stat st;
+	int rc;
 
 	if (first) {
-		if (linkat(x->root_fd, first, dirfd, name, 0) == 0)
+		if (outdir_link(&x->od, first->rel, first->dev, first->out_ino,
+				dirfd, name) == 0)
 			return 0;
 		/* fall back to a copy */
 	}
-	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-				 O_CLOEXEC, 0600);
-	if (fd < 0) {
+	if (outdir_file_open(&x->od, dirfd, name, &f)) {
 		report_error("%s: cannot create: %s", path, strerror(errno));
 		return -1;
 	}
-	rc = content_read(x->kr, ino, inode, path, file_sink, &fd);
-	if (rc == 0 && ftruncate(fd, (off_t)img_inode_size(inode))) {
+	rc = content_read(x->kr, ino, inode, path, file_sink, &f.fd);
+	if (rc == 0 && ftruncate(f.fd, (off_t)img_inode_size(inode))) {
 		report_error("%s: cannot set size: %s", path, strerror(errno));
 		rc = -1;
 	}
 	if (rc) {
-		close(fd);
-		unlinkat(dirfd, name, 0); /* no partial files */
+		outdir_file_abort(&f); /* no partial files */
 		if (rc < 0 && errno == ENOSPC)
 			report_error("%s: output device full", path);
 		return -1;
 	}
-	fchmod(fd, inode->i_mode & 07777);
-	set_times(dirfd, name, fd, inode);
-	if (close(fd)) {
-		report_error("%s: write failed: %s", path, strerror(errno));
-		unlinkat(dirfd, name, 0);
+	fchmod(f.fd, inode->i_mode & 07777);
+	set_times(dirfd, name, f.fd, inode);
+	if (fstat(f.fd, &st))
+		memset(&st, 0, sizeof(st));
+	if (outdir_file_commit(&x->od, &f)) {
+		report_error("%s: %s: %s", path, x->od.force ?
+			     "cannot replace" : "write failed", strerror(errno));
 		return -1;
 	}
 	if (inode->i_links_count > 1)
-		remember_link(x, ino, rel);
+		remember_link(x, ino, rel, &st);
 	return 0;
 }
 
@@ -143,7 +168,7 @@ static int extract_symlink(struct extract *x, int dirfd, const char *name,
 		free(target);
 		return -1;
 	}
-	if (symlinkat(target, dirfd, name)) {
+	if (outdir_symlink(&x->od, target, dirfd, name)) {
 		report_error("%s: cannot create symlink: %s", path, strerror(errno));
 		free(target);
 		return -1;
@@ -176,21 +201,22 @@ static void extract_entry(struct extract *x, int dirfd, ext2_ino_t ino,
 			x->skipped++;
 			return;
 		}
-		if (mkdirat(dirfd, name, 0700) && errno != EEXIST) {
-			report_error("%s: cannot create directory: %s", path,
-				     strerror(errno));
+		if (path_enter(x, ino)) {
+			report_error("%s (inode %u): directory loop: contains its own ancestor",
+				     path, ino);
 			x->skipped++;
 			return;
 		}
-		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					 O_CLOEXEC);
+		fd = outdir_mkdir(&x->od, dirfd, name);
 		if (fd < 0) {
 			report_error("%s: cannot open directory: %s", path,
 				     strerror(errno));
 			x->skipped++;
+			path_leave(x, ino);
 			return;
 		}
 		extract_dir(x, fd, ino, path, rel, depth + 1);
+		path_leave(x, ino);
 		fchmod(fd, inode.i_mode & 07777);
 		set_times(dirfd, name, fd, &inode);
 		close(fd);
@@ -219,10 +245,31 @@ static char *join(const char *a, const char *b)
 	return s;
 }
 
+/* A name that is not safe in the output directory is written escaped.
+ * Not inlined: its buffer would sit in every recursion level of
+ * extract_dir. */
+static __attribute__((noinline)) void warn_renamed(struct extract *x,
+						   const char *path,
+						   ext2_ino_t ino,
+						   const char *out)
+{
+	char esc[4 * OUTDIR_NAME_MAX + 1];
+
+	escape_name((const unsigned char *)out, strlen(out), esc);
+	report_warning("%s (inode %u): unsafe name, extracted as \"%s\"",
+		       path, ino, esc);
+	x->renamed++;
+}
+
 static void extract_dir(struct extract *x, int dirfd, ext2_ino_t dir,
 			const char *path, const char *rel, int depth)
 {
 	struct dir_listing l;
+	/* On the heap: this recursion may be 4096 levels deep (a hostile
+	 * image), and 8 MiB of stack must hold them. */
+	struct {
+		char esc[4 * 256 + 1], out[OUTDIR_NAME_MAX];
+	} *buf;
 
 	if (dir_list(x->kr, dir, path, &l)) {
 		x->skipped++;
@@ -236,44 +283,60 @@ static void extract_dir(struct extract *x, int dirfd, ext2_ino_t dir,
 		dir_listing_free(&l);
 		return;
 	}
+	buf = malloc(sizeof(*buf));
+	if (!buf) {
+		report_error("%s: out of memory", path);
+		x->skipped += l.n;
+		dir_listing_free(&l);
+		return;
+	}
 	for (size_t i = 0; i < l.n; i++) {
 		struct dent *d = &l.v[i];
-		char esc[4 * 256 + 1];
+		char *esc = buf->esc, *out = buf->out;
 		char *cpath, *crel;
+		int renamed;
 
-		escape_name((unsigned char *)d->name, d->name_len, esc);
+		escape_component((unsigned char *)d->name, d->name_len, esc);
+		renamed = outdir_escape(d->name, d->name_len, d->ino, out);
 		cpath = join(path, esc);
-		crel = *rel ? join(rel, d->name) : strdup(d->name);
+		crel = *rel ? join(rel, out) : strdup(out);
 		if (!cpath || !crel) {
 			report_error("%s: out of memory", path);
 			x->skipped++;
 		} else if (d->state == NAME_BAD) {
 			x->skipped++; /* reported by dir_list */
-		} else if (!safe_name(d)) {
-			report_error("%s (inode %u): unsafe name not extracted",
-				     cpath, d->ino);
-			x->skipped++;
 		} else if (d->ino == dir) {
 			report_error("%s: directory contains itself", cpath);
 			x->skipped++;
 		} else {
-			extract_entry(x, dirfd, d->ino, d->name, cpath, crel, depth);
+			if (renamed)
+				warn_renamed(x, cpath, d->ino, out);
+			extract_entry(x, dirfd, d->ino, out, cpath, crel, depth);
 		}
 		free(cpath);
 		free(crel);
 	}
+	free(buf);
 	dir_listing_free(&l);
 }
 
-static const char *base_name(const char *path)
+/* The last name of path that is not "." (path_lookup skips those), or
+ * the empty string. */
+static const char *base_name(const char *path, size_t *len)
 {
-	const char *end = path + strlen(path), *b;
+	const char *b = "";
 
-	while (end > path && end[-1] == '/')
-		end--;
-	b = end;
-	while (b > path && b[-1] != '/')
-		b--;
+	*len = 0;
+	while (*path) {
+		size_t n = strcspn(path, "/");
+
+		if (n && !(n == 1 && path[0] == '.')) {
+			b = path;
+			*len = n;
+		}
+		path += n;
+		path += strspn(path, "/");
+	}
 	return b;
 }
 
@@ -300,36 +363,47 @@ int cmd_extract(const struct options *o)
 		session_close(&im, &kr);
 		return EXIT_FATAL;
 	}
-	x.root_fd = open(o->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (x.root_fd < 0) {
+	dir_keep_unsafe_names = 1; /* they are escaped */
+	x.od.force = o->force;
+	x.od.root_fd = open(o->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (x.od.root_fd < 0) {
 		report_error("%s: cannot open: %s", o->out_dir, strerror(errno));
+		session_close(&im, &kr);
+		return EXIT_FATAL;
+	}
+	x.ninodes = im.fs->super->s_inodes_count;
+	x.on_path = calloc((size_t)x.ninodes / 8 + 1, 1);
+	if (!x.on_path) {
+		report_error("%s: out of memory", im.path);
+		close(x.od.root_fd);
 		session_close(&im, &kr);
 		return EXIT_FATAL;
 	}
 	if (path_lookup(&kr, path, &ino)) {
 		x.skipped++;
 	} else if (ino == EXT2_ROOT_INO) {
-		extract_dir(&x, x.root_fd, ino, "/", "", 0);
+		path_enter(&x, ino);
+		extract_dir(&x, x.od.root_fd, ino, "/", "", 0);
 	} else {
-		char name[256];
-		const char *b = base_name(path);
-		size_t n = strcspn(b, "/");
+		char name[OUTDIR_NAME_MAX];
+		size_t n;
+		const char *b = base_name(path, &n);
 
-		if (n >= sizeof(name))
-			n = sizeof(name) - 1;
-		memcpy(name, b, n);
-		name[n] = '\0';
-		extract_entry(&x, x.root_fd, ino, name, path, name, 0);
+		if (outdir_escape(b, n, ino, name))
+			warn_renamed(&x, path, ino, name);
+		extract_entry(&x, x.od.root_fd, ino, name, path, name, 0);
 	}
-	close(x.root_fd);
+	close(x.od.root_fd);
+	free(x.on_path);
 	for (size_t i = 0; i < x.nlinks; i++)
 		free(x.links[i].rel);
 	free(x.links);
-	if (x.skipped)
-		fprintf(stderr, "e4dump: extracted %zu entries, skipped %zu\n",
-			x.done, x.skipped);
+	if (x.skipped || x.renamed)
+		fprintf(stderr, "e4dump: extracted %zu entries (%zu renamed), skipped %zu\n",
+			x.done, x.renamed, x.skipped);
 	else
 		report_info("extracted %zu entries", x.done);
 	session_close(&im, &kr);
+	/* A renamed entry was extracted (its warning says where). */
 	return x.skipped ? EXIT_SKIPPED : EXIT_DONE;
 }

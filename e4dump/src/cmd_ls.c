@@ -11,7 +11,29 @@ struct ls_state {
 	struct keyring *kr;
 	const struct options *o;
 	int problems;
+	uint8_t *on_path;  /* -R: bitmap of the directories being listed */
+	uint32_t ninodes;
 };
+
+/* -R: a directory that is its own ancestor (a loop in a hostile image) is
+ * not entered again: the paths of a loop grow at every level, and 4096
+ * levels of them need gigabytes.  Returns 1 for such a directory, else
+ * marks it (and path_leave() unmarks it). */
+static int path_enter(struct ls_state *s, ext2_ino_t dir)
+{
+	if (!s->on_path || dir > s->ninodes)
+		return 0;
+	if (s->on_path[dir / 8] & (1u << (dir % 8)))
+		return 1;
+	s->on_path[dir / 8] |= (uint8_t)(1u << (dir % 8));
+	return 0;
+}
+
+static void path_leave(struct ls_state *s, ext2_ino_t dir)
+{
+	if (s->on_path && dir <= s->ninodes)
+		s->on_path[dir / 8] &= (uint8_t)~(1u << (dir % 8));
+}
 
 static char type_char(uint16_t mode)
 {
@@ -82,8 +104,15 @@ static void list_dir(struct ls_state *s, ext2_ino_t dir, const char *path,
 		s->problems = 1;
 		return;
 	}
+	if (path_enter(s, dir)) {
+		report_error("%s (inode %u): directory loop: contains its own ancestor",
+			     path, dir);
+		s->problems = 1;
+		return;
+	}
 	if (dir_list(s->kr, dir, path, &l)) {
 		s->problems = 1;
+		path_leave(s, dir);
 		return;
 	}
 	if (l.broken)
@@ -123,13 +152,14 @@ static void list_dir(struct ls_state *s, ext2_ino_t dir, const char *path,
 		free(crel);
 	}
 	dir_listing_free(&l);
+	path_leave(s, dir);
 }
 
 int cmd_ls(const struct options *o)
 {
 	struct img im;
 	struct keyring kr;
-	struct ls_state s = { &kr, o, 0 };
+	struct ls_state s = { &kr, o, 0, NULL, 0 };
 	const char *path = o->n_args > 1 ? o->args[1] : "/";
 	struct ext2_inode_large inode;
 	ext2_ino_t ino;
@@ -139,7 +169,17 @@ int cmd_ls(const struct options *o)
 	if (rc)
 		return rc;
 	kr.listing = 1;
+	if (o->recursive) {
+		s.ninodes = im.fs->super->s_inodes_count;
+		s.on_path = calloc((size_t)s.ninodes / 8 + 1, 1);
+		if (!s.on_path) {
+			report_error("%s: out of memory", im.path);
+			session_close(&im, &kr);
+			return EXIT_FATAL;
+		}
+	}
 	if (path_lookup(&kr, path, &ino) || img_read_inode(&im, ino, &inode)) {
+		free(s.on_path);
 		session_close(&im, &kr);
 		return EXIT_SKIPPED;
 	}
@@ -148,6 +188,7 @@ int cmd_ls(const struct options *o)
 	else
 		print_entry(&s, ino, path, path, 0);
 	fflush(stdout);
+	free(s.on_path);
 	session_close(&im, &kr);
 	return s.problems ? EXIT_SKIPPED : EXIT_DONE;
 }

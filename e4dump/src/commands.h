@@ -13,6 +13,7 @@ struct options {
 	int long_format;      /* -l */
 	int recursive;        /* -R */
 	const char *out_dir;  /* -o */
+	int force;            /* extract --force: replace existing files */
 	int format;           /* --format: enum name_format */
 	int dummy_key;        /* --dummy-key */
 	const char *seed;     /* vectors --seed */

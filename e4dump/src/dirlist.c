@@ -217,6 +217,23 @@ static enum name_format dir_format(struct keyring *kr, struct dir_listing *l)
 	return im->detected;
 }
 
+int dir_keep_unsafe_names;
+
+/* A name that decrypted with '/' or NUL in it (only a hostile or damaged
+ * image has one) is kept, up to its last non-NUL byte, when its own zero
+ * padding is evidence enough that the key is right; extract escapes it. */
+static int hostile_name(const uint8_t *plain, size_t stored, size_t *n)
+{
+	size_t m = stored;
+
+	while (m && !plain[m - 1])
+		m--;
+	if (!m || e4_name_evidence_bits(plain, stored, m) < DIR_EVIDENCE_BITS)
+		return 0;
+	*n = m;
+	return 1;
+}
+
 /* Decrypt every name.  A right key never yields an invalid name, so when
  * some names fail and the others carry little evidence of being real (the
  * key or the directory's nonce is wrong), none of them is trusted. */
@@ -234,6 +251,9 @@ static void decrypt_names(struct dir_listing *l, struct e4_cipher *c,
 		enum e4_status st;
 
 		st = e4_decrypt_name(c, d->raw, d->raw_len, plain, &n);
+		if (st == E4_BAD_KEY && dir_keep_unsafe_names &&
+		    hostile_name(plain, d->raw_len, &n))
+			st = E4_OK;
 		if (st == E4_OK) {
 			d->state = NAME_DECRYPTED;
 			memcpy(d->name, plain, n);

@@ -44,6 +44,11 @@ int dir_list(struct keyring *kr, ext2_ino_t dir, const char *path,
 	     struct dir_listing *out);
 void dir_listing_free(struct dir_listing *l);
 
+/* Set by extract: a name that decrypts with '/' or NUL in it, and whose
+ * own zero padding shows the key is right, is NAME_DECRYPTED (name_len up
+ * to its last non-NUL byte) instead of NAME_BAD. */
+extern int dir_keep_unsafe_names;
+
 /* Give each of the n entries of directory dir (its inode in *inode) the
  * no-key name readdir shows for it (d->raw -> d->name, d->name_len), in
  * format (FORMAT_2015, else Linux 6.1's with its htree hash pair; in a

@@ -28,7 +28,7 @@ static const struct command commands[] = {
 	{ "cat", cmd_cat, 2, 2, "cat --key-file F IMAGE PATH",
 	  "write a file's decrypted contents (or a symlink's target) to stdout" },
 	{ "extract", cmd_extract, 1, 2,
-	  "extract [--key-file F]... IMAGE [PATH] -o DIR",
+	  "extract [--key-file F]... [--force] IMAGE [PATH] -o DIR",
 	  "extract a tree, decrypted, into DIR" },
 	{ "verify", cmd_verify, 1, 1, "verify [--key-file F]... [--json] IMAGE",
 	  "check the encryption format: every inode and entry (exit 1 on findings)" },
@@ -55,6 +55,8 @@ static void usage(FILE *f)
 		   "  -l                long listing: inode, type, mode, size, mtime\n"
 		   "  -R                recursive listing\n"
 		   "  -o DIR            output directory for extract\n"
+		   "  --force           extract: replace existing files and symlinks in DIR\n"
+		   "                    (the entries themselves, never through a symlink)\n"
 		   "  --format F        generation of encrypted names: auto (default),\n"
 		   "                    2015 (the seed: no-key names a-zA-Z0-9_+) or\n"
 		   "                    6.1 (base64url no-key names)\n"
@@ -85,6 +87,7 @@ int main(int argc, char **argv)
 		{ "salt", required_argument, NULL, 'T' },
 		{ "check", no_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "force", no_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct options o;
@@ -142,6 +145,7 @@ int main(int argc, char **argv)
 		case 'T': o.salt_hex = optarg; break;
 		case 'C': o.check = 1; break;
 		case 'J': o.json = 1; break;
+		case 'O': o.force = 1; break;
 		case 'F':
 			if (!strcmp(optarg, "auto")) {
 				o.format = FORMAT_AUTO;
@@ -179,6 +183,11 @@ int main(int argc, char **argv)
 	}
 	if (o.json && cmd->run != cmd_verify) {
 		report_error("%s: --json is for verify", cmd->name);
+		rc = EXIT_FATAL;
+		goto out;
+	}
+	if (o.force && cmd->run != cmd_extract) {
+		report_error("%s: --force is for extract", cmd->name);
 		rc = EXIT_FATAL;
 		goto out;
 	}

@@ -50,21 +50,22 @@ void report_info(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Printable UTF-8 is shown as is; control bytes and '\\' are escaped. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+/* Printable UTF-8 is shown as is; control bytes and '\\' are escaped, and
+ * '/' too when slash is set. */
+static size_t utf8_len(const unsigned char *s, size_t n, int slash)
 {
-	if (s[0] < 0x20 || s[0] == 0x7f || s[0] == '\\')
+	if (s[0] < 0x20 || s[0] == 0x7f || s[0] == '\\' || (slash && s[0] == '/'))
 		return 0;
 	return e4_utf8_seq_len(s, n);
 }
 
-void escape_name(const unsigned char *name, size_t len, char *out)
+static void escape(const unsigned char *name, size_t len, char *out, int slash)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t i = 0;
 
 	while (i < len) {
-		size_t k = utf8_len(name + i, len - i);
+		size_t k = utf8_len(name + i, len - i, slash);
 
 		if (k) {
 			for (size_t j = 0; j < k; j++)
@@ -79,4 +80,14 @@ void escape_name(const unsigned char *name, size_t len, char *out)
 		}
 	}
 	*out = '\0';
+}
+
+void escape_name(const unsigned char *name, size_t len, char *out)
+{
+	escape(name, len, out, 0);
+}
+
+void escape_component(const unsigned char *name, size_t len, char *out)
+{
+	escape(name, len, out, 1);
 }

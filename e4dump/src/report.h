@@ -14,5 +14,7 @@ void report_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Render name bytes for humans: printable UTF-8 as is, anything else
  * (control bytes, invalid UTF-8, backslash) as \xHH.  out needs 4*len+1. */
 void escape_name(const unsigned char *name, size_t len, char *out);
+/* The same for one name of a path: '/' as \x2f too (hostile images). */
+void escape_component(const unsigned char *name, size_t len, char *out);
 
 #endif
