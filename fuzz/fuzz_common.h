@@ -1,0 +1,23 @@
+/* Shared by the libFuzzer harnesses (fuzz/fuzz_NAME.c) and the replay driver
+ * (fuzz/replay_main.c, tests). */
+#ifndef E4DUMP_FUZZ_COMMON_H
+#define E4DUMP_FUZZ_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+/* Send what the code under test prints to /dev/null, once: stdout at the
+ * descriptor level, stderr by replacing the stdio stream only, so that
+ * libFuzzer (which keeps the original FILE *) and the sanitizers (which
+ * write to descriptor 2) still report.  E4DUMP_FUZZ_VERBOSE=1 keeps both. */
+void fuzz_quiet(void);
+
+/* A fixed 64-byte test key: the bundled sample's key
+ * (testvectors/sample/sample.key, SHA-512("e4dump test key S")). */
+extern const uint8_t fuzz_test_key[64];
+
+#endif

@@ -1,0 +1,170 @@
+/* Whole images: the input is an ext4 image.  It is held in a memfd and
+ * opened as /proc/self/fd/N through the normal read-only path (img_open,
+ * unix_io_manager); then the commands run in-process as the CLI runs them:
+ * info, ls -R -l without the key (--format 2015 --dummy-key) and with it,
+ * extract (into a temporary directory, removed after each input), verify
+ * with the key and verify --json without.  The key is fuzz_test_key, the
+ * bundled sample's key.  Files that extract writes are capped by
+ * RLIMIT_FSIZE (64 MiB). */
+#include <errno.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <ext2fs/ext2_err.h>
+#include "commands.h"
+#include "fuzz_common.h"
+#include "image.h"
+#include "report.h"
+
+#define MAX_IMAGE (8u << 20)
+
+static int img_fd = -1;
+static char img_path[64], key_path[64], tmp_base[4096], out_dir[4200];
+
+static int rm_cb(const char *path, const struct stat *st, int flag,
+		 struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	if (remove(path) && errno != ENOENT) {
+		/* A directory left without write permission (extract restores
+		 * modes): give it back and retry. */
+		chmod(path, 0700);
+		remove(path);
+	}
+	return 0;
+}
+
+static void rm_tree(const char *path)
+{
+	nftw(path, rm_cb, 64, FTW_DEPTH | FTW_PHYS);
+}
+
+static int chmod_cb(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag == FTW_D || flag == FTW_DNR || S_ISDIR(st->st_mode))
+		chmod(path, 0700);
+	return 0;
+}
+
+static void clean_out(void)
+{
+	struct stat st;
+
+	if (lstat(out_dir, &st))
+		return;
+	/* Pre-order pass (fn before the directory is read) so that every
+	 * directory can be entered, whatever mode extract gave it. */
+	nftw(out_dir, chmod_cb, 64, FTW_PHYS);
+	rm_tree(out_dir);
+}
+
+static void at_exit(void)
+{
+	clean_out();
+	rmdir(tmp_base);
+}
+
+static int make_memfd(const char *name, char *path, size_t path_size)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+
+	if (fd < 0) {
+		perror("memfd_create");
+		abort();
+	}
+	snprintf(path, path_size, "/proc/self/fd/%d", fd);
+	return fd;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct rlimit rl = { 64u << 20, 64u << 20 };
+	int key_fd;
+
+	(void)argc, (void)argv;
+	fuzz_quiet();
+	initialize_ext2_error_table();
+	report_verbose = 1;
+	key_fd = make_memfd("e4dump-fuzz-key", key_path, sizeof(key_path));
+	if (write(key_fd, fuzz_test_key, sizeof(fuzz_test_key)) !=
+	    (ssize_t)sizeof(fuzz_test_key))
+		abort();
+	img_fd = make_memfd("e4dump-fuzz-image", img_path, sizeof(img_path));
+	snprintf(tmp_base, sizeof(tmp_base), "%s/e4dump-fuzz-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(tmp_base)) {
+		perror("mkdtemp");
+		abort();
+	}
+	snprintf(out_dir, sizeof(out_dir), "%s/out", tmp_base);
+	atexit(at_exit);
+	setrlimit(RLIMIT_FSIZE, &rl);
+	return 0;
+}
+
+static void run(int (*cmd)(const struct options *), int with_key,
+		int recursive, int long_format, const char *out, int json,
+		int format, int dummy_key)
+{
+	const char *keys[1] = { key_path };
+	const char *args[1] = { img_path };
+	struct options o;
+
+	memset(&o, 0, sizeof(o));
+	o.key_files = keys;
+	o.n_key_files = with_key ? 1 : 0;
+	o.args = args;
+	o.n_args = 1;
+	o.recursive = recursive;
+	o.long_format = long_format;
+	o.out_dir = out;
+	o.json = json;
+	o.format = format;
+	o.dummy_key = dummy_key;
+	(void)cmd(&o);
+	fflush(stdout);
+	fflush(stderr);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int xfsz_ignored;
+	size_t off = 0;
+
+	/* Writes past the cap fail with EFBIG instead of SIGXFSZ.  Set here,
+	 * not in LLVMFuzzerInitialize: libFuzzer installs its own SIGXFSZ
+	 * handler (a "crash") after that. */
+	if (!xfsz_ignored) {
+		signal(SIGXFSZ, SIG_IGN);
+		xfsz_ignored = 1;
+	}
+	if (size < 1024 || size > MAX_IMAGE)
+		return 0; /* not even a superblock; or too slow to be useful */
+	if (ftruncate(img_fd, 0))
+		abort();
+	while (off < size) {
+		ssize_t n = pwrite(img_fd, data + off, size - off, (off_t)off);
+
+		if (n <= 0)
+			abort();
+		off += (size_t)n;
+	}
+	/* cmd, key, -R, -l, -o, --json, --format, --dummy-key */
+	run(cmd_info, 1, 0, 0, NULL, 0, FORMAT_AUTO, 0);
+	run(cmd_ls, 0, 1, 1, NULL, 0, FORMAT_2015, 1);
+	run(cmd_ls, 1, 1, 1, NULL, 0, FORMAT_AUTO, 0);
+	run(cmd_extract, 1, 0, 0, out_dir, 0, FORMAT_AUTO, 0);
+	clean_out();
+	run(cmd_verify, 1, 0, 0, NULL, 0, FORMAT_AUTO, 0);
+	run(cmd_verify, 0, 0, 0, NULL, 1, FORMAT_AUTO, 0);
+	return 0;
+}

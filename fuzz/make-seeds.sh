@@ -1,0 +1,112 @@
+#!/bin/bash
+# Generate the seed corpora of the fuzz targets into OUTDIR/<target>/:
+# small hand-made inputs for the byte-level targets, and small ext4 images
+# for the image target (mkfs.ext4 -O encrypt + debugfs, unencrypted
+# content; the kernel-written samples fuzz/seeds/*.img.xz (1 MiB, 4 KiB
+# blocks; 192 KiB, 1 KiB blocks) and the
+# bundled 4 MiB testvectors/sample/sample.img.xz, decompressed).
+# Needs python3, xz, mkfs.ext4, debugfs, e2fsck.  Installs nothing.
+#
+# Usage: fuzz/make-seeds.sh OUTDIR
+set -eu
+[ $# -eq 1 ] || { echo "usage: $0 OUTDIR" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+out=$1
+PATH=$PATH:/sbin:/usr/sbin
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+for t in context keyfile nokey symlink names image; do
+	rm -rf "${out:?}/$t"
+	mkdir -p "$out/$t"
+done
+
+python3 - "$out" <<'PY'
+import os, sys, hashlib
+out = sys.argv[1]
+def put(t, name, data):
+    with open(os.path.join(out, t, name), "wb") as f:
+        f.write(data)
+key = hashlib.sha512(b"e4dump test key S").digest()
+desc = key[:8]
+nonce = bytes(range(16))
+# contexts: v1 and v2, every mode pair, flags; and broken ones
+for i, (c, n) in enumerate([(1, 4), (5, 6), (9, 9), (1, 10)]):
+    for fl in (0, 1, 2, 3, 4, 8, 0x10, 0x18):
+        put("context", f"v1-{i}-{fl:02x}", bytes([1, c, n, fl]) + desc + nonce)
+        put("context", f"v2-{i}-{fl:02x}",
+            bytes([2, c, n, fl, 0, 0, 0, 0]) + key[:16] + nonce)
+put("context", "v1-short", bytes([1, 1, 4, 0]) + desc)
+put("context", "v2-reserved", bytes([2, 1, 4, 0, 1, 0, 0, 0]) + key[:16] + nonce)
+put("context", "v3", bytes([3, 1, 4, 0]) + key[:36])
+put("context", "empty", b"")
+# key files
+put("keyfile", "raw64", key)
+put("keyfile", "raw16", key[:16])
+put("keyfile", "hex64", key.hex().encode() + b"\n")
+put("keyfile", "hex32-spaced", b" ".join(key[:32].hex()[i:i+2].encode() for i in range(0, 64, 2)) + b"\r\n")
+put("keyfile", "hex-odd", key[:16].hex().encode()[:-1])
+put("keyfile", "raw65", key + b"x")
+# no-key names: hash pair, ciphertext of stored name lengths
+for n in (1, 15, 16, 17, 31, 32, 33, 48, 149, 150, 180, 255):
+    put("nokey", f"ct{n}", (bytes.fromhex("78563412efcdab90") + (hashlib.sha512(bytes([n])).digest() * 4))[:8 + n])
+# symlink blobs: selector, inode, le16 length, ciphertext (+ slack)
+for sel in range(0, 12):
+    for n in (16, 17, 32, 33, 100):
+        ct = (hashlib.sha256(bytes([sel, n])).digest() * 4)[:n]
+        put("symlink", f"s{sel:02x}-{n}", bytes([sel, 12]) + n.to_bytes(2, "little") + ct + b"\0")
+put("symlink", "len-too-big", bytes([0, 1, 0xff, 0xff]) + bytes(20))
+# names and data units: selector, inode, bytes
+for sel in range(0, 15):
+    for n in (15, 16, 17, 32, 64, 255, 1024, 4096):
+        put("names", f"n{sel:02x}-{n}", bytes([sel, 12]) + (hashlib.sha512(bytes([sel, n % 256])).digest() * 64)[:n])
+PY
+
+# Images made on the host (no kernel: the content is not encrypted, but
+# every image has the encrypt feature and the shapes of the real ones).
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+printf 'hello, world\n' >"$tmp/hello"
+head -c 5000 /dev/zero | tr '\0' 'x' >"$tmp/big"
+mk() { # NAME SIZE MKFS-OPTIONS... : a small image with a small tree
+	local name=$1 size=$2 img="$out/image/$1.img"
+	shift 2
+	rm -f "$img"
+	truncate -s "$size" "$img"
+	mkfs.ext4 -q -F -E root_owner=0:0 "$@" "$img" >/dev/null 2>&1
+	{
+		echo "mkdir d"
+		echo "mkdir d/sub"
+		echo "write $tmp/hello d/hello.txt"
+		echo "write $tmp/big d/sub/big.bin"
+		echo "symlink d/link hello.txt"
+		echo "symlink d/longlink /$(printf 'a%.0s' $(seq 1 100))/target"
+		echo "ln d/hello.txt d/sub/hard"
+		echo "sif d/sub/hard links_count 2"
+		echo "mknod d/fifo p"
+	} | debugfs -w -f - "$img" >/dev/null 2>&1
+}
+# Small images mutate better: libFuzzer's mutations land on metadata.
+mk plain-4k 256K -O encrypt -b 4096 -N 32
+mk plain-1k 128K -O encrypt -b 1024 -N 32
+mk plain-1k-1m 1M -O encrypt -b 1024 -N 64
+mk plain-2k-noext 192K -O encrypt,^extent,^64bit,^flex_bg -b 2048 -N 32
+mk casefold-4k 256K -O encrypt,casefold -b 4096 -N 32
+# an indexed (htree) directory of 300 entries on 1 KiB blocks (1 MiB)
+img="$out/image/htree-1k.img"
+rm -f "$img"
+truncate -s 1M "$img"
+mkfs.ext4 -q -F -O encrypt -b 1024 -N 400 "$img" >/dev/null 2>&1
+{
+	echo "mkdir big"
+	for i in $(seq 1 300); do echo "write $tmp/hello big/file-number-$i"; done
+} | debugfs -w -f - "$img" >/dev/null 2>&1
+e2fsck -fyD "$img" >/dev/null 2>&1 || true
+# kernel-written images (encrypted with the sample key)
+for x in "$here"/seeds/*.img.xz "$root/testvectors/sample/sample.img.xz"; do
+	[ -e "$x" ] || continue
+	xz -dc "$x" >"$out/image/kernel-$(basename "$x" .img.xz | sed "s/^kernel-//").img"
+done
+for t in context keyfile nokey symlink names image; do
+	echo "make-seeds: $t: $(ls "$out/$t" | wc -l) inputs"
+done
