@@ -389,6 +389,32 @@ void dir_listing_free(struct dir_listing *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/* With the key, a component may also be the no-key name the directory
+ * shows without it (copied from such a listing, or from the kernel's).
+ * Returns the entry's index, or l->n. */
+static size_t match_nokey(struct keyring *kr, ext2_ino_t dir,
+			  struct dir_listing *l, const char *comp)
+{
+	struct ext2_inode_large inode;
+	struct dent *copy;
+	size_t i;
+
+	if (!l->encrypted || !l->have_key || !l->n ||
+	    img_read_inode(kr->im, dir, &inode))
+		return l->n;
+	copy = malloc(l->n * sizeof(*copy));
+	if (!copy)
+		return l->n;
+	memcpy(copy, l->v, l->n * sizeof(*copy));
+	dir_nokey_names(kr->im, dir, &inode, dir_format(kr, l), copy, l->n);
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(copy[i].name, comp))
+			break;
+	memset(copy, 0, l->n * sizeof(*copy)); /* decrypted names */
+	free(copy);
+	return i;
+}
+
 int path_lookup(struct keyring *kr, const char *path, ext2_ino_t *ino)
 {
 	char *copy = strdup(path), *save = NULL, *comp;
@@ -427,6 +453,8 @@ int path_lookup(struct keyring *kr, const char *path, ext2_ino_t *ino)
 					break;
 			}
 		}
+		if (i == l.n)
+			i = match_nokey(kr, cur, &l, comp);
 		if (i == l.n) {
 			report_error("%s: no such entry \"%s\"", path, comp);
 			dir_listing_free(&l);

@@ -59,7 +59,9 @@ void dir_nokey_names(struct img *im, ext2_ino_t dir,
 		     struct ext2_inode_large *inode, enum name_format format,
 		     struct dent *v, size_t n);
 
-/* Resolve a '/'-separated path of shown names from the root; in a
+/* Resolve a '/'-separated path of shown names from the root (in an
+ * encrypted directory whose names are decrypted, the no-key name it shows
+ * without the key is accepted too); in a
  * casefolded directory a name that matches no entry exactly matches one
  * that is equal after casefolding, as in the kernel.  -1 after printing an
  * error. */

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The bundled sample (written by Linux 6.1 in QEMU, testvectors/sample/):
 # extracted with its key it matches the guest's manifest byte for byte;
-# without the key nothing of the encrypted tree is written and exit is 1.
+# without the key nothing of the encrypted tree is written and exit is 1;
+# with the key, no-key names are accepted in PATH.
 # usage: sample.sh E4DUMP WORKDIR
 set -u
 E4DUMP=$1
@@ -27,5 +28,23 @@ rc=$?
 python3 "$top/tests/vm/check_extract.py" -q "$S/sample.manifest" "$W/nokey" \
 	--tree plain --expect-missing secret >"$W/check2" 2>&1 && ok || bad "$(grep FAIL "$W/check2" | head -5)"
 grep -q "no key for descriptor 5430581507fd59c1" "$W/nokey.err" && ok || bad "no descriptor message"
+# With the key, a no-key name (what ls shows without it) is accepted as a
+# PATH component: cat by it gives the same bytes as cat by the real name.
+"$E4DUMP" ls -l "$W/sample.img" /secret 2>/dev/null | awk '$2 == "-" {print $1, $NF}' | sort >"$W/nk.ls"
+"$E4DUMP" ls -l --key-file "$S/sample.key" "$W/sample.img" /secret | awk '$2 == "-" {print $1, $NF}' | sort >"$W/k.ls"
+nf=0
+while read -r ino nk; do
+	name=$(awk -v i="$ino" '$1 == i {print $2}' "$W/k.ls")
+	"$E4DUMP" cat --key-file "$S/sample.key" "$W/sample.img" "/secret/$nk" >"$W/cat.nk" 2>"$W/cat.err" &&
+		"$E4DUMP" cat --key-file "$S/sample.key" "$W/sample.img" "/secret/$name" >"$W/cat.real" &&
+		cmp -s "$W/cat.nk" "$W/cat.real" && ok || bad "cat by no-key name $nk (inode $ino): $(head -1 "$W/cat.err")"
+	nf=$((nf + 1))
+done <"$W/nk.ls"
+[ "$nf" -ge 2 ] && ok || bad "only $nf files listed without the key"
+# extract by such a PATH writes the file under the name given
+first=$(head -1 "$W/nk.ls" | cut -d' ' -f2)
+"$E4DUMP" extract --key-file "$S/sample.key" "$W/sample.img" "/secret/$first" -o "$W/one" 2>/dev/null &&
+	"$E4DUMP" cat --key-file "$S/sample.key" "$W/sample.img" "/secret/$first" | cmp -s - "$W/one/$first" &&
+	ok || bad "extract by a no-key PATH"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
