@@ -1,17 +1,7 @@
 #include <string.h>
+#include "hex.h"
 #include "kdf.h"
 #include "keyfile.h"
-
-static int hexval(uint8_t c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 static int is_space(uint8_t c)
 {
@@ -30,7 +20,7 @@ static long parse_hex(const uint8_t *data, size_t size,
 
 		if (is_space(data[i]))
 			continue;
-		v = hexval(data[i]);
+		v = e4_hexval(data[i]);
 		if (v < 0)
 			return -1;
 		if (digits / 2 >= E4_MAX_KEY_SIZE)

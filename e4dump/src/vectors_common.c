@@ -6,6 +6,7 @@
 #include <ext2fs/ext2fs.h>
 #include "cipher.h"
 #include "context.h"
+#include "hex.h"
 #include "kdf.h"
 #include "nokey.h"
 #include "symlink.h"
@@ -131,23 +132,16 @@ int get_hex(json_object *o, const char *key, uint8_t *out, size_t cap,
 {
 	json_object *v;
 	const char *s;
-	size_t n;
+	long n;
 
 	if (!json_object_object_get_ex(o, key, &v) ||
 	    !json_object_is_type(v, json_type_string))
 		return -1;
 	s = json_object_get_string(v);
-	n = strlen(s);
-	if (n % 2 || n / 2 > cap)
+	n = e4_hex_decode(s, strlen(s), out, cap);
+	if (n < 0)
 		return -1;
-	for (size_t i = 0; i < n / 2; i++) {
-		unsigned int b;
-
-		if (sscanf(s + 2 * i, "%2x", &b) != 1)
-			return -1;
-		out[i] = (uint8_t)b;
-	}
-	*len = n / 2;
+	*len = (size_t)n;
 	return 0;
 }
 

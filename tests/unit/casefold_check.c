@@ -22,35 +22,14 @@
 #include <string.h>
 #include "casefold_hash.h"
 #include "dirlist.h"
+#include "hex.h"
 #include "kdf.h"
 #include "keyring.h"
 #include "report.h"
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static long unhex(const char *s, uint8_t *out, size_t max)
 {
-	size_t n = strlen(s);
-
-	if (n % 2 || n / 2 > max)
-		return -1;
-	for (size_t i = 0; i < n / 2; i++) {
-		int hi = hexval((unsigned char)s[2 * i]), lo = hexval((unsigned char)s[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return -1;
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
-	return (long)(n / 2);
+	return e4_hex_decode(s, strlen(s), out, max);
 }
 
 static int run_vectors(const char *path)
