@@ -307,3 +307,24 @@ unsigned int e4_name_evidence_bits(const uint8_t *plain, size_t stored_len,
 	}
 	return bits + (unsigned int)name_len;
 }
+
+void e4_evidence_add(struct e4_evidence *ev, int ok, const uint8_t *plain,
+		     size_t stored, size_t n)
+{
+	unsigned int bits;
+
+	ev->names++;
+	if (!ok) {
+		ev->failed++;
+		return;
+	}
+	bits = e4_name_evidence_bits(plain, stored, n);
+	ev->bits += bits;
+	if (bits >= 8)
+		ev->verified++;
+}
+
+int e4_evidence_trusted(const struct e4_evidence *ev)
+{
+	return ev->verified && 2 * ev->verified > ev->names;
+}

@@ -70,4 +70,23 @@ enum e4_status e4_encrypt_name(struct e4_cipher *c, const uint8_t *in,
 unsigned int e4_name_evidence_bits(const uint8_t *plain, size_t stored_len,
 				   size_t name_len);
 
+/* Evidence over many names (a directory's, or a policy's) that a key is
+ * the right one.  A name "verifies" with 8 or more bits of its own: with a
+ * wrong key about one name in 256 does (a zero last byte), with the right
+ * one nearly all do.  So a key is trusted when most names verify; many
+ * names without evidence (which a wrong key also decrypts "validly") or
+ * failures do not add up to trust. */
+struct e4_evidence {
+	unsigned int bits;
+	size_t names;       /* names tried */
+	size_t verified;    /* with 8 or more bits of their own */
+	size_t failed;      /* did not decrypt to a valid name */
+};
+/* Count one name: ok when it decrypted to a valid name of n bytes out of
+ * stored (plain: the decrypted bytes). */
+void e4_evidence_add(struct e4_evidence *ev, int ok, const uint8_t *plain,
+		     size_t stored, size_t n);
+/* Most names verify. */
+int e4_evidence_trusted(const struct e4_evidence *ev);
+
 #endif

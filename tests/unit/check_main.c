@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 Suite *lib_suite(void);
+Suite *core_suite(void);
 Suite *kat_suite(void);
 Suite *modes_kat_suite(void);
 Suite *testmgr_suite(void);
@@ -11,6 +12,7 @@ int main(void)
 	SRunner *sr = srunner_create(lib_suite());
 	int failed;
 
+	srunner_add_suite(sr, core_suite());
 	srunner_add_suite(sr, kat_suite());
 	srunner_add_suite(sr, modes_kat_suite());
 	/* Every vector of the kernel's templates, when extracted (ctest

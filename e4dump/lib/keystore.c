@@ -1,0 +1,129 @@
+#include <stdlib.h>
+#include <string.h>
+#include "kdf.h"
+#include "keyfile.h"
+#include "keystore.h"
+
+/* Keys live in their own allocations, so growing the table of pointers
+ * never leaves a stale copy of key bytes behind. */
+struct e4_keystore {
+	struct e4_master_key **keys;
+	size_t n, cap;
+};
+
+struct e4_keystore *e4_keystore_new(void)
+{
+	return calloc(1, sizeof(struct e4_keystore));
+}
+
+static void free_key(struct e4_master_key *k)
+{
+	if (!k)
+		return;
+	free(k->label);
+	e4_wipe(k, sizeof(*k));
+	free(k);
+}
+
+void e4_keystore_free(struct e4_keystore *ks)
+{
+	if (!ks)
+		return;
+	for (size_t i = 0; i < ks->n; i++)
+		free_key(ks->keys[i]);
+	free(ks->keys);
+	free(ks);
+}
+
+/* Take ownership of k (filled in but for its names). */
+static enum e4_status insert(struct e4_keystore *ks, struct e4_master_key *k,
+			     const char *label)
+{
+	if (ks->n == ks->cap) {
+		size_t cap = ks->cap ? 2 * ks->cap : 4;
+		struct e4_master_key **v = realloc(ks->keys, cap * sizeof(*v));
+
+		if (!v) {
+			free_key(k);
+			return E4_NOMEM;
+		}
+		ks->keys = v;
+		ks->cap = cap;
+	}
+	k->label = strdup(label ? label : "(key)");
+	if (!k->label) {
+		free_key(k);
+		return E4_NOMEM;
+	}
+	if (e4_e4crypt_descriptor(k->e4crypt_desc, k->raw, k->len) != E4_OK ||
+	    e4_v2_key_identifier(k->v2_id, k->raw, k->len) != E4_OK) {
+		free_key(k);
+		return E4_CRYPTO;
+	}
+	ks->keys[ks->n++] = k;
+	return E4_OK;
+}
+
+enum e4_status e4_keystore_add(struct e4_keystore *ks, const uint8_t *key,
+			       size_t len, const char *label)
+{
+	struct e4_master_key *k;
+
+	if (len < E4_MASTER_KEY_MIN || len > E4_MAX_KEY_SIZE)
+		return E4_BAD_KEY;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return E4_NOMEM;
+	memcpy(k->raw, key, len);
+	k->len = len;
+	return insert(ks, k, label);
+}
+
+enum e4_status e4_keystore_add_passphrase(struct e4_keystore *ks,
+					  const uint8_t *pass, size_t pass_len,
+					  const uint8_t *salt, size_t salt_len,
+					  const char *label)
+{
+	struct e4_master_key *k;
+	enum e4_status st;
+
+	if (!pass_len || pass_len > 1024 || salt_len > 256)
+		return E4_INVALID;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return E4_NOMEM;
+	st = e4_e4crypt_passphrase_key(k->raw, pass, pass_len, salt, salt_len);
+	if (st != E4_OK) {
+		free_key(k);
+		return st;
+	}
+	k->len = 64;
+	return insert(ks, k, label);
+}
+
+size_t e4_keystore_count(const struct e4_keystore *ks)
+{
+	return ks ? ks->n : 0;
+}
+
+const struct e4_master_key *e4_keystore_key(const struct e4_keystore *ks,
+					    size_t i)
+{
+	return ks && i < ks->n ? ks->keys[i] : NULL;
+}
+
+long e4_keystore_match(const struct e4_keystore *ks,
+		       const struct e4_context *ctx)
+{
+	for (size_t i = 0; ks && i < ks->n; i++) {
+		const struct e4_master_key *k = ks->keys[i];
+
+		if (ctx->version == E4_CONTEXT_V1 &&
+		    !memcmp(k->e4crypt_desc, ctx->key_id, E4_KEY_DESCRIPTOR_SIZE))
+			return (long)i;
+		if (ctx->version == E4_CONTEXT_V2 &&
+		    !memcmp(k->v2_id, ctx->key_id, E4_KEY_IDENTIFIER_SIZE))
+			return (long)i;
+	}
+	return -1;
+}

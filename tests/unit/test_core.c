@@ -1,0 +1,562 @@
+/* Tests of the pure library parts the image layer rests on: display
+ * escaping, the key store, per-inode key setup, stored name lengths,
+ * extent nodes and walks, directory blocks, xattrs.  Expected keys were
+ * computed by the independent Python implementation
+ * (tests/vectors/verify_vectors.py: kdf_v1, hkdf_v2, siphash24) with
+ * master = bytes(range(64)), nonce = bytes(range(0x10, 0x20)),
+ * uuid = bytes(range(0xa0, 0xb0)), ino = 1234; layouts come from the
+ * kernel's structures (fs/ext4/ext4.h, ext4_extents.h, xattr.h). */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "blockset.h"
+#include "dirblock.h"
+#include "escape.h"
+#include "extent.h"
+#include "fname.h"
+#include "kdf.h"
+#include "keysetup.h"
+#include "keystore.h"
+#include "xattr.h"
+
+static size_t unhex(const char *hex, uint8_t *out)
+{
+	size_t n = 0;
+	unsigned int v;
+
+	for (; hex[0] && hex[1] && sscanf(hex, "%2x", &v) == 1; hex += 2)
+		out[n++] = (uint8_t)v;
+	return n;
+}
+
+static void put16(uint8_t *p, unsigned int v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* ---- escaping ---- */
+
+START_TEST(escape_terminal)
+{
+	char out[E4_ESCAPE_SIZE(64)];
+	/* C0, DEL, backslash, C1 (U+0085), bidi (U+202E, U+2066), LRM,
+	 * overlong '/', a surrogate, and fine UTF-8 */
+	static const uint8_t in[] = "a\x1b[\x7f\\\xc2\x85\xe2\x80\xae\xe2\x81\xa6"
+				    "\xe2\x80\x8e\xc0\xaf\xed\xa0\x80\xc3\xa9/";
+
+	e4_escape(in, sizeof(in) - 1, out, 0);
+	ck_assert_str_eq(out, "a\\x1b[\\x7f\\x5c\\xc2\\x85\\xe2\\x80\\xae\\xe2\\x81\\xa6"
+			      "\\xe2\\x80\\x8e\\xc0\\xaf\\xed\\xa0\\x80\xc3\xa9/");
+	e4_escape((const uint8_t *)"a/b", 3, out, E4_ESCAPE_SLASH);
+	ck_assert_str_eq(out, "a\\x2fb");
+	/* the worst case fits E4_ESCAPE_SIZE */
+	memset(out, 'z', sizeof(out));
+	ck_assert_uint_eq(e4_escape((const uint8_t *)"\x01\x01", 2, out, 0), 8);
+	ck_assert_str_eq(out, "\\x01\\x01");
+}
+END_TEST
+
+/* ---- key store ---- */
+
+START_TEST(keystore_match)
+{
+	struct e4_keystore *ks = e4_keystore_new();
+	uint8_t key[64];
+	struct e4_context c;
+
+	for (int i = 0; i < 64; i++)
+		key[i] = (uint8_t)i;
+	ck_assert_ptr_nonnull(ks);
+	ck_assert_int_eq(e4_keystore_add(ks, key, 15, "short"), E4_BAD_KEY);
+	ck_assert_int_eq(e4_keystore_add(ks, key, 65, "long"), E4_BAD_KEY);
+	for (int i = 0; i < 9; i++) /* grows the table: keys stay put */
+		ck_assert_int_eq(e4_keystore_add(ks, key, 16 + i, "k"), E4_OK);
+	ck_assert_int_eq(e4_keystore_add(ks, key, 64, "full"), E4_OK);
+	ck_assert_uint_eq(e4_keystore_count(ks), 10);
+	ck_assert_str_eq(e4_keystore_key(ks, 9)->label, "full");
+	ck_assert_ptr_null(e4_keystore_key(ks, 10));
+	memset(&c, 0, sizeof(c));
+	c.version = E4_CONTEXT_V1;
+	c.key_id_size = 8;
+	memcpy(c.key_id, e4_keystore_key(ks, 9)->e4crypt_desc, 8);
+	ck_assert_int_eq(e4_keystore_match(ks, &c), 9);
+	c.version = E4_CONTEXT_V2;
+	c.key_id_size = 16;
+	memcpy(c.key_id, e4_keystore_key(ks, 3)->v2_id, 16);
+	ck_assert_int_eq(e4_keystore_match(ks, &c), 3);
+	c.key_id[0] ^= 1;
+	ck_assert_int_eq(e4_keystore_match(ks, &c), -1);
+	e4_keystore_free(ks);
+}
+END_TEST
+
+/* ---- key setup ---- */
+
+static void ctx_of(struct e4_context *c, int version, int cmode, int fmode,
+		   int flags)
+{
+	memset(c, 0, sizeof(*c));
+	c->version = (uint8_t)version;
+	c->contents_mode = (uint8_t)cmode;
+	c->filenames_mode = (uint8_t)fmode;
+	c->flags = (uint8_t)flags;
+	c->key_id_size = version == 1 ? 8 : 16;
+	for (int i = 0; i < 16; i++)
+		c->nonce[i] = (uint8_t)(0x10 + i);
+}
+
+static void derive_is(int version, int cmode, int fmode, int flags,
+		      enum e4_key_use use, const char *want, int scheme,
+		      uint32_t iv_ino)
+{
+	uint8_t master[64], uuid[16], dk[64], w[64];
+	struct e4_context c;
+	enum e4_iv_scheme s;
+	uint32_t iv;
+	size_t n, wn = unhex(want, w);
+
+	for (int i = 0; i < 64; i++)
+		master[i] = (uint8_t)i;
+	for (int i = 0; i < 16; i++)
+		uuid[i] = (uint8_t)(0xa0 + i);
+	ctx_of(&c, version, cmode, fmode, flags);
+	ck_assert_int_eq(e4_keysetup_derive(master, 64, &c, 1234, uuid, use, dk,
+					    &n, &s, &iv), E4_OK);
+	ck_assert_uint_eq(n, wn);
+	ck_assert_mem_eq(dk, w, n);
+	ck_assert_int_eq(s, scheme);
+	ck_assert_uint_eq(iv, iv_ino);
+}
+
+START_TEST(keysetup_kat)
+{
+	/* v1: AES-128-ECB of the master key under the nonce */
+	derive_is(1, 1, 4, 0, E4_KEY_CONTENTS,
+		  "9c54d571702cfa0f03f36215676bab78b7ad78216c5569d6da1aab87f6dbc561"
+		  "d31dd57e62812cddabd1ccaa3c47979be82546cf4538181b3f0a24390107fd00",
+		  E4_IV_LBLK, 0);
+	derive_is(1, 1, 4, 0, E4_KEY_NAMES,
+		  "9c54d571702cfa0f03f36215676bab78b7ad78216c5569d6da1aab87f6dbc561",
+		  E4_IV_LBLK, 0);
+	/* v1 DIRECT_KEY (Adiantum): the master key itself */
+	derive_is(1, 9, 9, 4, E4_KEY_CONTENTS,
+		  "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+		  E4_IV_LBLK, 0);
+	/* v2 per file: HKDF context 2, info = nonce */
+	derive_is(2, 1, 4, 0, E4_KEY_CONTENTS,
+		  "661abec4a365fe5730e9781264d00a9816f0b5f50e41e49f3200b78ed390ed41"
+		  "0be87de1011e6342781b08ab011f12107a4c08eb07a5d9e0b6cce65d31463010",
+		  E4_IV_LBLK, 0);
+	/* v2 DIRECT_KEY: context 3, info = mode */
+	derive_is(2, 9, 9, 4, E4_KEY_NAMES,
+		  "9efb31534e244dd4c251dd5d540c714ab1cfcfaf0008a870cc298b52b32b7d39",
+		  E4_IV_LBLK, 0);
+	/* v2 IV_INO_LBLK_64: context 4, info = mode || uuid; ino in the IV */
+	derive_is(2, 1, 4, 8, E4_KEY_CONTENTS,
+		  "febf67c17eddba95948445d62051030864658d63dab59ebebf339ea3f40edeba"
+		  "60dfeee2d7c650629008cd7b24a93f79f3b8e926173e7b65f93ea593a9f14034",
+		  E4_IV_INO_LBLK_64, 1234);
+	/* v2 IV_INO_LBLK_32: context 6; SipHash(context 7 key, ino) */
+	derive_is(2, 1, 4, 0x10, E4_KEY_CONTENTS,
+		  "6004d128d91fb1475a8015ec4a47fec2c7fe5a5150375516f1ed44f69149c3cf"
+		  "ea43a26aa7c1a3c4fbdbfa2d2de7f3ca8d5d09dc7e44b821e68d69efd0a0335a",
+		  E4_IV_INO_LBLK_32, 0x09ff2b69);
+}
+END_TEST
+
+START_TEST(keysetup_refusals)
+{
+	uint8_t master[64] = { 0 }, uuid[16] = { 0 }, dk[64], key[16];
+	struct e4_context c;
+	struct e4_cipher *ci;
+	enum e4_iv_scheme s;
+	uint32_t iv;
+	size_t n;
+
+	ctx_of(&c, 1, 1, 4, 4); /* DIRECT_KEY with AES: Linux refuses it */
+	ck_assert_int_eq(e4_keysetup_derive(master, 64, &c, 1, uuid, E4_KEY_CONTENTS,
+					    dk, &n, &s, &iv), E4_UNSUPPORTED);
+	ctx_of(&c, 1, 1, 4, 0); /* a master key too short for AES-256-XTS */
+	ck_assert_int_eq(e4_keysetup_inode(master, 32, &c, 1, uuid, E4_KEY_CONTENTS,
+					   &ci), E4_BAD_KEY);
+	ctx_of(&c, 1, 77, 4, 0);
+	ck_assert_int_eq(e4_keysetup_inode(master, 64, &c, 1, uuid, E4_KEY_CONTENTS,
+					   &ci), E4_UNRECOGNIZED);
+	ctx_of(&c, 1, 1, 4, 0);
+	ck_assert_int_eq(e4_keysetup_dirhash_key(master, 64, &c, key), E4_UNSUPPORTED);
+	memset(c.key_id, 0x42, 8);
+	ck_assert(e4_context_is_dummy_2015(&c));
+	ck_assert_int_eq(e4_keysetup_dummy_2015(&c, E4_KEY_NAMES, &ci), E4_OK);
+	e4_cipher_free(ci);
+}
+END_TEST
+
+/* The SipHash key of a casefolded encrypted directory (v2): HKDF context
+ * 5, info = the directory's nonce.  A wrong context or info only showed
+ * in whole kernel images before. */
+START_TEST(keysetup_dirhash_key)
+{
+	uint8_t master[64], key[16], want[16];
+	struct e4_context c;
+
+	for (int i = 0; i < 64; i++)
+		master[i] = (uint8_t)i;
+	ctx_of(&c, 2, 1, 4, 0);
+	unhex("f53dfdc5dab5cd30ca0d9c15dea69697", want);
+	ck_assert_int_eq(e4_keysetup_dirhash_key(master, 64, &c, key), E4_OK);
+	ck_assert_mem_eq(key, want, 16);
+	c.nonce[15] ^= 1;
+	ck_assert_int_eq(e4_keysetup_dirhash_key(master, 64, &c, key), E4_OK);
+	ck_assert(memcmp(key, want, 16) != 0);
+}
+END_TEST
+
+/* ---- stored name lengths (fscrypt_fname_encrypted_size) ---- */
+
+START_TEST(fname_sizes)
+{
+	ck_assert_uint_eq(e4_fname_encrypted_size(E4_FORMAT_61, 32, 1, 255), 32);
+	ck_assert_uint_eq(e4_fname_encrypted_size(E4_FORMAT_61, 4, 17, 255), 20);
+	ck_assert_uint_eq(e4_fname_encrypted_size(E4_FORMAT_61, 32, 250, 255), 255);
+	ck_assert_uint_eq(e4_fname_encrypted_size(E4_FORMAT_61, 16, 4090, 4093), 4093);
+	ck_assert_uint_eq(e4_fname_encrypted_size(E4_FORMAT_2015, 32, 5, 255), 16);
+	ck_assert_uint_eq(e4_fname_encrypted_size(E4_FORMAT_2015, 32, 17, 255), 17);
+	ck_assert_uint_eq(e4_fname_encrypted_size(E4_FORMAT_61, 32, 0, 255), 0);
+	ck_assert_uint_eq(e4_fname_encrypted_size(E4_FORMAT_61, 32, 256, 255), 0);
+	ck_assert(e4_fname_stored_len_possible(E4_FORMAT_61, 8, 24, 255));
+	ck_assert(e4_fname_stored_len_possible(E4_FORMAT_61, 8, 255, 255));
+	ck_assert(!e4_fname_stored_len_possible(E4_FORMAT_61, 8, 20, 255));
+	ck_assert(!e4_fname_stored_len_possible(E4_FORMAT_61, 4, 12, 255));
+	ck_assert(e4_fname_stored_len_possible(E4_FORMAT_2015, 8, 17, 255));
+	ck_assert(!e4_fname_stored_len_possible(E4_FORMAT_2015, 8, 15, 255));
+}
+END_TEST
+
+/* ---- extent nodes and walks ---- */
+
+static void hdr(uint8_t *p, unsigned int entries, unsigned int max,
+		unsigned int depth)
+{
+	put16(p, 0xf30a);
+	put16(p + 2, entries);
+	put16(p + 4, max);
+	put16(p + 6, depth);
+	put32(p + 8, 0);
+}
+
+static void leaf(uint8_t *p, uint32_t lblk, unsigned int len, uint64_t pblk)
+{
+	put32(p, lblk);
+	put16(p + 4, len);
+	put16(p + 6, (unsigned int)(pblk >> 32));
+	put32(p + 8, (uint32_t)pblk);
+}
+
+static void idx(uint8_t *p, uint32_t lblk, uint64_t pblk)
+{
+	put32(p, lblk);
+	put32(p + 4, (uint32_t)pblk);
+	put16(p + 8, (unsigned int)(pblk >> 32));
+	put16(p + 10, 0);
+}
+
+#define TBS 1024
+static uint8_t tree[8][TBS]; /* tree block b at tree[b] */
+
+static enum e4_status read_tree(void *arg, uint64_t pblk, uint8_t *buf)
+{
+	(void)arg;
+	if (pblk >= 8)
+		return E4_IO;
+	memcpy(buf, tree[pblk], TBS);
+	return E4_OK;
+}
+
+struct runs {
+	size_t n;
+	struct e4_extent v[16];
+};
+
+static int take(void *arg, const struct e4_extent *e)
+{
+	struct runs *r = arg;
+
+	if (r->n < 16)
+		r->v[r->n++] = *e;
+	return 0;
+}
+
+static enum e4_status walk(const uint8_t *root, uint64_t end, struct runs *r,
+			   const char **why)
+{
+	struct e4_block_range range = { 0, 100 };
+	uint64_t bad;
+
+	memset(r, 0, sizeof(*r));
+	return e4_extent_walk(root, TBS, &range, end, read_tree, take, r, why, &bad);
+}
+
+START_TEST(extent_checks)
+{
+	uint8_t root[60] = { 0 };
+	struct runs r;
+	const char *why;
+
+	/* a leaf root: an initialized and an unwritten extent */
+	hdr(root, 2, 4, 0);
+	leaf(root + 12, 0, 3, 50);
+	leaf(root + 24, 10, 32768 + 2, 60);
+	ck_assert_int_eq(walk(root, 1u << 20, &r, &why), E4_OK);
+	ck_assert_uint_eq(r.n, 2);
+	ck_assert_uint_eq(r.v[1].len, 2);
+	ck_assert(r.v[1].unwritten);
+	/* overlapping extents */
+	leaf(root + 24, 2, 1, 60);
+	ck_assert_int_eq(walk(root, 1u << 20, &r, &why), E4_CORRUPT);
+	/* depth 6 */
+	hdr(root, 1, 4, 6);
+	ck_assert_int_eq(walk(root, 1u << 20, &r, &why), E4_CORRUPT);
+	/* eh_max larger than the root holds */
+	hdr(root, 1, 5, 0);
+	ck_assert_int_eq(walk(root, 1u << 20, &r, &why), E4_CORRUPT);
+	/* a block outside the filesystem */
+	hdr(root, 1, 4, 0);
+	leaf(root + 12, 0, 3, 99);
+	ck_assert_int_eq(walk(root, 1u << 20, &r, &why), E4_CORRUPT);
+	/* a zero-length extent */
+	leaf(root + 12, 0, 0, 50);
+	ck_assert_int_eq(walk(root, 1u << 20, &r, &why), E4_CORRUPT);
+}
+END_TEST
+
+START_TEST(extent_shared_subtree)
+{
+	uint8_t root[60] = { 0 };
+	struct runs r;
+	const char *why;
+
+	/* two index entries naming the same child: read once, then refused
+	 * (a tree that points at itself everywhere would be exponential) */
+	memset(tree, 0, sizeof(tree));
+	hdr(root, 2, 4, 1);
+	idx(root + 12, 0, 1);
+	idx(root + 24, 100, 1);
+	hdr(tree[1], 1, 84, 0);
+	leaf(tree[1] + 12, 0, 4, 40);
+	ck_assert_int_eq(walk(root, 1u << 20, &r, &why), E4_CORRUPT);
+	ck_assert_uint_eq(r.n, 1); /* what came before the damage */
+	/* the child's first entry must start where its index says */
+	idx(root + 24, 100, 2);
+	hdr(tree[2], 1, 84, 0);
+	leaf(tree[2] + 12, 101, 4, 44);
+	ck_assert_int_eq(walk(root, 1u << 20, &r, &why), E4_CORRUPT);
+	leaf(tree[2] + 12, 100, 4, 44);
+	ck_assert_int_eq(walk(root, 1u << 20, &r, &why), E4_OK);
+	ck_assert_uint_eq(r.n, 2);
+	/* below i_size only: the second subtree is not read */
+	hdr(tree[2], 1, 84, 3);
+	ck_assert_int_eq(walk(root, 100, &r, &why), E4_OK);
+	ck_assert_uint_eq(r.n, 1);
+	/* a child at the wrong depth */
+	ck_assert_int_eq(walk(root, 1u << 20, &r, &why), E4_CORRUPT);
+}
+END_TEST
+
+START_TEST(indirect_map)
+{
+	uint8_t root[60] = { 0 };
+	struct runs r;
+	struct e4_block_range range = { 0, 100 };
+	const char *why;
+	uint64_t bad;
+
+	memset(tree, 0, sizeof(tree));
+	put32(root, 50);            /* block 0 */
+	put32(root + 4 * 12, 3);    /* single indirect */
+	put32(tree[3], 70);         /* block 12 */
+	memset(&r, 0, sizeof(r));
+	ck_assert_int_eq(e4_indirect_walk(root, TBS, &range, 1u << 20, read_tree,
+					  take, &r, &why, &bad), E4_OK);
+	ck_assert_uint_eq(r.n, 2);
+	ck_assert_uint_eq(r.v[1].lblk, 12);
+	ck_assert_uint_eq(r.v[1].pblk, 70);
+	/* the double indirect block is the single one again */
+	put32(root + 4 * 13, 3);
+	memset(&r, 0, sizeof(r));
+	ck_assert_int_eq(e4_indirect_walk(root, TBS, &range, 1u << 20, read_tree,
+					  take, &r, &why, &bad), E4_CORRUPT);
+	ck_assert_uint_eq(bad, 3);
+}
+END_TEST
+
+/* ---- directory blocks ---- */
+
+static size_t dirent(uint8_t *p, uint32_t ino, unsigned int rec, const char *name)
+{
+	size_t n = strlen(name);
+
+	put32(p, ino);
+	put16(p + 4, rec);
+	p[6] = (uint8_t)n;
+	p[7] = 1;
+	memcpy(p + 8, name, n);
+	return rec;
+}
+
+START_TEST(dirblock_rules)
+{
+	uint8_t b[1024] = { 0 };
+	struct e4_dirblock_rules rules = { 1024, 100, 0 };
+	struct e4_dirent de;
+	const char *why;
+	size_t off = 0, o = 0;
+
+	o += dirent(b + o, 2, 12, ".");
+	o += dirent(b + o, 2, 12, "..");
+	o += dirent(b + o, 12, 16, "hello");
+	dirent(b + o, 13, (unsigned int)(1024 - o), "x");
+	ck_assert_int_eq(e4_dirblock_next(b, &rules, &off, &de, &why), E4_OK);
+	ck_assert(e4_dirent_is_dot(&de));
+	e4_dirblock_next(b, &rules, &off, &de, &why);
+	ck_assert_int_eq(e4_dirblock_next(b, &rules, &off, &de, &why), E4_OK);
+	ck_assert_uint_eq(de.name_len, 5);
+	ck_assert_int_eq(e4_dirblock_next(b, &rules, &off, &de, &why), E4_OK);
+	ck_assert_int_eq(e4_dirblock_next(b, &rules, &off, &de, &why), E4_NOT_FOUND);
+	/* each invalid form ends the block */
+	put16(b + 24 + 4, 10);     /* rec_len below 12 */
+	off = 24;
+	ck_assert_int_eq(e4_dirblock_next(b, &rules, &off, &de, &why), E4_CORRUPT);
+	put16(b + 24 + 4, 14);     /* not a multiple of 4 */
+	ck_assert_int_eq(e4_dirblock_next(b, &rules, &off, &de, &why), E4_CORRUPT);
+	put16(b + 24 + 4, 12);     /* too small for the 5-byte name */
+	ck_assert_int_eq(e4_dirblock_next(b, &rules, &off, &de, &why), E4_CORRUPT);
+	put16(b + 24 + 4, 2000);   /* past the block */
+	ck_assert_int_eq(e4_dirblock_next(b, &rules, &off, &de, &why), E4_CORRUPT);
+	put16(b + 24 + 4, 16);
+	put32(b + 24, 101);        /* inode above s_inodes_count */
+	ck_assert_int_eq(e4_dirblock_next(b, &rules, &off, &de, &why), E4_CORRUPT);
+	/* a hashed directory needs room for the pair */
+	put32(b + 24, 12);
+	rules.hashed = 1;
+	ck_assert_int_eq(e4_dirblock_next(b, &rules, &off, &de, &why), E4_CORRUPT);
+	put16(b + 24 + 4, 24);
+	put32(b + 24 + 16, 0xdeadbeef);
+	ck_assert_int_eq(e4_dirblock_next(b, &rules, &off, &de, &why), E4_OK);
+	ck_assert(de.has_hash);
+	ck_assert_uint_eq(de.hash, 0xdeadbeef);
+}
+END_TEST
+
+START_TEST(dx_root_rules)
+{
+	uint8_t b[1024] = { 0 };
+	struct e4_dx_node dx;
+	const char *why;
+	uint32_t h, l;
+
+	dirent(b, 2, 12, ".");
+	dirent(b + 12, 2, 1012, "..");
+	b[0x1c] = 1;               /* hash version */
+	b[0x1d] = 8;               /* info_length */
+	put16(b + 0x20, (1024 - 32) / 8);
+	put16(b + 0x22, 2);
+	put32(b + 0x24, 1);
+	put32(b + 0x28, 0x80000000);
+	put32(b + 0x2c, 2);
+	ck_assert_int_eq(e4_dx_root_parse(b, 1024, 0, 2, &dx, &why), E4_OK);
+	e4_dx_entry(&dx, 1, &h, &l);
+	ck_assert_uint_eq(h, 0x80000000);
+	ck_assert_uint_eq(l, 2);
+	/* with metadata_csum the limit is 8 bytes smaller */
+	ck_assert_int_eq(e4_dx_root_parse(b, 1024, 1, 2, &dx, &why), E4_CORRUPT);
+	b[0x1e] = 2;               /* indirect_levels beyond 2 levels */
+	ck_assert_int_eq(e4_dx_root_parse(b, 1024, 0, 2, &dx, &why), E4_CORRUPT);
+	ck_assert_int_eq(e4_dx_root_parse(b, 1024, 0, 3, &dx, &why), E4_OK);
+	put16(b + 0x22, 0);        /* count 0 */
+	ck_assert_int_eq(e4_dx_root_parse(b, 1024, 0, 3, &dx, &why), E4_CORRUPT);
+}
+END_TEST
+
+/* ---- xattrs ---- */
+
+START_TEST(xattr_rules)
+{
+	uint8_t a[96] = { 0 }, blk[1024] = { 0 };
+	struct e4_xattr x;
+	const char *why;
+
+	/* in-inode: magic, entry "c" of index 9 (20 bytes), terminator, value
+	 * at offset 28 from the first entry */
+	put32(a, 0xea020000);
+	a[4] = 1;
+	a[5] = 9;
+	put16(a + 6, 28);
+	put32(a + 12, 28);
+	a[20] = 'c';
+	memset(a + 4 + 28, 0xab, 28);
+	ck_assert_int_eq(e4_xattr_find_ibody(a, sizeof(a), 9, "c", &x, &why), E4_OK);
+	ck_assert_uint_eq(x.value_len, 28);
+	ck_assert_uint_eq(x.value[27], 0xab);
+	ck_assert_int_eq(e4_xattr_find_ibody(a, sizeof(a), 7, "c", &x, &why),
+			 E4_NOT_FOUND);
+	put32(a + 12, 80);         /* value past the area */
+	ck_assert_int_eq(e4_xattr_find_ibody(a, sizeof(a), 9, "c", &x, &why), E4_CORRUPT);
+	put32(a + 12, 28);
+	put16(a + 6, 0);           /* value over the entries */
+	ck_assert_int_eq(e4_xattr_find_ibody(a, sizeof(a), 9, "c", &x, &why), E4_CORRUPT);
+	put16(a + 6, 28);
+	a[20] = 0;                 /* a NUL in the name */
+	ck_assert_int_eq(e4_xattr_find_ibody(a, sizeof(a), 9, "c", &x, &why), E4_CORRUPT);
+	a[4] = 200;                /* name runs past the end */
+	ck_assert_int_eq(e4_xattr_find_ibody(a, sizeof(a), 9, "c", &x, &why), E4_CORRUPT);
+	/* a block needs h_blocks 1 */
+	put32(blk, 0xea020000);
+	put32(blk + 8, 2);
+	ck_assert_int_eq(e4_xattr_find_block(blk, 1024, 9, "c", &x, &why), E4_CORRUPT);
+	put32(blk + 8, 1);
+	ck_assert_int_eq(e4_xattr_find_block(blk, 1024, 9, "c", &x, &why), E4_NOT_FOUND);
+}
+END_TEST
+
+START_TEST(blockset_grows)
+{
+	struct e4_blockset s = { NULL, 0, 0 };
+
+	for (uint64_t b = 1; b <= 5000; b++)
+		ck_assert_int_eq(e4_blockset_add(&s, b * 7919), 1);
+	for (uint64_t b = 1; b <= 5000; b++)
+		ck_assert_int_eq(e4_blockset_add(&s, b * 7919), 0);
+	ck_assert_uint_eq(s.n, 5000);
+	e4_blockset_free(&s);
+}
+END_TEST
+
+Suite *core_suite(void)
+{
+	Suite *s = suite_create("core");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, escape_terminal);
+	tcase_add_test(tc, keystore_match);
+	tcase_add_test(tc, keysetup_kat);
+	tcase_add_test(tc, keysetup_refusals);
+	tcase_add_test(tc, keysetup_dirhash_key);
+	tcase_add_test(tc, fname_sizes);
+	tcase_add_test(tc, extent_checks);
+	tcase_add_test(tc, extent_shared_subtree);
+	tcase_add_test(tc, indirect_map);
+	tcase_add_test(tc, dirblock_rules);
+	tcase_add_test(tc, dx_root_rules);
+	tcase_add_test(tc, xattr_rules);
+	tcase_add_test(tc, blockset_grows);
+	suite_add_tcase(s, tc);
+	return s;
+}
