@@ -1,9 +1,11 @@
 /* Whole images: the input is an ext4 image.  It is held in a memfd and
- * opened as /proc/self/fd/N through the normal read-only path (img_open,
- * unix_io_manager); then the commands run in-process as the CLI runs them:
+ * opened as /proc/self/fd/N through the normal read-only path
+ * (e4_fs_open); then the commands run in-process as the CLI runs them:
  * info, ls -R -l without the key (--format 2015 --dummy-key) and with it,
  * extract (into a temporary directory, removed after each input), verify
- * with the key and verify --json without.  The key is fuzz_test_key, the
+ * with the key and verify --json without; then the library walks the
+ * tree and reads every file at scattered offsets (e4_file_pread, as a
+ * mount would).  The key is fuzz_test_key, the
  * bundled sample's key.  Files that extract writes are capped by
  * RLIMIT_FSIZE (64 MiB). */
 #include <errno.h>
@@ -18,9 +20,10 @@
 #include <unistd.h>
 #include <ext2fs/ext2_err.h>
 #include "commands.h"
+#include "file.h"
 #include "fuzz_common.h"
-#include "image.h"
-#include "report.h"
+#include "keyfile.h"
+#include "walk.h"
 
 #define MAX_IMAGE (8u << 20)
 
@@ -93,7 +96,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc, (void)argv;
 	fuzz_quiet();
 	initialize_ext2_error_table();
-	report_verbose = 1;
 	key_fd = make_memfd("e4dump-fuzz-key", key_path, sizeof(key_path));
 	if (write(key_fd, fuzz_test_key, sizeof(fuzz_test_key)) !=
 	    (ssize_t)sizeof(fuzz_test_key))
@@ -111,12 +113,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void run(int (*cmd)(const struct options *), int with_key,
-		int recursive, int long_format, const char *out, int json,
-		int format, int dummy_key)
+static void run(int (*cmd)(const struct options *, struct report *),
+		int with_key, int recursive, int long_format, const char *out,
+		int json, enum e4_name_format format, int dummy_key)
 {
 	const char *keys[1] = { key_path };
 	const char *args[1] = { img_path };
+	struct report r = { 1, 0, 0 };
 	struct options o;
 
 	memset(&o, 0, sizeof(o));
@@ -130,9 +133,55 @@ static void run(int (*cmd)(const struct options *), int with_key,
 	o.json = json;
 	o.format = format;
 	o.dummy_key = dummy_key;
-	(void)cmd(&o);
+	(void)cmd(&o, &r);
 	fflush(stdout);
 	fflush(stderr);
+}
+
+/* Random access through the library: every regular file read at a few
+ * offsets (the mount's way of reading). */
+static enum e4_walk_action read_some(void *arg, const struct e4_walk_node *n)
+{
+	struct e4_fs *fs = arg;
+	struct e4_file *f;
+	uint8_t buf[5000];
+	size_t got;
+
+	if (!n->inode || !E4_ISREG(n->inode->mode) ||
+	    e4_file_open(fs, n->inode, n->path, &f) != E4_OK)
+		return E4_WALK_CONTINUE;
+	for (uint64_t off = 0; off < e4_file_size(f) && off < (64u << 20);
+	     off = off * 3 + 4093)
+		if (e4_file_pread(f, off, buf, sizeof(buf), &got) != E4_OK)
+			break;
+	e4_file_close(f);
+	return E4_WALK_CONTINUE;
+}
+
+static void quiet(void *arg, const struct e4_diag *d)
+{
+	(void)arg, (void)d;
+}
+
+static void library_walk(void)
+{
+	struct e4_keystore *ks = e4_keystore_new();
+	struct e4_fs_options fo;
+	struct e4_walk_options wo = { 1, 1, 0 };
+	struct e4_walk_visitor v = { read_some, NULL, NULL };
+	struct e4_fs *fs;
+
+	if (!ks || e4_keystore_add(ks, fuzz_test_key, sizeof(fuzz_test_key),
+				   "fuzz") != E4_OK)
+		abort();
+	memset(&fo, 0, sizeof(fo));
+	fo.keys = ks;
+	fo.diag = quiet;
+	if (e4_fs_open(&fs, img_path, &fo) == E4_OK) {
+		e4_walk(fs, E4_ROOT_INO, "/", &wo, &v, fs, NULL);
+		e4_fs_close(fs);
+	}
+	e4_keystore_free(ks);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -159,12 +208,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off += (size_t)n;
 	}
 	/* cmd, key, -R, -l, -o, --json, --format, --dummy-key */
-	run(cmd_info, 1, 0, 0, NULL, 0, FORMAT_AUTO, 0);
-	run(cmd_ls, 0, 1, 1, NULL, 0, FORMAT_2015, 1);
-	run(cmd_ls, 1, 1, 1, NULL, 0, FORMAT_AUTO, 0);
-	run(cmd_extract, 1, 0, 0, out_dir, 0, FORMAT_AUTO, 0);
+	run(cmd_info, 1, 0, 0, NULL, 0, E4_FORMAT_AUTO, 0);
+	run(cmd_ls, 0, 1, 1, NULL, 0, E4_FORMAT_2015, 1);
+	run(cmd_ls, 1, 1, 1, NULL, 0, E4_FORMAT_AUTO, 0);
+	run(cmd_extract, 1, 0, 0, out_dir, 0, E4_FORMAT_AUTO, 0);
 	clean_out();
-	run(cmd_verify, 1, 0, 0, NULL, 0, FORMAT_AUTO, 0);
-	run(cmd_verify, 0, 0, 0, NULL, 1, FORMAT_AUTO, 0);
+	run(cmd_verify, 1, 0, 0, NULL, 0, E4_FORMAT_AUTO, 0);
+	run(cmd_verify, 0, 0, 0, NULL, 1, E4_FORMAT_AUTO, 0);
+	library_walk();
 	return 0;
 }

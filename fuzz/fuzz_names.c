@@ -1,5 +1,5 @@
 /* Stored names and data units: e4_decrypt_name, e4_decrypt_path,
- * e4_name_evidence_bits, escape_name (how e4dump shows any name bytes) and
+ * e4_name_evidence_bits, e4_escape (how e4dump shows any name bytes) and
  * e4_decrypt_data_unit, each mode, with and without DIRECT_KEY.  Input:
  * byte 0 picks mode / IV scheme / direct key, byte 1 the inode, then the
  * stored bytes. */
@@ -9,7 +9,7 @@
 #include "fscrypt_disk.h"
 #include "fuzz_common.h"
 #include "modes.h"
-#include "report.h"
+#include "escape.h"
 #include "utf8.h"
 
 static const uint8_t name_modes[] = {
@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto done;
 
 	/* The stored bytes shown as a name. */
-	escape_name(in, len, esc);
+	e4_escape(in, len, esc, E4_ESCAPE_SLASH);
 	if (strlen(esc) > 4 * len)
 		__builtin_trap();
 	for (size_t i = 0; i < len;) {

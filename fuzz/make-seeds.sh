@@ -16,7 +16,7 @@ out=$1
 PATH=$PATH:/sbin:/usr/sbin
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-for t in context keyfile nokey symlink names image; do
+for t in context keyfile nokey symlink names image dirblock extent xattr; do
 	rm -rf "${out:?}/$t"
 	mkdir -p "$out/$t"
 done
@@ -60,6 +60,74 @@ put("symlink", "len-too-big", bytes([0, 1, 0xff, 0xff]) + bytes(20))
 for sel in range(0, 15):
     for n in (15, 16, 17, 32, 64, 255, 1024, 4096):
         put("names", f"n{sel:02x}-{n}", bytes([sel, 12]) + (hashlib.sha512(bytes([sel, n % 256])).digest() * 64)[:n])
+import struct
+# directory blocks: flag byte (size, hashed, csum), then the block
+def dirent(ino, name, rec, ft=1, h=None):
+    e = struct.pack("<IHBB", ino, rec, len(name), ft) + name
+    e += bytes(-len(e) % 4)
+    if h is not None:
+        e += struct.pack("<II", *h)
+    return e + bytes(rec - len(e))
+def linear(bs, names, hashed=False):
+    b = dirent(2, b".", 12, 2) + dirent(2, b"..", 12, 2)
+    for i, n in enumerate(names):
+        last = i == len(names) - 1
+        need = (8 + len(n) + 3) & ~3
+        if hashed:
+            need += 8
+        rec = bs - len(b) if last else need
+        b += dirent(20 + i, n, rec, 1, (0x1234 * i, 0x5678 * i) if hashed else None)
+    return b
+names = [b"hello.txt", bytes(range(1, 33)), b"x" * 255, "\u65e5\u672c".encode()]
+for fl, bs in ((0, 1024), (1, 2048), (2, 4096)):
+    put("dirblock", f"linear-{bs}", bytes([fl]) + linear(bs, names))
+    put("dirblock", f"hashed-{bs}", bytes([fl | 4]) + linear(bs, names, True))
+for fl in (0, 8):
+    bs = 1024
+    root = dirent(2, b".", 12, 2) + struct.pack("<IHBB", 2, bs - 12, 2, 2) + b"..\0\0"
+    root += struct.pack("<IBBBB", 0, 1, 8, 0, 0)
+    limit = (bs - 32 - (8 if fl else 0)) // 8
+    root += struct.pack("<HHI", limit, 2, 1) + struct.pack("<II", 0x80000000, 2)
+    put("dirblock", f"dxroot-{fl}", bytes([fl]) + root + bytes(bs - len(root)))
+    node = struct.pack("<IHBB", 0, bs, 0, 0)
+    limit = (bs - 8 - (8 if fl else 0)) // 8
+    node += struct.pack("<HHI", limit, 2, 3) + struct.pack("<II", 0x40000000, 4)
+    put("dirblock", f"dxnode-{fl}", bytes([fl]) + node + bytes(bs - len(node)))
+# extent trees: flag byte, i_block (60 bytes), 1 KiB tree blocks
+def ehdr(entries, mx, depth):
+    return struct.pack("<HHHHI", 0xf30a, entries, mx, depth, 0)
+def leaf(lblk, ln, pblk):
+    return struct.pack("<IHHI", lblk, ln, pblk >> 32, pblk & 0xffffffff)
+def idx(lblk, pblk):
+    return struct.pack("<IIHH", lblk, pblk & 0xffffffff, pblk >> 32, 0)
+def pad(b, n):
+    return b + bytes(n - len(b))
+root = pad(ehdr(2, 4, 0) + leaf(0, 3, 5) + leaf(10, 32768 + 2, 9), 60)
+put("extent", "leaf-root", bytes([0x8f]) + root)
+root = pad(ehdr(1, 4, 1) + idx(0, 1), 60)
+child = pad(ehdr(3, 84, 0) + leaf(0, 1, 3) + leaf(1, 2, 6) + leaf(7, 1, 9), 1024)
+put("extent", "depth1", bytes([0x8f]) + root + child)
+root = pad(ehdr(1, 4, 2) + idx(0, 1), 60)
+mid = pad(ehdr(2, 84, 1) + idx(0, 2) + idx(100, 3), 1024)
+l1 = pad(ehdr(1, 84, 0) + leaf(0, 4, 8), 1024)
+l2 = pad(ehdr(1, 84, 0) + leaf(100, 4, 12), 1024)
+put("extent", "depth2", bytes([0x8f]) + root + mid + l1 + l2)
+ind = struct.pack("<15I", *range(4, 16), 1, 2, 0)
+put("extent", "indirect", bytes([0x8f]) + ind + struct.pack("<256I", *([3] + [0] * 255)) + struct.pack("<256I", *([1] + [0] * 255)))
+# xattrs: flag byte (bit 0 block, bit 1 context), then the area or block
+ctx = bytes([1, 1, 4, 3]) + key[:8] + nonce
+def xentry(idx_, name, offs, size):
+    e = struct.pack("<BBHIII", len(name), idx_, offs, 0, size, 0) + name
+    return e + bytes(-len(e) % 4)
+area = struct.pack("<I", 0xea020000)
+ents = xentry(9, b"c", 64, len(ctx)) + xentry(7, b"data", 96, 10) + bytes(4)
+body = ents + bytes(64 - len(ents)) + ctx + bytes(96 - 64 - len(ctx)) + b"inline-dat" + bytes(6)
+put("xattr", "ibody-ctx", bytes([2]) + area + body)
+put("xattr", "ibody-data", bytes([0]) + area + body)
+blk = struct.pack("<IIII I12x", 0xea020000, 1, 1, 0, 0)
+ents = xentry(9, b"c", 1024 - 32, len(ctx)) + bytes(4)
+blk = pad(blk + ents, 1024 - 32) + ctx + bytes(4)
+put("xattr", "block-ctx", bytes([3]) + blk)
 PY
 
 # Images made on the host (no kernel: the content is not encrypted, but
@@ -107,6 +175,6 @@ for x in "$here"/seeds/*.img.xz "$root/testvectors/sample/sample.img.xz"; do
 	[ -e "$x" ] || continue
 	xz -dc "$x" >"$out/image/kernel-$(basename "$x" .img.xz | sed "s/^kernel-//").img"
 done
-for t in context keyfile nokey symlink names image; do
+for t in context keyfile nokey symlink names image dirblock extent xattr; do
 	echo "make-seeds: $t: $(ls "$out/$t" | wc -l) inputs"
 done

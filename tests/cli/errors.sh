@@ -38,7 +38,7 @@ mkfs.ext4 -q -F -O encrypt -b 4096 -d "$W/src" "$W/plain.img" 8M
 chmod 0444 "$W/plain.img"
 sum_before=$(sha256sum "$W/plain.img")
 
-expect missing-image 2 '^e4dump: error: .*nonexistent.img: cannot open as ext4' -- \
+expect missing-image 2 '^e4dump: error: .*nonexistent.img: cannot open: No such file or directory' -- \
 	"$E4DUMP" ls "$W/nonexistent.img"
 head -c 1048576 /dev/zero >"$W/zeros.img"
 expect not-ext4 2 '^e4dump: error: .*zeros.img: cannot open as ext4: .*[Bb]ad magic' -- \

@@ -57,6 +57,6 @@ done
 # 5. --force is for extract only.
 "$E4DUMP" ls --force "$W/sample.img" >/dev/null 2>"$W/err5"
 rc=$?
-check "ls --force: exit $rc, want 2" '[ $rc = 2 ] && grep -q "^e4dump: error: ls: --force is for extract$" "$W/err5"'
+check "ls --force: exit $rc, want 2" '[ $rc = 2 ] && grep -q "^e4dump: error: ls: bad option \"--force\" (see e4dump ls --help)$" "$W/err5"'
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

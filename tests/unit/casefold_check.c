@@ -1,14 +1,14 @@
-/* Checks of e4dump/src/casefold_hash.c (casefold + encryption).
+/* Checks of e4dump/image/casefold.c (casefold + encryption).
  *
  *   casefold_check vectors FILE|-
  *       lines "KEYHEX NAMEHEX HASH MINOR" (hash pair as 8 hex digits each,
- *       '#' comments): casefold_dirhash() with libext2fs' utf8 table must
+ *       '#' comments): e4_casefold_dirhash() with libext2fs' utf8 table must
  *       give each pair (tests/unit/casefold_vectors.py computes them
  *       independently, in Python).
  *   casefold_check image IMAGE KEYFILE...
  *       every entry of every casefolded encrypted directory of IMAGE (found
  *       from the root, names decrypted with the keys): the pair the kernel
- *       stored after the name equals casefold_dirhash() of the decrypted
+ *       stored after the name equals e4_casefold_dirhash() of the decrypted
  *       name with the directory's dirhash key; indexed ones have hash
  *       version 6 in their dx root.  Prints the counts.
  *   casefold_check image-nofold IMAGE KEYFILE...
@@ -20,12 +20,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "casefold_hash.h"
-#include "dirlist.h"
+#include "blockmap.h"
+#include "casefold.h"
+#include "escape.h"
+#include "fs_private.h"
+#include "dir.h"
 #include "hex.h"
 #include "kdf.h"
-#include "keyring.h"
-#include "report.h"
+#include "keyfile.h"
+#include "keysetup.h"
+#include "walk.h"
 
 static long unhex(const char *s, uint8_t *out, size_t max)
 {
@@ -65,7 +69,8 @@ static int run_vectors(const char *path)
 			continue;
 		}
 		n++;
-		r = casefold_dirhash(enc, key, name, (size_t)nlen, &h, &m);
+		r = e4_casefold_self_check(enc) ?
+		    e4_casefold_dirhash(enc, key, name, (size_t)nlen, &h, &m) : -2;
 		if (r || h != want_h || m != want_m) {
 			printf("FAIL vector line %lu name %s: got %08x %08x (ret %d), want %08x %08x\n",
 			       lineno, nhex, h, m, r, want_h, want_m);
@@ -79,73 +84,87 @@ static int run_vectors(const char *path)
 }
 
 struct walk {
-	struct keyring *kr;
+	struct e4_fs *fs;
+	const struct e4_keystore *keys;
 	const struct ext2fs_nls_table *enc;
 	int nofold;      /* image-nofold: hash the names without folding */
-	unsigned long dirs, indexed, entries, matched, bad, depth, differ;
+	unsigned long dirs, indexed, entries, matched, bad, differ;
 };
 
 /* dx_root_info.hash_version of an indexed directory, -1 if unreadable */
-static int dx_hash_version(struct img *im, ext2_ino_t dir,
-			   struct ext2_inode_large *inode)
+static int first_block(void *arg, const struct e4_run *r)
 {
-	uint8_t *blk = malloc(im->blocksize);
-	blk64_t pblk = 0;
+	uint64_t *pblk = arg;
+
+	if (r->lblk == 0)
+		*pblk = r->pblk;
+	return 1;
+}
+
+static int dx_hash_version(struct walk *w, const struct e4_inode *in)
+{
+	uint8_t *blk = malloc(w->fs->info.block_size);
+	uint64_t pblk = 0;
 	int v = -1;
 
-	if (blk && !ext2fs_bmap2(im->fs, dir, (struct ext2_inode *)inode, NULL, 0,
-				 0, NULL, &pblk) && pblk &&
-	    !img_read_blocks(im, pblk, 1, blk))
+	if (blk)
+		e4_inode_map(w->fs, in, NULL, 1, first_block, &pblk);
+	if (blk && pblk && e4_read_blocks(w->fs, pblk, 1, blk) == E4_OK)
 		v = blk[0x1c];
 	free(blk);
 	return v;
 }
 
-static void check_dir(struct walk *w, const struct dir_listing *l, const char *path,
-		      struct ext2_inode_large *inode)
+static void check_dir(struct walk *w, const struct e4_walk_node *n,
+		      const struct e4_dir *d)
 {
-	const struct master_key *mk = keyring_lookup(w->kr, &l->ctx);
+	const struct e4_dir_facts *f = e4_dir_facts(d);
+	struct e4_policy_key pk;
 	uint8_t key[16];
-	char esc[4 * 256 + 1];
 
 	w->dirs++;
-	if (inode->i_flags & EXT2_INDEX_FL) {
-		int v = dx_hash_version(w->kr->im, l->dir, inode);
+	if (n->inode->flags & E4_INODE_INDEX_FL) {
+		int v = dx_hash_version(w, n->inode);
 
 		w->indexed++;
 		if (v != 6) {
-			printf("FAIL %s: indexed, dx root hash version %d, not 6\n", path, v);
+			printf("FAIL %s: indexed, dx root hash version %d, not 6\n", n->path, v);
 			w->bad++;
 		}
 	}
-	if (!mk || !l->have_key || l->ctx.version != 2 ||
-	    casefold_dirhash_key(mk->raw, mk->len, l->ctx.nonce, key)) {
-		printf("FAIL %s: no v2 key for this casefolded directory\n", path);
+	if (!f->have_key || f->ctx.version != 2 ||
+	    e4_fs_policy_key(w->fs, &f->ctx, &pk) != E4_OK || pk.key < 0 ||
+	    e4_keysetup_dirhash_key(e4_keystore_key(w->keys, (size_t)pk.key)->raw,
+				    e4_keystore_key(w->keys, (size_t)pk.key)->len,
+				    &f->ctx, key) != E4_OK) {
+		printf("FAIL %s: no v2 key for this casefolded directory\n", n->path);
 		w->bad++;
 		return;
 	}
-	for (size_t i = 0; i < l->n; i++) {
-		const struct dent *d = &l->v[i];
+	for (size_t i = 0; i < e4_dir_count(d); i++) {
+		struct e4_entry e;
+		char esc[E4_ESCAPE_SIZE(255)];
 		uint32_t h, m;
 
+		e4_dir_get(d, i, &e);
 		w->entries++;
-		escape_name((const unsigned char *)d->name, d->name_len, esc);
-		if (d->state != NAME_DECRYPTED || !d->has_hash) {
-			printf("FAIL %s/%s: %s\n", path, esc,
-			       !d->has_hash ? "no hash pair stored after the name" :
+		e4_escape(e.name, e.name_len, esc, E4_ESCAPE_SLASH);
+		if (e.state != E4_NAME_DECRYPTED || !e.has_hash) {
+			printf("FAIL %s/%s: %s\n", n->path, esc,
+			       !e.has_hash ? "no hash pair stored after the name" :
 			       "name not decrypted");
 			w->bad++;
 			continue;
 		}
-		if (casefold_dirhash(w->nofold ? NULL : w->enc, key,
-				     (const uint8_t *)d->name, d->name_len, &h, &m)) {
-			printf("FAIL %s/%s: casefold_dirhash failed\n", path, esc);
+		if (e4_casefold_dirhash(w->nofold ? NULL : w->enc, key, e.name,
+					e.name_len, &h, &m)) {
+			printf("FAIL %s/%s: casefold_dirhash failed\n", n->path, esc);
 			w->bad++;
-		} else if (w->nofold && (h != d->hash || m != d->minor_hash)) {
+		} else if (w->nofold && (h != e.hash || m != e.minor_hash)) {
 			w->differ++;
-		} else if (h != d->hash || m != d->minor_hash) {
-			printf("FAIL %s/%s: stored %08x %08x, computed %08x %08x\n", path, esc,
-			       d->hash, d->minor_hash, h, m);
+		} else if (h != e.hash || m != e.minor_hash) {
+			printf("FAIL %s/%s: stored %08x %08x, computed %08x %08x\n",
+			       n->path, esc, e.hash, e.minor_hash, h, m);
 			w->bad++;
 		} else {
 			w->matched++;
@@ -154,66 +173,83 @@ static void check_dir(struct walk *w, const struct dir_listing *l, const char *p
 	e4_wipe(key, sizeof(key));
 }
 
-static void walk_dir(struct walk *w, ext2_ino_t dir, const char *path)
+static enum e4_walk_action enter(void *arg, const struct e4_walk_node *n,
+				 const struct e4_dir *d, void **data)
 {
-	struct ext2_inode_large inode;
-	struct dir_listing l;
+	struct walk *w = arg;
+	const struct e4_dir_facts *f = e4_dir_facts(d);
 
-	if (w->depth > 64 || img_read_inode(w->kr->im, dir, &inode) ||
-	    dir_list(w->kr, dir, path, &l)) {
-		printf("FAIL %s: cannot list\n", path);
+	(void)data;
+	if (f->encrypted && f->casefolded)
+		check_dir(w, n, d);
+	return E4_WALK_CONTINUE;
+}
+
+static void diag(void *arg, const struct e4_diag *d)
+{
+	struct walk *w = arg;
+
+	if (d->level == E4_DIAG_ERROR) {
+		printf("FAIL %s: %s\n", d->path ? d->path : "-", d->message);
 		w->bad++;
-		return;
 	}
-	if (casefold_hash_in_dirent((struct ext2_inode *)&inode))
-		check_dir(w, &l, path, &inode);
-	for (size_t i = 0; i < l.n; i++) {
-		const struct dent *d = &l.v[i];
-		char *sub;
+}
 
-		if (d->ftype != EXT2_FT_DIR || (d->state != NAME_PLAIN &&
-						d->state != NAME_DECRYPTED))
-			continue;
-		sub = malloc(strlen(path) + d->name_len + 2);
-		if (!sub)
-			abort();
-		sprintf(sub, "%s/%s", strcmp(path, "/") ? path : "", d->name);
-		w->depth++;
-		walk_dir(w, d->ino, sub);
-		w->depth--;
-		free(sub);
-	}
-	dir_listing_free(&l);
+static int add_key(struct e4_keystore *ks, const char *path)
+{
+	uint8_t buf[512], key[E4_MAX_KEY_SIZE];
+	size_t len, klen;
+	const char *why;
+	FILE *f = fopen(path, "rb");
+	int r = -1;
+
+	if (!f)
+		return -1;
+	len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	if (e4_keyfile_parse(buf, len, key, &klen, &why) == E4_OK &&
+	    e4_keystore_add(ks, key, klen, path) == E4_OK)
+		r = 0;
+	e4_wipe(buf, sizeof(buf));
+	e4_wipe(key, sizeof(key));
+	return r;
 }
 
 static int run_image(const char *image, char **keys, int nkeys, int nofold)
 {
-	struct img im;
-	struct keyring kr;
+	struct e4_keystore *ks = e4_keystore_new();
+	struct e4_fs_options fo;
 	struct walk w;
+	struct e4_walk_options wo = { 1, 0, 0 };
+	struct e4_walk_visitor v = { NULL, enter, NULL };
 	int ret;
 
-	memset(&im, 0, sizeof(im));
-	keyring_init(&kr, &im);
-	if (img_open(&im, image))
-		return 1;
+	memset(&w, 0, sizeof(w));
 	for (int i = 0; i < nkeys; i++) {
-		if (keyring_add_file(&kr, keys[i])) {
-			keyring_free(&kr);
-			img_close(&im);
+		if (!ks || add_key(ks, keys[i])) {
+			fprintf(stderr, "casefold_check: key file %s unusable\n", keys[i]);
+			e4_keystore_free(ks);
 			return 1;
 		}
 	}
-	memset(&w, 0, sizeof(w));
-	w.kr = &kr;
+	memset(&fo, 0, sizeof(fo));
+	fo.keys = ks;
+	fo.diag = diag;
+	fo.diag_arg = &w;
+	if (e4_fs_open(&w.fs, image, &fo) != E4_OK) {
+		fprintf(stderr, "casefold_check: %s: cannot open\n", image);
+		e4_keystore_free(ks);
+		return 1;
+	}
+	w.keys = ks;
 	w.nofold = nofold;
-	w.enc = casefold_table(im.fs);
+	w.enc = e4_fs_casefold_table(w.fs);
 	if (!w.enc) {
 		printf("FAIL %s: no casefold feature or unknown encoding %u\n", image,
-		       im.fs->super->s_encoding);
+		       e4_fs_ext2(w.fs)->super->s_encoding);
 		w.bad++;
 	} else {
-		walk_dir(&w, EXT2_ROOT_INO, "/");
+		e4_walk(w.fs, E4_ROOT_INO, "/", &wo, &v, &w, NULL);
 	}
 	if (nofold) {
 		printf("casefold_check: without folding %lu of %lu stored hash pairs "
@@ -225,8 +261,8 @@ static int run_image(const char *image, char **keys, int nkeys, int nofold)
 		       w.dirs, w.indexed, w.entries, w.matched, w.bad);
 		ret = w.bad || !w.entries || w.matched != w.entries;
 	}
-	keyring_free(&kr);
-	img_close(&im);
+	e4_fs_close(w.fs);
+	e4_keystore_free(ks);
 	return ret;
 }
 

@@ -1,0 +1,450 @@
+/* e4dump extract: a tree, decrypted, into DIR.  Every file is created
+ * relative to a directory descriptor inside DIR without following
+ * symlinks (outdir.c); names unsafe there are escaped and two entries
+ * never share a name, so nothing is written outside DIR, nothing is
+ * merged, and the image is never replaced.  No device node, FIFO or
+ * socket is made; setuid and setgid bits are dropped unless asked for. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "commands.h"
+#include "escape.h"
+#include "file.h"
+#include "hardlinks.h"
+#include "nameset.h"
+#include "outdir.h"
+#include "session.h"
+#include "walk.h"
+
+/* Directory descriptors kept open on the current path; deeper trees
+ * close their ancestors' and reopen them through "..". */
+#define FD_WINDOW 64
+
+struct xdir {
+	struct xdir *parent;
+	int fd;                 /* -1 while closed */
+	dev_t dev;              /* the output directory, to check a reopen */
+	ino_t ino;
+	char *name;             /* its output name ("" for DIR itself) */
+	struct nameset names;   /* output names made in it */
+};
+
+struct extract {
+	struct session *s;
+	const struct options *o;
+	struct report *r;
+	struct outdir od;
+	struct hardlinks links;
+	struct xdir root;
+	size_t done, skipped, renamed;
+	const char *start_path;
+	int stop;
+};
+
+static void set_times(int dirfd, const char *name, int fd,
+		      const struct e4_inode *in)
+{
+	struct timespec ts[2];
+
+	ts[0].tv_sec = (time_t)in->atime.sec;
+	ts[0].tv_nsec = in->atime.nsec;
+	ts[1].tv_sec = (time_t)in->mtime.sec;
+	ts[1].tv_nsec = in->mtime.nsec;
+	if (fd >= 0)
+		futimens(fd, ts);
+	else if (name)
+		utimensat(dirfd, name, ts, AT_SYMLINK_NOFOLLOW);
+}
+
+static mode_t out_mode(const struct extract *x, const struct e4_inode *in)
+{
+	return in->mode & (x->o->keep_setid ? 07777 : 01777);
+}
+
+/* The output path of name in d, from DIR ('/'-joined), malloc'd. */
+static char *out_rel(const struct xdir *d, const char *name)
+{
+	size_t len = strlen(name) + 1;
+	char *p, *end;
+
+	for (const struct xdir *a = d; a; a = a->parent)
+		len += strlen(a->name) + 1;
+	p = malloc(len);
+	if (!p)
+		return NULL;
+	end = p + len - 1;
+	*end = '\0';
+	end -= strlen(name);
+	memcpy(end, name, strlen(name));
+	for (const struct xdir *a = d; a; a = a->parent) {
+		size_t n = strlen(a->name);
+
+		if (!n)
+			continue;
+		*--end = '/';
+		end -= n;
+		memcpy(end, a->name, n);
+	}
+	memmove(p, end, strlen(end) + 1);
+	return p;
+}
+
+static int file_sink(void *arg, uint64_t off, const uint8_t *data, size_t len)
+{
+	int fd = *(int *)arg;
+
+	while (len) {
+		ssize_t n = pwrite(fd, data, len, (off_t)off);
+
+		if (n <= 0)
+			return 1;
+		data += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int write_file(struct extract *x, struct xdir *d, const char *name,
+		      const struct e4_walk_node *n)
+{
+	const struct e4_inode *in = n->inode;
+	const struct hardlink *first = NULL;
+	struct e4_file *f;
+	struct out_file of;
+	struct stat st;
+	enum e4_status es;
+	int err;
+
+	if (in->links > 1 && (first = hardlinks_find(&x->links, in->ino))) {
+		if (outdir_link(&x->od, first->rel, first->dev, first->out_ino,
+				d->fd, name) == 0)
+			return 0;
+		/* fall back to a copy */
+	}
+	if (e4_file_open(x->s->fs, in, n->path, &f) != E4_OK)
+		return -1; /* reported */
+	if (outdir_file_open(&x->od, d->fd, name, &of)) {
+		report_error(x->r, "%s: cannot create: %s", n->path, strerror(errno));
+		e4_file_close(f);
+		return -1;
+	}
+	errno = 0;
+	es = e4_file_stream(f, file_sink, &of.fd);
+	err = errno;
+	e4_file_close(f);
+	if (es == E4_OK && ftruncate(of.fd, (off_t)in->size)) {
+		err = errno;
+		es = E4_IO;
+	}
+	if (es != E4_OK) {
+		outdir_file_abort(&of); /* no partial files */
+		if (es == E4_STOPPED)
+			report_error(x->r, "%s: write failed: %s", n->path,
+				     err == ENOSPC ? "output device full" :
+				     strerror(err ? err : EIO));
+		return -1;
+	}
+	fchmod(of.fd, out_mode(x, in));
+	set_times(d->fd, name, of.fd, in);
+	if (fstat(of.fd, &st))
+		memset(&st, 0, sizeof(st));
+	if (outdir_file_commit(&x->od, &of)) {
+		report_error(x->r, "%s: %s: %s", n->path,
+			     x->od.force ? "cannot replace" : "write failed",
+			     errno == OUTDIR_EIMAGE ? "it is the image being read" :
+			     strerror(errno));
+		return -1;
+	}
+	if (in->links > 1 && !first) {
+		char *rel = out_rel(d, name);
+
+		if (!rel || hardlinks_add(&x->links, in->ino, st.st_dev, st.st_ino, rel)) {
+			if (x->links.full == 1) {
+				x->links.full = 2;
+				report_note(x->r, "too many hard-linked files to remember: further links are written as copies");
+			}
+		}
+		free(rel);
+	}
+	return 0;
+}
+
+static int write_symlink(struct extract *x, struct xdir *d, const char *name,
+			 const struct e4_walk_node *n)
+{
+	char *target;
+	size_t len;
+
+	if (e4_symlink_read(x->s->fs, n->inode, n->path, &target, &len) != E4_OK)
+		return -1; /* reported */
+	if (outdir_symlink(&x->od, target, d->fd, name)) {
+		report_error(x->r, "%s: cannot create symlink: %s", n->path,
+			     errno == OUTDIR_EIMAGE ? "it would replace the image being read" :
+			     strerror(errno));
+		free(target);
+		return -1;
+	}
+	free(target);
+	set_times(d->fd, name, -1, n->inode);
+	return 0;
+}
+
+/* The last name of path that is not "." (as the lookup skips those). */
+static const char *base_name(const char *path, size_t *len)
+{
+	const char *b = "";
+
+	*len = 0;
+	while (*path) {
+		size_t n = strcspn(path, "/");
+
+		if (n && !(n == 1 && path[0] == '.')) {
+			b = path;
+			*len = n;
+		}
+		path += n;
+		path += strspn(path, "/");
+	}
+	return b;
+}
+
+/* The output name of node n in d: escaped when unsafe, and unique in d. */
+static int out_name(struct extract *x, struct xdir *d,
+		    const struct e4_walk_node *n, char out[OUTDIR_NAME_MAX])
+{
+	const char *name;
+	size_t len;
+	int renamed, r;
+
+	if (n->entry) {
+		name = (const char *)n->entry->name;
+		len = n->entry->name_len;
+	} else {
+		name = base_name(x->start_path, &len);
+	}
+	renamed = outdir_escape(name, len, n->ino, out);
+	for (unsigned int k = 1; (r = nameset_add(&d->names, out)) == 0; k++) {
+		outdir_escape_again(name, len, n->ino, k, out);
+		renamed = 2;
+	}
+	if (r < 0) {
+		report_error(x->r, "%s: out of memory", n->path);
+		return -1;
+	}
+	if (renamed) {
+		char esc[E4_ESCAPE_SIZE(OUTDIR_NAME_MAX)];
+
+		e4_escape((const uint8_t *)out, strlen(out), esc, 0);
+		if (renamed == 2)
+			report_error(x->r, "%s (inode %u): name already taken in this directory, extracted as \"%s\"",
+				     n->path, n->ino, esc);
+		else
+			report_warning(x->r, "%s (inode %u): unsafe name, extracted as \"%s\"",
+				       n->path, n->ino, esc);
+		x->renamed++;
+	}
+	return 0;
+}
+
+static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
+{
+	struct extract *x = arg;
+	struct xdir *d = n->parent_data ? n->parent_data : &x->root;
+	const struct e4_inode *in = n->inode;
+	char name[OUTDIR_NAME_MAX];
+	int rc;
+
+	if (x->stop)
+		return E4_WALK_STOP;
+	if (n->entry && n->entry->state == E4_NAME_BAD) {
+		x->skipped++; /* reported by the listing */
+		return E4_WALK_SKIP;
+	}
+	if (!in)
+		return E4_WALK_SKIP; /* reported and counted by the walker */
+	if (E4_ISDIR(in->mode))
+		return E4_WALK_CONTINUE; /* made in enter() */
+	if (!E4_ISREG(in->mode) && !E4_ISLNK(in->mode)) {
+		report_error(x->r, "%s (inode %u): special file not extracted",
+			     n->path, n->ino);
+		x->skipped++;
+		return E4_WALK_CONTINUE;
+	}
+	if (out_name(x, d, n, name)) {
+		x->skipped++;
+		return E4_WALK_CONTINUE;
+	}
+	rc = E4_ISREG(in->mode) ? write_file(x, d, name, n) :
+				  write_symlink(x, d, name, n);
+	if (rc)
+		x->skipped++;
+	else
+		x->done++;
+	return E4_WALK_CONTINUE;
+}
+
+/* Close the descriptor of the ancestor FD_WINDOW levels up. */
+static void trim_fds(struct xdir *d)
+{
+	for (int i = 0; d && i < FD_WINDOW; i++)
+		d = d->parent;
+	if (d && d->parent && d->fd >= 0) {
+		close(d->fd);
+		d->fd = -1;
+	}
+}
+
+static void finish_dir(struct extract *x, struct xdir *d,
+		       const struct e4_inode *in)
+{
+	fchmod(d->fd, out_mode(x, in));
+	set_times(-1, NULL, d->fd, in);
+	close(d->fd);
+	nameset_free(&d->names);
+	free(d->name);
+	free(d);
+	x->done++;
+}
+
+static enum e4_walk_action enter(void *arg, const struct e4_walk_node *n,
+				 const struct e4_dir *listing, void **data)
+{
+	struct extract *x = arg;
+	struct xdir *p = n->parent_data ? n->parent_data : &x->root;
+	const struct e4_dir_facts *f = e4_dir_facts(listing);
+	char name[OUTDIR_NAME_MAX];
+	struct xdir *d;
+	struct stat st;
+
+	if (!n->entry && n->ino == E4_ROOT_INO) {
+		*data = &x->root; /* DIR itself is the root */
+		return E4_WALK_CONTINUE;
+	}
+	if (out_name(x, p, n, name)) {
+		x->skipped++;
+		return E4_WALK_SKIP;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d || !(d->name = strdup(name))) {
+		free(d);
+		report_error(x->r, "%s: out of memory", n->path);
+		x->skipped++;
+		return E4_WALK_SKIP;
+	}
+	d->parent = p;
+	d->fd = outdir_mkdir(&x->od, p->fd, name);
+	if (d->fd < 0 || fstat(d->fd, &st)) {
+		report_error(x->r, "%s: cannot open directory: %s", n->path,
+			     errno == OUTDIR_EIMAGE ? "it would replace the image being read" :
+			     strerror(errno));
+		if (d->fd >= 0)
+			close(d->fd);
+		free(d->name);
+		free(d);
+		x->skipped++;
+		return E4_WALK_SKIP;
+	}
+	d->dev = st.st_dev;
+	d->ino = st.st_ino;
+	if (f->encrypted && !f->have_key) {
+		if (e4_dir_count(listing))
+			report_error(x->r, "%s (inode %u): skipped %zu entries: cannot decrypt names",
+				     n->path, n->ino, e4_dir_count(listing));
+		x->skipped += e4_dir_count(listing);
+		finish_dir(x, d, n->inode);
+		return E4_WALK_SKIP;
+	}
+	trim_fds(d);
+	*data = d;
+	return E4_WALK_CONTINUE;
+}
+
+static void leave(void *arg, const struct e4_walk_node *n,
+		  const struct e4_dir *listing, void *data)
+{
+	struct extract *x = arg;
+	struct xdir *d = data, *p;
+	struct stat st;
+
+	(void)listing;
+	if (d == &x->root)
+		return;
+	p = d->parent;
+	if (p->fd < 0) {
+		/* reopen the parent through "..", and check it is the same */
+		p->fd = openat(d->fd, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					    O_CLOEXEC);
+		if (p->fd < 0 || fstat(p->fd, &st) || st.st_dev != p->dev ||
+		    st.st_ino != p->ino) {
+			report_error(x->r, "%s: the output directory changed while extracting; stopping",
+				     n->path);
+			x->stop = 1;
+		}
+	}
+	finish_dir(x, d, n->inode);
+}
+
+int cmd_extract(const struct options *o, struct report *r)
+{
+	struct session s;
+	struct extract x;
+	struct e4_walk_options wo = { 1, 1, E4_LIST_KEEP_UNSAFE };
+	struct e4_walk_visitor v = { entry, enter, leave };
+	struct e4_walk_stats stats;
+	const char *path = o->n_args > 1 ? o->args[1] : "/";
+	struct stat img;
+	uint32_t ino;
+	int rc;
+
+	if (!o->out_dir) {
+		report_error(r, "extract: needs -o DIR");
+		return EXIT_FATAL;
+	}
+	rc = session_open(&s, o, r, 0);
+	if (rc)
+		return rc;
+	memset(&x, 0, sizeof(x));
+	memset(&stats, 0, sizeof(stats));
+	x.s = &s, x.o = o, x.r = r;
+	x.start_path = path;
+	x.od.force = o->force;
+	if (stat(s.image, &img) == 0) {
+		x.od.guard = 1;
+		x.od.image_dev = img.st_dev;
+		x.od.image_ino = img.st_ino;
+	}
+	if (mkdir(o->out_dir, 0755) && errno != EEXIST) {
+		report_error(r, "%s: cannot create: %s", o->out_dir, strerror(errno));
+		session_close(&s);
+		return EXIT_FATAL;
+	}
+	x.od.root_fd = open(o->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (x.od.root_fd < 0) {
+		report_error(r, "%s: cannot open: %s", o->out_dir, strerror(errno));
+		session_close(&s);
+		return EXIT_FATAL;
+	}
+	x.root.fd = x.od.root_fd;
+	x.root.name = (char *)"";
+	if (e4_path_lookup(s.fs, path, &ino) != E4_OK)
+		x.skipped++;
+	else
+		e4_walk(s.fs, ino, path, &wo, &v, &x, &stats);
+	x.skipped += stats.problems;
+	close(x.od.root_fd);
+	nameset_free(&x.root.names);
+	hardlinks_free(&x.links);
+	if (x.skipped || x.renamed)
+		fprintf(stderr, "e4dump: extracted %zu entries (%zu renamed), skipped %zu\n",
+			x.done, x.renamed, x.skipped);
+	else
+		report_info(r, "extracted %zu entries", x.done);
+	rc = x.skipped || x.stop ? EXIT_SKIPPED : session_status(&s);
+	session_close(&s);
+	return rc;
+}

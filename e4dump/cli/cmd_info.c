@@ -1,0 +1,121 @@
+/* e4dump info: the filesystem's encryption facts and its policies. */
+#include <stdio.h>
+#include <string.h>
+#include "commands.h"
+#include "inode.h"
+#include "modes.h"
+#include "session.h"
+
+#define MAX_POLICIES 64
+
+struct policy_count {
+	struct e4_context ctx;
+	size_t inodes;
+};
+
+static void print_hex(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		printf("%02x", p[i]);
+}
+
+static void describe(struct session *s, const struct e4_context *c, char *buf,
+		     size_t len)
+{
+	struct e4_policy_key pk;
+
+	e4_fs_policy_key(s->fs, c, &pk);
+	if (pk.open && pk.key >= 0)
+		snprintf(buf, len, "opened by %s (%s)",
+			 e4_keystore_key(s->keys, (size_t)pk.key)->label, pk.how);
+	else if (pk.open)
+		snprintf(buf, len, "opened by %s", pk.how);
+	else if (!e4_keystore_count(s->keys))
+		snprintf(buf, len, "no key given");
+	else
+		snprintf(buf, len, "no key opens it (%s)", pk.how);
+}
+
+int cmd_info(const struct options *o, struct report *r)
+{
+	struct session s;
+	struct e4_fs_info info;
+	const struct e4_enc_inode *v;
+	struct policy_count pol[MAX_POLICIES];
+	size_t n, npol = 0, flagged = 0, dirs = 0, regs = 0, links = 0, other = 0;
+	size_t bad_ctx = 0, ctx_unflagged = 0, more_policies = 0;
+	int rc = session_open(&s, o, r, 1);
+
+	if (rc)
+		return rc;
+	e4_fs_get_info(s.fs, &info);
+	printf("image: %s\n", s.image);
+	printf("block size: %u\n", info.block_size);
+	printf("encrypt feature: %s\n", info.encrypt_feature ? "yes" : "no");
+	printf("s_encryption_level: %u\n", info.encryption_level);
+	printf("s_encrypt_algos:");
+	for (int i = 0; i < 4; i++)
+		printf(" %u", info.encrypt_algos[i]);
+	printf("\ns_encrypt_pw_salt: ");
+	print_hex(info.encrypt_pw_salt, sizeof(info.encrypt_pw_salt));
+	printf("\n");
+	e4_fs_encrypted_inodes(s.fs, &v, &n, NULL);
+	for (size_t i = 0; i < n; i++) {
+		const struct e4_enc_inode *e = &v[i];
+		size_t j;
+
+		if (!e->flagged) {
+			ctx_unflagged++;
+			continue;
+		}
+		flagged++;
+		if (E4_ISDIR(e->mode))
+			dirs++;
+		else if (E4_ISREG(e->mode))
+			regs++;
+		else if (E4_ISLNK(e->mode))
+			links++;
+		else
+			other++;
+		if (e->ctx_status != E4_OK) {
+			bad_ctx++;
+			continue;
+		}
+		for (j = 0; j < npol; j++)
+			if (e4_context_same_policy(&pol[j].ctx, &e->ctx))
+				break;
+		if (j == npol) {
+			if (npol == MAX_POLICIES) {
+				more_policies++;
+				continue;
+			}
+			pol[npol].ctx = e->ctx;
+			pol[npol++].inodes = 0;
+		}
+		pol[j].inodes++;
+	}
+	printf("encrypted inodes: %zu (directories %zu, regular files %zu, symlinks %zu, other %zu)\n",
+	       flagged, dirs, regs, links, other);
+	if (bad_ctx)
+		printf("encrypted inodes without a valid context: %zu\n", bad_ctx);
+	if (ctx_unflagged)
+		printf("unencrypted inodes with a context: %zu\n", ctx_unflagged);
+	printf("policies: %zu\n", npol);
+	for (size_t j = 0; j < npol; j++) {
+		const struct e4_context *c = &pol[j].ctx;
+		char hex[33], how[512];
+
+		e4_context_key_id_hex(c, hex);
+		describe(&s, c, how, sizeof(how));
+		printf("  policy v%u: contents %s (%u), filenames %s (%u), flags 0x%02x (padding %u), %s %s, inodes %zu, %s\n",
+		       c->version, e4_mode_name(c->contents_mode),
+		       c->contents_mode, e4_mode_name(c->filenames_mode),
+		       c->filenames_mode, c->flags, e4_context_name_padding(c),
+		       c->version == E4_CONTEXT_V1 ? "descriptor" : "identifier",
+		       hex, pol[j].inodes, how);
+	}
+	if (more_policies)
+		printf("  (%zu inodes in further policies not shown)\n", more_policies);
+	session_close(&s);
+	return finish_stdout(EXIT_DONE, r);
+}

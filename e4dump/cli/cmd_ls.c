@@ -1,0 +1,97 @@
+/* e4dump ls: a directory (or with -R a tree) with decrypted names, or the
+ * no-key names Linux shows without the key. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "commands.h"
+#include "escape.h"
+#include "session.h"
+#include "walk.h"
+
+struct ls {
+	struct session *s;
+	const struct options *o;
+};
+
+static char type_char(uint16_t mode)
+{
+	switch (mode & E4_S_IFMT) {
+	case E4_S_IFDIR: return 'd';
+	case E4_S_IFREG: return '-';
+	case E4_S_IFLNK: return 'l';
+	case E4_S_IFCHR: return 'c';
+	case E4_S_IFBLK: return 'b';
+	case E4_S_IFIFO: return 'p';
+	case E4_S_IFSOCK: return 's';
+	}
+	return '?';
+}
+
+static void print_target(struct ls *l, const struct e4_walk_node *n)
+{
+	char *target, *esc;
+	size_t len;
+
+	if (e4_symlink_read(l->s->fs, n->inode, n->path, &target, &len) != E4_OK)
+		return; /* reported */
+	esc = malloc(E4_ESCAPE_SIZE(len));
+	if (esc) {
+		e4_escape((const uint8_t *)target, len, esc, 0);
+		printf(" -> %s", esc);
+		free(esc);
+	}
+	free(target);
+}
+
+static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
+{
+	struct ls *l = arg;
+	const char *shown = n->entry ? (l->o->recursive ? n->rel : n->rel) : n->path;
+	const struct e4_inode *in = n->inode;
+	char when[32] = "?";
+	struct tm tm;
+	time_t t;
+
+	/* a directory given as PATH is listed, not shown */
+	if (!n->entry && in && E4_ISDIR(in->mode))
+		return E4_WALK_CONTINUE;
+	if (!l->o->long_format) {
+		printf("%s\n", shown);
+		return E4_WALK_CONTINUE;
+	}
+	if (!in) {
+		printf("%10u ? ????          ? ?                   %s\n", n->ino, shown);
+		return E4_WALK_CONTINUE;
+	}
+	t = (time_t)in->mtime.sec;
+	if (gmtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	printf("%10u %c %04o %12llu %s %s", n->ino, type_char(in->mode),
+	       in->mode & 07777, (unsigned long long)in->size, when, shown);
+	/* a locked directory's symlinks are locked too */
+	if (E4_ISLNK(in->mode) &&
+	    !(n->parent && n->parent->encrypted && !n->parent->have_key))
+		print_target(l, n);
+	printf("\n");
+	return E4_WALK_CONTINUE;
+}
+
+int cmd_ls(const struct options *o, struct report *r)
+{
+	struct session s;
+	struct ls l = { &s, o };
+	const char *path = o->n_args > 1 ? o->args[1] : "/";
+	struct e4_walk_options wo = { o->recursive, o->long_format, 0 };
+	struct e4_walk_visitor v = { entry, NULL, NULL };
+	uint32_t ino;
+	int rc = session_open(&s, o, r, 1);
+
+	if (rc)
+		return rc;
+	if (e4_path_lookup(s.fs, path, &ino) == E4_OK)
+		e4_walk(s.fs, ino, path, &wo, &v, &l, NULL);
+	rc = session_status(&s);
+	session_close(&s);
+	return finish_stdout(rc, r);
+}

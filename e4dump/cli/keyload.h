@@ -1,0 +1,24 @@
+/* Key files and passphrase files into the key store, read without stdio
+ * buffers (which would keep copies) and wiped after use. */
+#ifndef E4DUMP_KEYLOAD_H
+#define E4DUMP_KEYLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "keystore.h"
+#include "report.h"
+
+/* A key file ("-": standard input): raw bytes or hex text.  0, or -1
+ * after an error naming the file (never its bytes). */
+int keyload_file(struct e4_keystore *ks, const char *path, struct report *r);
+
+/* A passphrase file: its bytes, less one trailing newline (LF or CR LF),
+ * 1..1024 bytes, derived with salt as e4crypt does. */
+int keyload_passphrase(struct e4_keystore *ks, const char *path,
+		       const uint8_t *salt, size_t salt_len, struct report *r);
+
+/* --salt: hex digits only, 1..256 bytes.  Returns the length or -1 after
+ * an error. */
+long keyload_salt(const char *hex, uint8_t salt[256], struct report *r);
+
+#endif

@@ -1,0 +1,121 @@
+/* e4dump: offline reader of encrypted ext4 images.  A small command
+ * table; each command parses its own options. */
+#include <stdio.h>
+#include <string.h>
+#include "commands.h"
+#include "session.h"
+
+#ifndef E4DUMP_VERSION
+#define E4DUMP_VERSION "0"
+#endif
+
+struct command {
+	const char *name;
+	int (*run)(const struct options *o, struct report *r);
+	unsigned int opts;
+	size_t min_args, max_args;
+	const char *usage;
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "info", cmd_info, OPTS_IMAGE, 1, 1, "info [OPTIONS] IMAGE",
+	  "encryption facts of the filesystem and each policy in it" },
+	{ "ls", cmd_ls, OPTS_IMAGE | OPT_BIT(OPT_LONG) | OPT_BIT(OPT_RECURSIVE),
+	  1, 2, "ls [-l] [-R] [OPTIONS] IMAGE [PATH]",
+	  "list a directory, with decrypted names where a key opens it and\n"
+	  "      the names Linux shows without the key elsewhere" },
+	{ "cat", cmd_cat, OPTS_IMAGE, 2, 2, "cat [OPTIONS] IMAGE PATH",
+	  "write a file's decrypted contents (or a symlink's target) to stdout" },
+	{ "extract", cmd_extract,
+	  OPTS_IMAGE | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_FORCE) | OPT_BIT(OPT_KEEP_SETID),
+	  1, 2, "extract [--force] [--keep-setid] [OPTIONS] IMAGE [PATH] -o DIR",
+	  "extract a tree, decrypted, into DIR" },
+	{ "verify", cmd_verify, OPTS_IMAGE | OPT_BIT(OPT_JSON), 1, 1,
+	  "verify [--json] [OPTIONS] IMAGE",
+	  "check the encryption format: every inode and entry (exit 1 on findings)" },
+	{ "vectors", cmd_vectors,
+	  OPT_BIT(OPT_SEED) | OPT_BIT(OPT_CHECK) | OPT_BIT(OPT_HELP) | OPT_BIT(OPT_VERBOSE),
+	  0, 1, "vectors [--seed TEXT] | vectors --check FILE",
+	  "write deterministic test vectors (JSON Lines), or recompute a file of them" },
+};
+
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: e4dump [-v] COMMAND [OPTIONS] IMAGE [PATH]\n\n"
+		   "Reads an ext4 image (never modifies it) and decrypts what fscrypt\n"
+		   "encrypted (v1 and v2 policies, every mode Linux 6.1 has, and the\n"
+		   "2015 format), given the master keys.\n\ncommands:\n");
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		fprintf(f, "  e4dump %s\n      %s\n", commands[i].usage,
+			commands[i].help);
+	fprintf(f, "\noptions (each command takes those its help lists):\n");
+	options_help(~0u, f);
+	fprintf(f, "\nPATH is '/'-separated from the image root, with decrypted names\n"
+		   "(or, without a key, the names ls shows).\n\n"
+		   "exit status: 0 done, 1 something was skipped, unreadable or\n"
+		   "renamed for a clash, 2 fatal (bad usage, keys or image unusable).\n"
+		   "See man e4dump.\n");
+}
+
+static void command_usage(const struct command *c, FILE *f)
+{
+	fprintf(f, "usage: e4dump %s\n    %s\n\noptions:\n", c->usage, c->help);
+	options_help(c->opts, f);
+}
+
+int main(int argc, char **argv)
+{
+	struct report r = { 0, 0, 0 };
+	struct options o;
+	const struct command *cmd = NULL;
+	int first = 1, rc;
+
+	/* global options before the command */
+	while (first < argc && (!strcmp(argv[first], "-v") ||
+				!strcmp(argv[first], "--verbose"))) {
+		r.verbose = 1;
+		first++;
+	}
+	if (first >= argc) {
+		usage(stderr);
+		return EXIT_FATAL;
+	}
+	if (!strcmp(argv[first], "-h") || !strcmp(argv[first], "--help") ||
+	    !strcmp(argv[first], "help")) {
+		usage(stdout);
+		return finish_stdout(EXIT_DONE, &r);
+	}
+	if (!strcmp(argv[first], "--version")) {
+		printf("e4dump %s\n", E4DUMP_VERSION);
+		return finish_stdout(EXIT_DONE, &r);
+	}
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (!strcmp(argv[first], commands[i].name))
+			cmd = &commands[i];
+	if (!cmd) {
+		report_error(&r, "unknown command \"%s\" (see e4dump --help)", argv[first]);
+		return EXIT_FATAL;
+	}
+	memset(&o, 0, sizeof(o));
+	if (options_parse(&o, cmd->name, cmd->opts, argc, argv, first + 1, &r)) {
+		options_free(&o);
+		return EXIT_FATAL;
+	}
+	if (o.help) {
+		command_usage(cmd, stdout);
+		options_free(&o);
+		return finish_stdout(EXIT_DONE, &r);
+	}
+	if (o.n_args < cmd->min_args || o.n_args > cmd->max_args) {
+		report_error(&r, "%s: wrong number of arguments (usage: e4dump %s)",
+			     cmd->name, cmd->usage);
+		options_free(&o);
+		return EXIT_FATAL;
+	}
+	rc = cmd->run(&o, &r);
+	options_free(&o);
+	return rc;
+}

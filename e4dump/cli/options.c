@@ -1,0 +1,229 @@
+#include <stdlib.h>
+#include <string.h>
+#include "options.h"
+
+struct opt_def {
+	enum opt_id id;
+	char short_name;        /* 0: none */
+	const char *long_name;
+	const char *arg;        /* the argument's name, or NULL */
+	const char *help;
+};
+
+static const struct opt_def defs[] = {
+	{ OPT_KEY_FILE, 'k', "key-file", "F",
+	  "master key: raw bytes (16..64) or hex text; '-' reads\n"
+	  "                      standard input; repeatable" },
+	{ OPT_PASSPHRASE_FILE, 0, "passphrase-file", "F",
+	  "key from a passphrase, derived as e4crypt does (one\n"
+	  "                      trailing newline, or CR LF, is not part of it)" },
+	{ OPT_SALT, 0, "salt", "HEX",
+	  "salt for --passphrase-file (hex; default s_encrypt_pw_salt)" },
+	{ OPT_FORMAT, 0, "format", "F",
+	  "generation of encrypted names: auto (default), 2015 or 6.1" },
+	{ OPT_DUMMY_KEY, 0, "dummy-key", NULL,
+	  "policies with descriptor 4242424242424242 use the 2015\n"
+	  "                      test_dummy_encryption key (0x42 repeated)" },
+	{ OPT_LONG, 'l', NULL, NULL,
+	  "long listing: inode, type, mode, size, mtime" },
+	{ OPT_RECURSIVE, 'R', NULL, NULL, "recursive listing" },
+	{ OPT_OUT, 'o', NULL, "DIR", "output directory" },
+	{ OPT_FORCE, 0, "force", NULL,
+	  "replace existing files and symlinks in DIR (the entries\n"
+	  "                      themselves, never through a symlink)" },
+	{ OPT_KEEP_SETID, 0, "keep-setid", NULL,
+	  "keep setuid and setgid bits (dropped by default)" },
+	{ OPT_JSON, 0, "json", NULL, "one JSON object per finding, then a summary" },
+	{ OPT_SEED, 0, "seed", "TEXT", "seed of the generated vectors" },
+	{ OPT_CHECK, 0, "check", NULL, "recompute a vector file instead" },
+	{ OPT_MAX_ENTRIES, 0, "max-entries", "N",
+	  "refuse directories of more entries (default 4194304)" },
+	{ OPT_MAX_DEPTH, 0, "max-depth", "N",
+	  "do not enter directories nested deeper (default 8192)" },
+	{ OPT_VERBOSE, 'v', "verbose", NULL, "say which key opened which policy" },
+	{ OPT_HELP, 'h', "help", NULL, "this help" },
+};
+
+#define N_DEFS (sizeof(defs) / sizeof(defs[0]))
+
+static int number(const char *s, unsigned long *out)
+{
+	char *end;
+
+	if (!*s || *s == '-')
+		return -1;
+	*out = strtoul(s, &end, 10);
+	return *end || *out == 0 ? -1 : 0;
+}
+
+static int apply(struct options *o, const struct opt_def *d, const char *arg,
+		 const char *name, struct report *r)
+{
+	switch (d->id) {
+	case OPT_KEY_FILE: o->key_files[o->n_key_files++] = arg; break;
+	case OPT_PASSPHRASE_FILE: o->pass_files[o->n_pass_files++] = arg; break;
+	case OPT_SALT: o->salt_hex = arg; break;
+	case OPT_DUMMY_KEY: o->dummy_key = 1; break;
+	case OPT_LONG: o->long_format = 1; break;
+	case OPT_RECURSIVE: o->recursive = 1; break;
+	case OPT_OUT: o->out_dir = arg; break;
+	case OPT_FORCE: o->force = 1; break;
+	case OPT_KEEP_SETID: o->keep_setid = 1; break;
+	case OPT_JSON: o->json = 1; break;
+	case OPT_SEED: o->seed = arg; break;
+	case OPT_CHECK: o->check = 1; break;
+	case OPT_VERBOSE: r->verbose = 1; break;
+	case OPT_HELP: o->help = 1; break;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "auto")) {
+			o->format = E4_FORMAT_AUTO;
+		} else if (!strcmp(arg, "2015")) {
+			o->format = E4_FORMAT_2015;
+		} else if (!strcmp(arg, "6.1")) {
+			o->format = E4_FORMAT_61;
+		} else {
+			report_error(r, "%s: --format: \"%s\" is not auto, 2015 or 6.1",
+				     name, arg);
+			return -1;
+		}
+		break;
+	case OPT_MAX_ENTRIES:
+	case OPT_MAX_DEPTH:
+		if (number(arg, d->id == OPT_MAX_DEPTH ? &o->max_depth :
+						       &o->max_entries)) {
+			report_error(r, "%s: --%s: \"%s\" is not a positive number",
+				     name, d->long_name, arg);
+			return -1;
+		}
+		break;
+	case OPT_COUNT:
+		break;
+	}
+	return 0;
+}
+
+static const struct opt_def *find_long(const char *s, size_t len,
+				       unsigned int mask)
+{
+	for (size_t i = 0; i < N_DEFS; i++)
+		if ((mask & OPT_BIT(defs[i].id)) && defs[i].long_name &&
+		    strlen(defs[i].long_name) == len &&
+		    !strncmp(defs[i].long_name, s, len))
+			return &defs[i];
+	return NULL;
+}
+
+static const struct opt_def *find_short(char c, unsigned int mask)
+{
+	for (size_t i = 0; i < N_DEFS; i++)
+		if ((mask & OPT_BIT(defs[i].id)) && defs[i].short_name == c)
+			return &defs[i];
+	return NULL;
+}
+
+int options_parse(struct options *o, const char *name, unsigned int mask,
+		  int argc, char **argv, int first, struct report *r)
+{
+	int only_args = 0;
+
+	o->key_files = calloc((size_t)argc + 1, sizeof(*o->key_files));
+	o->pass_files = calloc((size_t)argc + 1, sizeof(*o->pass_files));
+	o->args = calloc((size_t)argc + 1, sizeof(*o->args));
+	if (!o->key_files || !o->pass_files || !o->args) {
+		report_error(r, "out of memory");
+		return -1;
+	}
+	for (int i = first; i < argc; i++) {
+		const char *a = argv[i];
+		const struct opt_def *d;
+
+		if (only_args || a[0] != '-' || !a[1]) {
+			o->args[o->n_args++] = a;
+			continue;
+		}
+		if (!strcmp(a, "--")) {
+			only_args = 1;
+			continue;
+		}
+		if (a[1] == '-') {
+			const char *eq = strchr(a + 2, '=');
+			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+			const char *arg = eq ? eq + 1 : NULL;
+
+			d = find_long(a + 2, len, mask);
+			if (!d) {
+				report_error(r, "%s: bad option \"%s\" (see e4dump %s --help)",
+					     name, a, name);
+				return -1;
+			}
+			if (d->arg && !arg) {
+				if (i + 1 == argc) {
+					report_error(r, "%s: %s needs an argument", name, a);
+					return -1;
+				}
+				arg = argv[++i];
+			} else if (!d->arg && arg) {
+				report_error(r, "%s: --%s takes no argument", name,
+					     d->long_name);
+				return -1;
+			}
+			if (apply(o, d, arg, name, r))
+				return -1;
+			continue;
+		}
+		for (const char *c = a + 1; *c; c++) {
+			d = find_short(*c, mask);
+			if (!d) {
+				report_error(r, "%s: bad option \"-%c\" (see e4dump %s --help)",
+					     name, *c, name);
+				return -1;
+			}
+			if (d->arg) {
+				const char *arg = c[1] ? c + 1 : NULL;
+
+				if (!arg) {
+					if (i + 1 == argc) {
+						report_error(r, "%s: -%c needs an argument",
+							     name, *c);
+						return -1;
+					}
+					arg = argv[++i];
+				}
+				if (apply(o, d, arg, name, r))
+					return -1;
+				break;
+			}
+			if (apply(o, d, NULL, name, r))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+void options_free(struct options *o)
+{
+	free(o->key_files);
+	free(o->pass_files);
+	free(o->args);
+}
+
+void options_help(unsigned int mask, FILE *f)
+{
+	for (size_t i = 0; i < N_DEFS; i++) {
+		const struct opt_def *d = &defs[i];
+		char left[64];
+
+		if (!(mask & OPT_BIT(d->id)))
+			continue;
+		if (d->short_name && d->long_name)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", d->short_name,
+				 d->long_name, d->arg ? " " : "", d->arg ? d->arg : "");
+		else if (d->short_name)
+			snprintf(left, sizeof(left), "-%c%s%s", d->short_name,
+				 d->arg ? " " : "", d->arg ? d->arg : "");
+		else
+			snprintf(left, sizeof(left), "--%s%s%s", d->long_name,
+				 d->arg ? " " : "", d->arg ? d->arg : "");
+		fprintf(f, "  %-20s%s\n", left, d->help);
+	}
+}

@@ -1,0 +1,58 @@
+/* Command-line options, parsed per command: a command accepts only its
+ * own options, and long options only by their full names. */
+#ifndef E4DUMP_OPTIONS_H
+#define E4DUMP_OPTIONS_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "fname.h"
+#include "report.h"
+
+enum opt_id {
+	OPT_KEY_FILE, OPT_PASSPHRASE_FILE, OPT_SALT, OPT_FORMAT, OPT_DUMMY_KEY,
+	OPT_VERBOSE, OPT_HELP, OPT_LONG, OPT_RECURSIVE, OPT_OUT, OPT_FORCE,
+	OPT_KEEP_SETID, OPT_JSON, OPT_SEED, OPT_CHECK, OPT_MAX_ENTRIES,
+	OPT_MAX_DEPTH,
+	OPT_COUNT
+};
+
+#define OPT_BIT(id) (1u << (id))
+/* What every command that opens an image takes. */
+#define OPTS_IMAGE (OPT_BIT(OPT_KEY_FILE) | OPT_BIT(OPT_PASSPHRASE_FILE) |    \
+		    OPT_BIT(OPT_SALT) | OPT_BIT(OPT_FORMAT) |                  \
+		    OPT_BIT(OPT_DUMMY_KEY) | OPT_BIT(OPT_VERBOSE) |            \
+		    OPT_BIT(OPT_HELP) | OPT_BIT(OPT_MAX_ENTRIES) |             \
+		    OPT_BIT(OPT_MAX_DEPTH))
+
+struct options {
+	int long_format;          /* ls -l */
+	int recursive;            /* ls -R */
+	const char *out_dir;      /* extract -o */
+	int force;                /* extract --force */
+	int keep_setid;           /* extract --keep-setid */
+	enum e4_name_format format;
+	int dummy_key;
+	const char *seed;         /* vectors --seed */
+	int check;                /* vectors --check */
+	int json;                 /* verify --json */
+	int help;
+	unsigned long max_entries, max_depth; /* 0: the library's defaults */
+	const char **key_files;
+	size_t n_key_files;
+	const char **pass_files;
+	size_t n_pass_files;
+	const char *salt_hex;
+	const char **args;        /* positional: IMAGE [PATH] */
+	size_t n_args;
+};
+
+/* Parse argv[first..argc-1] for a command accepting the options in mask.
+ * 0, or -1 after printing an error (name: the command's name). */
+int options_parse(struct options *o, const char *name, unsigned int mask,
+		  int argc, char **argv, int first, struct report *r);
+void options_free(struct options *o);
+
+/* The help text of one option. */
+void options_help(unsigned int mask, FILE *f);
+
+#endif

@@ -1,0 +1,28 @@
+/* The tool's diagnostics: the library's callback, printed one line each
+ * on stderr as "e4dump: LEVEL: PATH (inode N): message". */
+#ifndef E4DUMP_REPORT_H
+#define E4DUMP_REPORT_H
+
+#include <stddef.h>
+#include "fs.h"
+
+struct report {
+	int verbose;            /* print E4_DIAG_INFO too */
+	size_t errors;          /* E4_DIAG_ERROR lines printed */
+	size_t warnings;
+};
+
+/* e4_diag_fn for e4_fs_options (arg: struct report *). */
+void report_diag(void *arg, const struct e4_diag *d);
+
+/* The tool's own messages. */
+void report_error(struct report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void report_warning(struct report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void report_note(struct report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void report_info(struct report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

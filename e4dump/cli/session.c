@@ -1,0 +1,96 @@
+#include <stdio.h>
+#include <string.h>
+#include "kdf.h"
+#include "keyload.h"
+#include "commands.h"
+#include "session.h"
+
+int session_open(struct session *s, const struct options *o, struct report *r,
+		 int listing)
+{
+	return session_open_diag(s, o, r, listing, report_diag, r);
+}
+
+int session_open_diag(struct session *s, const struct options *o,
+		      struct report *r, int listing, e4_diag_fn diag,
+		      void *diag_arg)
+{
+	struct e4_fs_options fo;
+	uint8_t salt[256];
+	long salt_len = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->report = r;
+	s->image = o->args[0];
+	s->keys = e4_keystore_new();
+	if (!s->keys) {
+		report_error(r, "out of memory");
+		return EXIT_FATAL;
+	}
+	if (o->salt_hex) {
+		salt_len = keyload_salt(o->salt_hex, salt, r);
+		if (salt_len < 0)
+			goto fail;
+		if (!o->n_pass_files)
+			report_warning(r, "--salt is only used with --passphrase-file");
+	}
+	for (size_t i = 0; i < o->n_key_files; i++)
+		if (keyload_file(s->keys, o->key_files[i], r))
+			goto fail;
+	memset(&fo, 0, sizeof(fo));
+	fo.format = o->format;
+	fo.dummy_key_2015 = o->dummy_key;
+	fo.keys = s->keys;
+	fo.listing = listing;
+	fo.diag = diag;
+	fo.diag_arg = diag_arg;
+	fo.max_dir_entries = o->max_entries;
+	fo.max_depth = (unsigned int)o->max_depth;
+	if (e4_fs_open(&s->fs, s->image, &fo) != E4_OK)
+		goto fail;
+	if (o->n_pass_files) {
+		struct e4_fs_info info;
+
+		e4_fs_get_info(s->fs, &info);
+		if (!o->salt_hex) {
+			memcpy(salt, info.encrypt_pw_salt, 16);
+			salt_len = 16;
+			if (!memcmp(salt, (uint8_t[16]){ 0 }, 16)) {
+				report_error(r, "%s: s_encrypt_pw_salt is zero: give --salt HEX",
+					     s->image);
+				goto fail;
+			}
+		}
+		for (size_t i = 0; i < o->n_pass_files; i++)
+			if (keyload_passphrase(s->keys, o->pass_files[i], salt,
+					       (size_t)salt_len, r))
+				goto fail;
+	}
+	return 0;
+fail:
+	e4_wipe(salt, sizeof(salt));
+	session_close(s);
+	return EXIT_FATAL;
+}
+
+void session_close(struct session *s)
+{
+	e4_fs_close(s->fs);
+	e4_keystore_free(s->keys);
+	s->fs = NULL;
+	s->keys = NULL;
+}
+
+int session_status(const struct session *s)
+{
+	return s->report->errors ? EXIT_SKIPPED : EXIT_DONE;
+}
+
+int finish_stdout(int rc, struct report *r)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		report_error(r, "writing to standard output failed");
+		return EXIT_FATAL;
+	}
+	return rc;
+}

@@ -1,0 +1,37 @@
+/* What a command that reads an image sets up: the keys, the report and
+ * the opened filesystem. */
+#ifndef E4DUMP_SESSION_H
+#define E4DUMP_SESSION_H
+
+#include "fs.h"
+#include "keystore.h"
+#include "options.h"
+#include "report.h"
+
+/* Exit codes. */
+#define EXIT_DONE 0
+#define EXIT_SKIPPED 1 /* something could not be read, decrypted or kept */
+#define EXIT_FATAL 2   /* bad usage, keys or image cannot be used */
+
+struct session {
+	struct e4_fs *fs;
+	struct e4_keystore *keys;
+	struct report *report;
+	const char *image;
+};
+
+/* Load the keys, open IMAGE (o->args[0]) read-only.  listing: a locked
+ * policy only means no-key names.  0, or EXIT_FATAL after an error. */
+int session_open(struct session *s, const struct options *o, struct report *r,
+		 int listing);
+/* The same with the library's diagnostics going to diag (verify). */
+int session_open_diag(struct session *s, const struct options *o,
+		      struct report *r, int listing, e4_diag_fn diag,
+		      void *diag_arg);
+void session_close(struct session *s);
+
+/* The exit status after a command that ran: EXIT_SKIPPED when any error
+ * was reported, else EXIT_DONE. */
+int session_status(const struct session *s);
+
+#endif

@@ -1,0 +1,215 @@
+/* The filesystem context: open, close, facts, diagnostics. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <et/com_err.h>
+#include <ext2fs/ext2_err.h>
+#include "fs_private.h"
+#include "io.h"
+#include "kdf.h"
+
+void e4_report_p(struct e4_fs *fs, enum e4_diag_level level,
+		 enum e4_status status, enum e4_problem problem, uint32_t ino,
+		 const char *path, const char *fmt, ...)
+{
+	struct e4_diag d = { level, status, problem, ino, path, NULL };
+	char *msg = NULL;
+	va_list ap;
+
+	if (!fs->opt.diag)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	d.message = msg ? msg : fmt;
+	fs->opt.diag(fs->opt.diag_arg, &d);
+	free(msg);
+}
+
+/* ext4_max_size() (fs/ext4/super.c): extents address 2^32 - 1 blocks;
+ * without huge_file i_blocks caps a file at 2^32 - 1 sectors. */
+static uint64_t max_file_size(unsigned int blkbits, int huge_file)
+{
+	uint64_t res = ((uint64_t)1 << 32) - 1, upper = INT64_MAX;
+
+	if (!huge_file) {
+		upper = ((uint64_t)1 << 32) - 1;
+		upper >>= blkbits - 9;
+		upper <<= blkbits;
+	}
+	res <<= blkbits;
+	return res < upper ? res : upper;
+}
+
+/* ext4_max_bitmap_size() (fs/ext4/super.c): what 12 direct pointers and
+ * single, double and triple indirect blocks address, within the i_blocks
+ * limit of 2^48 - 1 sectors (2^32 - 1 without huge_file) counting the
+ * indirect blocks themselves. */
+static uint64_t max_bitmap_size(unsigned int bits, int huge_file)
+{
+	uint64_t ppb = (uint64_t)1 << (bits - 2), res = 12, meta, upper;
+
+	upper = huge_file ? ((uint64_t)1 << 48) - 1 :
+			    (((uint64_t)1 << 32) - 1) >> (bits - 9);
+	res += ppb + ppb * ppb + ppb * ppb * ppb;
+	meta = 1 + (1 + ppb) + (1 + ppb + ppb * ppb);
+	if (res + meta > upper) {
+		res = upper;
+		upper -= 12;
+		meta = 1;
+		upper -= ppb;
+		if (upper < ppb * ppb) {
+			meta += 1 + (upper + ppb - 1) / ppb;
+		} else {
+			meta += 1 + ppb;
+			upper -= ppb * ppb;
+			meta += 1 + (upper + ppb - 1) / ppb +
+				(upper + ppb * ppb - 1) / (ppb * ppb);
+		}
+		res -= meta;
+	}
+	if (res > (uint64_t)INT64_MAX >> bits)
+		return INT64_MAX;
+	return res << bits;
+}
+
+static void fill_info(struct e4_fs *fs)
+{
+	struct ext2_super_block *sb = fs->ext2->super;
+	struct e4_fs_info *i = &fs->info;
+	unsigned int bits = 10 + sb->s_log_block_size;
+
+	i->name = fs->src->name;
+	i->block_size = fs->ext2->blocksize;
+	i->blocks_count = ext2fs_blocks_count(sb);
+	i->inodes_count = sb->s_inodes_count;
+	memcpy(i->uuid, sb->s_uuid, 16);
+	i->encrypt_feature = ext2fs_has_feature_encrypt(sb);
+	i->casefold_feature = ext2fs_has_feature_casefold(sb);
+	i->stable_inodes_feature = ext2fs_has_feature_stable_inodes(sb);
+	i->encryption_level = sb->s_encryption_level;
+	memcpy(i->encrypt_algos, sb->s_encrypt_algos, 4);
+	memcpy(i->encrypt_pw_salt, sb->s_encrypt_pw_salt, 16);
+	i->max_file_size = max_file_size(bits, ext2fs_has_feature_huge_file(sb));
+	i->max_bitmap_file_size = max_bitmap_size(bits,
+						  ext2fs_has_feature_huge_file(sb));
+	fs->range.first_data_block = sb->s_first_data_block;
+	fs->range.blocks = i->blocks_count;
+}
+
+enum e4_status e4_fs_open_source(struct e4_fs **out, struct e4_source *src,
+				 const struct e4_fs_options *opt)
+{
+	struct e4_fs *fs;
+	char name[64];
+	errcode_t err;
+	enum e4_status st;
+
+	*out = NULL;
+	fs = calloc(1, sizeof(*fs));
+	if (!fs) {
+		e4_source_close(src);
+		return E4_NOMEM;
+	}
+	if (opt)
+		fs->opt = *opt;
+	if (!fs->opt.max_dir_entries)
+		fs->opt.max_dir_entries = E4_DEFAULT_MAX_DIR_ENTRIES;
+	if (!fs->opt.max_depth)
+		fs->opt.max_depth = E4_DEFAULT_MAX_DEPTH;
+	fs->format = fs->opt.format;
+	fs->src = src;
+	initialize_ext2_error_table();
+	e4_source_io_name(src, name);
+	/* No EXT2_FLAG_RW: read-only, and the source refuses writes too.
+	 * Checksum errors are ignored: evidence is read as it is, and every
+	 * structure is checked by its reader. */
+	err = ext2fs_open2(name, NULL,
+			   EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0,
+			   e4_source_io_manager(), &fs->ext2);
+	if (err) {
+		e4_report(fs, E4_DIAG_ERROR, E4_CORRUPT, 0, src->name,
+			  "cannot open as ext4: %s", error_message(err));
+		fs->ext2 = NULL;
+		e4_fs_close(fs);
+		return E4_CORRUPT;
+	}
+	fill_info(fs);
+	if (fs->info.block_size > 65536 || fs->info.block_size < 1024) {
+		e4_report(fs, E4_DIAG_ERROR, E4_CORRUPT, 0, src->name,
+			  "cannot open as ext4: block size %u", fs->info.block_size);
+		e4_fs_close(fs);
+		return E4_CORRUPT;
+	}
+	st = e4_itable_check(fs);
+	if (st != E4_OK) {
+		e4_fs_close(fs);
+		return st;
+	}
+	*out = fs;
+	return E4_OK;
+}
+
+enum e4_status e4_fs_open(struct e4_fs **out, const char *path,
+			  const struct e4_fs_options *opt)
+{
+	struct e4_source *src;
+	enum e4_status st;
+
+	*out = NULL;
+	st = e4_source_open_file(path, &src);
+	if (st != E4_OK) {
+		struct e4_fs tmp;
+
+		memset(&tmp, 0, sizeof(tmp));
+		if (opt)
+			tmp.opt = *opt;
+		e4_report(&tmp, E4_DIAG_ERROR, st, 0, path, "cannot open: %s",
+			  strerror(errno));
+		return st;
+	}
+	return e4_fs_open_source(out, src, opt);
+}
+
+void e4_fs_close(struct e4_fs *fs)
+{
+	if (!fs)
+		return;
+	if (fs->ext2)
+		ext2fs_close_free(&fs->ext2);
+	e4_source_close(fs->src);
+	free(fs->idx);
+	free(fs->slots);
+	free(fs->key_used);
+	free(fs->bad_groups);
+	free(fs->iblock);
+	if (fs->chunk_out)
+		e4_wipe(fs->chunk_out, fs->chunk_size); /* plaintext */
+	free(fs->chunk_in);
+	free(fs->chunk_out);
+	free(fs);
+}
+
+void e4_fs_get_info(const struct e4_fs *fs, struct e4_fs_info *out)
+{
+	*out = fs->info;
+}
+
+ext2_filsys e4_fs_ext2(struct e4_fs *fs)
+{
+	return fs->ext2;
+}
+
+enum e4_status e4_read_blocks(struct e4_fs *fs, uint64_t pblk, uint64_t count,
+			      void *buf)
+{
+	if (count == 0 || count > INT32_MAX / fs->info.block_size ||
+	    pblk >= fs->range.blocks || count > fs->range.blocks - pblk)
+		return E4_CORRUPT;
+	if (io_channel_read_blk64(fs->ext2->io, pblk, (int)count, buf))
+		return E4_IO;
+	return E4_OK;
+}

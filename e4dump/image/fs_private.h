@@ -1,0 +1,125 @@
+/* Inside libe4dump: the filesystem context and helpers shared by its
+ * files (and by the tool's verify, which reads ext4 structures itself).
+ * Not installed. */
+#ifndef E4_FS_PRIVATE_H
+#define E4_FS_PRIVATE_H
+
+#include <ext2fs/ext2fs.h>
+#include "extent.h"
+#include "fs.h"
+#include "inode.h"
+
+/* A policy met, and what opens it. */
+struct e4_policy_slot {
+	struct e4_context policy;   /* first context seen with it */
+	int decided;
+	struct e4_policy_key key;
+	int reported;
+};
+
+struct e4_fs {
+	ext2_filsys ext2;
+	struct e4_source *src;
+	struct e4_fs_options opt;
+	struct e4_fs_info info;
+	struct e4_block_range range;
+	enum e4_name_format format;     /* E4_FORMAT_AUTO until decided */
+	/* the index of encrypted inodes */
+	struct e4_enc_inode *idx;
+	size_t nidx, capidx, in_use;
+	int idx_state;                  /* 0 not built, 1 built, -1 failed */
+	/* policies and keys */
+	struct e4_policy_slot *slots;
+	size_t nslots, capslots;
+	uint8_t *key_used;              /* one per key of the store */
+	size_t nkey_used;
+	/* libext2fs' casefolding: 0 unchecked, 1 usable, -1 not */
+	int casefold_state;
+	/* inode tables (itable.c) */
+	uint64_t itable_blocks;         /* per group */
+	uint8_t *bad_groups;            /* bitmap: table outside the fs */
+	unsigned int n_bad_groups;
+	uint8_t *iblock;                /* the last inode table block read */
+	uint64_t iblock_nr;
+	int iblock_valid;
+	/* buffers of e4_file_stream, made once per filesystem */
+	uint8_t *chunk_in, *chunk_out;
+	size_t chunk_size;
+};
+
+/* Report a diagnostic (printf-style message; never key bytes). */
+void e4_report_p(struct e4_fs *fs, enum e4_diag_level level,
+		 enum e4_status status, enum e4_problem problem, uint32_t ino,
+		 const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+#define e4_report(fs, level, status, ino, path, ...) \
+	e4_report_p(fs, level, status, E4_P_OTHER, ino, path, __VA_ARGS__)
+
+/* The on-disk inode as libext2fs' structure. */
+void e4_inode_ext2(const struct e4_inode *in, struct ext2_inode_large *out);
+
+/* Read count blocks at pblk (inside the filesystem).  E4_CORRUPT for a
+ * block outside it, E4_IO on a read error; nothing reported. */
+enum e4_status e4_read_blocks(struct e4_fs *fs, uint64_t pblk, uint64_t count,
+			      void *buf);
+
+/* Decode and check an inode libext2fs read (e4_inode_read's rules). */
+enum e4_status e4_inode_decode(struct e4_fs *fs, uint32_t ino,
+			       const struct ext2_inode_large *disk,
+			       const char *path, struct e4_inode *out);
+
+/* The inline data of an inode: the 60 bytes of i_block followed by the
+ * "system.data" xattr value (malloc'd).  Reported errors. */
+enum e4_status e4_inline_data(struct e4_fs *fs, const struct e4_inode *in,
+			      const char *path, uint8_t **data, size_t *len);
+
+/* The directory reader: every valid entry in use (dots included; unused
+ * space and the csum tail left out), block by block in logical order.
+ * A block that cannot be read or parsed, and a hole, is reported and
+ * marks the directory damaged; the rest is read.  fn returns non-zero to
+ * stop (E4_STOPPED). */
+struct e4_dirent;
+typedef int (*e4_dirent_fn)(void *arg, const struct e4_dirent *de);
+
+struct e4_dir_read_info {
+	int hashed;             /* entries store a casefold hash pair */
+	int htree_hash;         /* readdir would give Linux's hash pair: the
+				 * directory is read through the htree code */
+	int hash_version;       /* then with this version (unsigned adjusted) */
+	int damaged;
+};
+
+enum e4_status e4_dir_iterate(struct e4_fs *fs, const struct e4_inode *in,
+			      const char *path, e4_dirent_fn fn, void *arg,
+			      struct e4_dir_read_info *info);
+
+/* The cipher of inode ino, reporting why there is none (naming path):
+ * E4_NO_KEY ("no key for descriptor ..."), an unsupported mode, ... */
+enum e4_status e4_fs_inode_cipher_reported(struct e4_fs *fs, uint32_t ino,
+					   const struct e4_context *ctx,
+					   enum e4_key_use use,
+					   const char *path,
+					   struct e4_cipher **out);
+
+/* Check the inode tables' geometry at open (s_inodes_per_group, each
+ * group's table inside the filesystem); groups whose table is not are
+ * marked and their inodes unreadable. */
+enum e4_status e4_itable_check(struct e4_fs *fs);
+/* The on-disk bytes of inode ino (EXT2_INODE_SIZE bytes at *p, valid
+ * until the next call).
+ * E4_INVALID (number out of range), E4_CORRUPT (its group's table is
+ * outside the filesystem), E4_IO; nothing reported. */
+enum e4_status e4_inode_bytes(struct e4_fs *fs, uint32_t ino, const uint8_t **p);
+
+/* The libext2fs handle (read-only), for the tool's verify. */
+ext2_filsys e4_fs_ext2(struct e4_fs *fs);
+
+/* libext2fs' casefolding table, when the feature is on and its folding
+ * passed a self-check; NULL otherwise. */
+const struct ext2fs_nls_table *e4_fs_casefold_table(struct e4_fs *fs);
+
+/* Does this directory store a hash pair in its entries (casefolded and
+ * encrypted)? */
+int e4_inode_hashed_dir(const struct e4_inode *in);
+
+#endif

@@ -1,0 +1,91 @@
+/* Inodes, decoded and checked as the kernel's ext4_iget checks them. */
+#ifndef E4_INODE_H
+#define E4_INODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "context.h"
+#include "fs.h"
+
+struct e4_timestamp {
+	int64_t sec;        /* with the extra epoch bits applied */
+	uint32_t nsec;
+};
+
+/* Types of i_mode, as in <sys/stat.h>. */
+#define E4_S_IFMT 0170000
+#define E4_S_IFSOCK 0140000
+#define E4_S_IFLNK 0120000
+#define E4_S_IFREG 0100000
+#define E4_S_IFBLK 0060000
+#define E4_S_IFDIR 0040000
+#define E4_S_IFCHR 0020000
+#define E4_S_IFIFO 0010000
+#define E4_ISDIR(m) (((m) & E4_S_IFMT) == E4_S_IFDIR)
+#define E4_ISREG(m) (((m) & E4_S_IFMT) == E4_S_IFREG)
+#define E4_ISLNK(m) (((m) & E4_S_IFMT) == E4_S_IFLNK)
+
+/* Inode flags (i_flags) the layer acts on. */
+#define E4_INODE_INDEX_FL 0x00001000
+#define E4_INODE_EXTENTS_FL 0x00080000
+#define E4_INODE_INLINE_DATA_FL 0x10000000
+#define E4_INODE_CASEFOLD_FL 0x40000000
+
+#define E4_ROOT_INO 2           /* the root directory */
+#define E4_INODE_RAW_SIZE 160   /* struct ext2_inode_large */
+
+struct e4_inode {
+	uint32_t ino;
+	uint16_t mode;
+	uint32_t uid, gid;
+	uint16_t links;
+	uint64_t size;          /* i_size (checked: 0..s_maxbytes) */
+	uint64_t blocks;        /* i_blocks in 512-byte units */
+	uint32_t flags;         /* i_flags */
+	uint32_t generation;
+	uint32_t dtime;
+	struct e4_timestamp atime, mtime, ctime, crtime;
+	int has_crtime;         /* the inode has room for i_crtime */
+	int has_extra_times;    /* nanoseconds and epoch bits stored */
+	int encrypted;          /* EXT4_ENCRYPT_FL */
+	int in_use;             /* links > 0, a mode, no dtime */
+	/* The on-disk inode (first 160 bytes), for the layer itself. */
+	_Alignas(8) unsigned char raw[E4_INODE_RAW_SIZE];
+};
+
+/* Read inode ino.  E4_CORRUPT (reported) for what ext4_iget refuses: an
+ * i_extra_isize that is not a multiple of 4 or leaves the inode, an i_size
+ * that is negative as a loff_t or above s_maxbytes; E4_INVALID for an
+ * inode number outside 1..s_inodes_count; E4_IO when unreadable.  path
+ * (may be NULL) names it in messages. */
+enum e4_status e4_inode_read(struct e4_fs *fs, uint32_t ino, const char *path,
+			     struct e4_inode *out);
+
+/* Called for each inode of a scan; non-zero stops it. */
+typedef int (*e4_inode_fn)(void *arg, const struct e4_inode *in);
+
+/* Scan the inode tables in inode order: every in-use inode (links > 0, a
+ * mode, no dtime), or with all every inode.  Inodes that fail
+ * e4_inode_read's checks are reported and skipped.  E4_OK, E4_STOPPED, or
+ * E4_IO (reported) when the scan could not go on. */
+enum e4_status e4_fs_scan_inodes(struct e4_fs *fs, int all, e4_inode_fn fn,
+				 void *arg);
+
+/* Read the encryption context of an inode.  E4_NOT_FOUND when it has
+ * none; E4_CORRUPT or E4_UNRECOGNIZED with *why (static) for a bad one;
+ * E4_IO when its xattrs cannot be read.  Nothing is reported. */
+enum e4_status e4_inode_context(struct e4_fs *fs, const struct e4_inode *in,
+				struct e4_context *ctx, const char **why);
+
+/* A symlink's target: decrypted when encrypted (E4_NO_KEY when its policy
+ * is locked), in a malloc'd NUL-terminated buffer of *len bytes.  E4_CORRUPT
+ * (reported) for a bad length, header or a NUL inside the target. */
+enum e4_status e4_symlink_read(struct e4_fs *fs, const struct e4_inode *in,
+			       const char *path, char **target, size_t *len);
+
+/* The stored bytes of a symlink (i_size bytes, from i_block or its first
+ * block), raw: the encrypted blob of an encrypted one.  Reported errors. */
+enum e4_status e4_symlink_raw(struct e4_fs *fs, const struct e4_inode *in,
+			      const char *path, uint8_t **blob, size_t *size);
+
+#endif

@@ -1,0 +1,155 @@
+/* Inode tables, located and bounded here (libext2fs computes the table
+ * length in 32 bits and does not check that an inode lies inside it):
+ * one inode's bytes, and a scan of every table. */
+#include <stdlib.h>
+#include <string.h>
+#include "fs_private.h"
+
+#define SCAN_BLOCKS 64
+
+static int has_gdt_csum(struct ext2_super_block *sb)
+{
+	return ext2fs_has_feature_gdt_csum(sb) ||
+	       ext2fs_has_feature_metadata_csum(sb);
+}
+
+enum e4_status e4_itable_check(struct e4_fs *fs)
+{
+	struct ext2_super_block *sb = fs->ext2->super;
+	uint64_t bs = fs->info.block_size, ipg = sb->s_inodes_per_group;
+	uint64_t isize = EXT2_INODE_SIZE(sb);
+	dgrp_t groups = fs->ext2->group_desc_count;
+
+	/* ext4_fill_super: the inode bitmap is one block. */
+	if (ipg == 0 || ipg > 8 * bs) {
+		e4_report(fs, E4_DIAG_ERROR, E4_CORRUPT, 0, fs->info.name,
+			  "cannot open as ext4: s_inodes_per_group %llu is not in 1..%llu",
+			  (unsigned long long)ipg, (unsigned long long)(8 * bs));
+		return E4_CORRUPT;
+	}
+	fs->itable_blocks = (ipg * isize + bs - 1) / bs;
+	fs->bad_groups = calloc(groups / 8 + 1, 1);
+	fs->iblock = malloc(bs);
+	if (!fs->bad_groups || !fs->iblock)
+		return E4_NOMEM;
+	for (dgrp_t g = 0; g < groups; g++) {
+		uint64_t t = ext2fs_inode_table_loc(fs->ext2, g);
+
+		/* ext4_check_descriptors(): the table inside the filesystem */
+		if (t <= fs->range.first_data_block || t >= fs->range.blocks ||
+		    fs->itable_blocks > fs->range.blocks - t) {
+			fs->bad_groups[g / 8] |= (uint8_t)(1u << (g % 8));
+			fs->n_bad_groups++;
+		}
+	}
+	if (fs->n_bad_groups)
+		e4_report(fs, E4_DIAG_WARNING, E4_CORRUPT, 0, fs->info.name,
+			  "%u of %u block groups have their inode table outside the filesystem; their inodes cannot be read",
+			  fs->n_bad_groups, groups);
+	return E4_OK;
+}
+
+static int group_bad(const struct e4_fs *fs, dgrp_t g)
+{
+	return (fs->bad_groups[g / 8] >> (g % 8)) & 1;
+}
+
+static int group_uninit(const struct e4_fs *fs, dgrp_t g)
+{
+	return has_gdt_csum(fs->ext2->super) &&
+	       ext2fs_bg_flags_test(fs->ext2, g, EXT2_BG_INODE_UNINIT);
+}
+
+enum e4_status e4_inode_bytes(struct e4_fs *fs, uint32_t ino, const uint8_t **p)
+{
+	struct ext2_super_block *sb = fs->ext2->super;
+	unsigned int bs = fs->info.block_size, isize = EXT2_INODE_SIZE(sb);
+	uint32_t ipg = sb->s_inodes_per_group;
+	dgrp_t g;
+	uint64_t off, blk;
+	enum e4_status st;
+
+	if (ino < 1 || ino > sb->s_inodes_count)
+		return E4_INVALID;
+	g = (ino - 1) / ipg;
+	if (group_bad(fs, g))
+		return E4_CORRUPT;
+	if (group_uninit(fs, g)) {
+		memset(fs->iblock, 0, isize); /* never initialized: unused */
+		fs->iblock_valid = 0;
+		*p = fs->iblock;
+		return E4_OK;
+	}
+	off = (uint64_t)((ino - 1) % ipg) * isize;
+	blk = ext2fs_inode_table_loc(fs->ext2, g) + off / bs;
+	if (blk != fs->iblock_nr || !fs->iblock_valid) {
+		fs->iblock_valid = 0;
+		st = e4_read_blocks(fs, blk, 1, fs->iblock);
+		if (st != E4_OK)
+			return st;
+		fs->iblock_nr = blk;
+		fs->iblock_valid = 1;
+	}
+	*p = fs->iblock + off % bs;
+	return E4_OK;
+}
+
+enum e4_status e4_fs_scan_inodes(struct e4_fs *fs, int all, e4_inode_fn fn,
+				 void *arg)
+{
+	struct ext2_super_block *sb = fs->ext2->super;
+	unsigned int bs = fs->info.block_size, isize = EXT2_INODE_SIZE(sb);
+	uint32_t ipg = sb->s_inodes_per_group, per_block = bs / isize;
+	struct ext2_inode_large raw;
+	uint8_t *buf = malloc((size_t)SCAN_BLOCKS * bs);
+	enum e4_status st = E4_OK;
+
+	if (!buf)
+		return E4_NOMEM;
+	for (dgrp_t g = 0; g < fs->ext2->group_desc_count && st == E4_OK; g++) {
+		uint64_t t = ext2fs_inode_table_loc(fs->ext2, g);
+		uint32_t n = ipg;
+
+		if (group_bad(fs, g) || group_uninit(fs, g))
+			continue;
+		/* Lazily initialized tables: past bg_itable_unused nothing
+		 * was ever written. */
+		if (has_gdt_csum(sb) && ext2fs_bg_itable_unused(fs->ext2, g) <= ipg)
+			n = ipg - ext2fs_bg_itable_unused(fs->ext2, g);
+		for (uint32_t i = 0; i < n && st == E4_OK;) {
+			uint64_t blk = t + i / per_block;
+			uint64_t nblk = (n - i + per_block - 1) / per_block;
+			uint32_t k;
+
+			if (nblk > SCAN_BLOCKS)
+				nblk = SCAN_BLOCKS;
+			if (e4_read_blocks(fs, blk, nblk, buf) != E4_OK) {
+				e4_report(fs, E4_DIAG_ERROR, E4_IO, 0, fs->info.name,
+					  "inode table of group %u: blocks %llu..%llu cannot be read",
+					  g, (unsigned long long)blk,
+					  (unsigned long long)(blk + nblk - 1));
+				i += (uint32_t)(nblk * per_block);
+				continue;
+			}
+			for (k = 0; k < nblk * per_block && i < n; k++, i++) {
+				struct e4_inode in;
+				uint32_t ino = g * ipg + i + 1;
+
+				memset(&raw, 0, sizeof(raw));
+				memcpy(&raw, buf + (size_t)k * isize,
+				       isize < sizeof(raw) ? isize : sizeof(raw));
+				if (!all && (!raw.i_links_count || raw.i_dtime ||
+					     !raw.i_mode))
+					continue;
+				if (e4_inode_decode(fs, ino, &raw, NULL, &in) != E4_OK)
+					continue; /* reported */
+				if (fn(arg, &in))
+					st = E4_STOPPED;
+				if (st != E4_OK)
+					break;
+			}
+		}
+	}
+	free(buf);
+	return st;
+}

@@ -1,0 +1,335 @@
+/* Which key opens which policy, and the per-inode ciphers.  A key is
+ * trusted for a policy only on evidence: a v2 identifier is a hash of the
+ * key that the kernel checks, so a match is enough; a v1 descriptor is a
+ * label the image chooses, so a key matched by it (or any key, tried) must
+ * also decrypt the policy's names and symlink targets plausibly. */
+#include <stdlib.h>
+#include <string.h>
+#include "dirblock.h"
+#include "fs_private.h"
+#include "kdf.h"
+#include "symlink.h"
+
+/* A key is accepted on this many bits of evidence from directories (and
+ * symlinks) where most names verify ... */
+#define TRIAL_EVIDENCE_BITS 32
+/* ... or on this many once every one of the policy's was tried. */
+#define TRIAL_EVIDENCE_MIN 16
+/* A trial ends after this many names. */
+#define TRIAL_NAMES 256
+
+static int same_id(const struct e4_context *a, const struct e4_context *b)
+{
+	return a->version == b->version && a->key_id_size == b->key_id_size &&
+	       !memcmp(a->key_id, b->key_id, a->key_id_size);
+}
+
+/* Evidence is judged per unit (a directory, or a symlink): a unit counts
+ * when most of its names verify, so one damaged directory neither locks a
+ * policy nor lets a wrong key's rare lucky names add up. */
+struct trial {
+	struct e4_cipher *c;
+	struct e4_evidence unit;
+	unsigned int bits;      /* from units that count */
+	size_t names;           /* tried in all */
+};
+
+static int trial_done(const struct trial *t)
+{
+	return t->bits >= TRIAL_EVIDENCE_BITS || t->names >= TRIAL_NAMES;
+}
+
+static void end_unit(struct trial *t)
+{
+	if (e4_evidence_trusted(&t->unit))
+		t->bits += t->unit.bits;
+	t->names += t->unit.names;
+	memset(&t->unit, 0, sizeof(t->unit));
+}
+
+static int trial_dirent(void *arg, const struct e4_dirent *de)
+{
+	struct trial *t = arg;
+	uint8_t plain[256];
+	size_t n = 0;
+	int ok;
+
+	if (e4_dirent_is_dot(de))
+		return 0;
+	ok = e4_decrypt_name(t->c, de->name, de->name_len, plain, &n) == E4_OK;
+	e4_evidence_add(&t->unit, ok, plain, de->name_len, n);
+	e4_wipe(plain, sizeof(plain));
+	return t->names + t->unit.names >= TRIAL_NAMES;
+}
+
+/* Quiet: a trial's failures are not the user's concern. */
+static void quiet(void *arg, const struct e4_diag *d)
+{
+	(void)arg, (void)d;
+}
+
+static void trial_symlink(struct e4_fs *fs, struct trial *t,
+			  const struct e4_inode *in)
+{
+	uint8_t *blob, *plain;
+	size_t size, n;
+
+	if (e4_symlink_raw(fs, in, NULL, &blob, &size) != E4_OK)
+		return;
+	plain = malloc(size + 1);
+	if (plain) {
+		int ok = e4_symlink_decrypt(t->c, blob, size, plain, &n) == E4_OK;
+
+		e4_evidence_add(&t->unit, ok, plain, size - 2, ok ? n : 0);
+	}
+	if (plain)
+		e4_wipe(plain, size + 1);
+	free(plain);
+	free(blob);
+}
+
+/* Evidence that key k opens policy, from the names of the policy's
+ * directories and its symlink targets: the bits when they suffice, else
+ * 0. */
+static unsigned int trial_key(struct e4_fs *fs, const struct e4_master_key *k,
+			      const struct e4_context *policy)
+{
+	const struct e4_enc_inode *v;
+	size_t n, i;
+	struct trial t;
+	e4_diag_fn diag = fs->opt.diag;
+
+	memset(&t, 0, sizeof(t));
+	if (e4_fs_encrypted_inodes(fs, &v, &n, NULL) == E4_NOMEM)
+		return 0;
+	fs->opt.diag = quiet;
+	for (i = 0; i < n && !trial_done(&t); i++) {
+		struct e4_inode in;
+
+		if (v[i].ctx_status != E4_OK || !same_id(&v[i].ctx, policy) ||
+		    v[i].ctx.filenames_mode != policy->filenames_mode ||
+		    !(E4_ISDIR(v[i].mode) || E4_ISLNK(v[i].mode)))
+			continue;
+		if (e4_inode_read(fs, v[i].ino, NULL, &in) != E4_OK)
+			continue;
+		if (e4_keysetup_inode(k->raw, k->len, &v[i].ctx, in.ino,
+				      fs->info.uuid, E4_KEY_NAMES, &t.c) != E4_OK)
+			continue;
+		if (E4_ISDIR(in.mode))
+			e4_dir_iterate(fs, &in, NULL, trial_dirent, &t, NULL);
+		else
+			trial_symlink(fs, &t, &in);
+		e4_cipher_free(t.c);
+		t.c = NULL;
+		end_unit(&t);
+	}
+	fs->opt.diag = diag;
+	if (t.bits >= TRIAL_EVIDENCE_BITS || (i == n && t.bits >= TRIAL_EVIDENCE_MIN))
+		return t.bits;
+	return 0;
+}
+
+static void decide(struct e4_fs *fs, struct e4_policy_slot *s)
+{
+	const struct e4_context *ctx = &s->policy;
+	const struct e4_keystore *ks = fs->opt.keys;
+	size_t nkeys = e4_keystore_count(ks);
+	long match = e4_keystore_match(ks, ctx);
+	struct e4_policy_key *pk = &s->key;
+
+	s->decided = 1;
+	if (fs->nkey_used < nkeys) {
+		uint8_t *u = realloc(fs->key_used, nkeys);
+
+		if (u) {
+			memset(u + fs->nkey_used, 0, nkeys - fs->nkey_used);
+			fs->key_used = u;
+			fs->nkey_used = nkeys;
+		}
+	}
+	pk->open = 0;
+	pk->key = -1;
+	if (fs->opt.dummy_key_2015 && e4_context_is_dummy_2015(ctx)) {
+		pk->open = 1;
+		pk->how = "--dummy-key (0x42 repeated, no derivation)";
+		return;
+	}
+	if (!nkeys) {
+		pk->how = "no key given";
+		return;
+	}
+	if (ctx->version == E4_CONTEXT_V2) {
+		if (match >= 0) {
+			pk->open = 1;
+			pk->key = match;
+			pk->how = "identifier = HKDF-SHA512(key)";
+		} else {
+			pk->how = "none of the given keys has its identifier";
+		}
+		return;
+	}
+	if (ctx->version != E4_CONTEXT_V1) {
+		pk->how = "unknown policy version";
+		return;
+	}
+	/* v1: the descriptor's key first, then any key; each on evidence. */
+	if (match >= 0 && trial_key(fs, e4_keystore_key(ks, (size_t)match), ctx)) {
+		pk->open = 1;
+		pk->key = match;
+		pk->how = "descriptor = SHA-512(SHA-512(key)), names verified";
+		return;
+	}
+	{
+		unsigned int best = 0;
+
+		for (size_t i = 0; i < nkeys; i++) {
+			unsigned int bits;
+
+			if ((long)i == match)
+				continue;
+			bits = trial_key(fs, e4_keystore_key(ks, i), ctx);
+			if (bits > best) {
+				best = bits;
+				pk->key = (long)i;
+			}
+		}
+		if (best) {
+			pk->open = 1;
+			pk->how = "trial decryption of names";
+			return;
+		}
+	}
+	pk->key = -1;
+	pk->how = match >= 0 ?
+		"the key with its descriptor does not decrypt its names" :
+		"none of the given keys opens it";
+}
+
+static struct e4_policy_slot *slot_for(struct e4_fs *fs,
+				       const struct e4_context *ctx)
+{
+	struct e4_policy_slot *s;
+
+	for (size_t i = 0; i < fs->nslots; i++)
+		if (same_id(&fs->slots[i].policy, ctx))
+			return &fs->slots[i];
+	if (fs->nslots == fs->capslots) {
+		size_t cap = fs->capslots ? 2 * fs->capslots : 8;
+
+		s = realloc(fs->slots, cap * sizeof(*s));
+		if (!s)
+			return NULL;
+		fs->slots = s;
+		fs->capslots = cap;
+	}
+	s = &fs->slots[fs->nslots++];
+	memset(s, 0, sizeof(*s));
+	s->policy = *ctx;
+	return s;
+}
+
+enum e4_status e4_fs_policy_key(struct e4_fs *fs, const struct e4_context *ctx,
+				struct e4_policy_key *out)
+{
+	struct e4_policy_slot *s = slot_for(fs, ctx);
+
+	if (!s)
+		return E4_NOMEM;
+	if (!s->decided) {
+		/* the trial may meet this policy again: decide once */
+		s->decided = 1;
+		s->key.how = "being decided";
+		decide(fs, s);
+		s = slot_for(fs, ctx); /* the table may have moved */
+	}
+	*out = s->key;
+	if (!s->key.open)
+		return E4_NO_KEY;
+	if (s->key.key >= 0 && (size_t)s->key.key < fs->nkey_used)
+		fs->key_used[s->key.key] = 1;
+	return E4_OK;
+}
+
+int e4_fs_key_used(const struct e4_fs *fs, size_t i)
+{
+	return i < fs->nkey_used && fs->key_used[i];
+}
+
+/* Say once per policy what opens it, or that nothing does. */
+static void report_policy(struct e4_fs *fs, const struct e4_context *ctx)
+{
+	struct e4_policy_slot *s = slot_for(fs, ctx);
+	const char *kind = ctx->version == E4_CONTEXT_V1 ? "descriptor" : "identifier";
+	char hex[33];
+
+	if (!s || s->reported)
+		return;
+	s->reported = 1;
+	e4_context_key_id_hex(ctx, hex);
+	if (s->key.open && s->key.key >= 0)
+		e4_report(fs, E4_DIAG_INFO, E4_OK, 0, NULL, "key %s opens %s %s (%s)",
+			  e4_keystore_key(fs->opt.keys, (size_t)s->key.key)->label,
+			  kind, hex, s->key.how);
+	else if (s->key.open)
+		e4_report(fs, E4_DIAG_INFO, E4_OK, 0, NULL,
+			  "the seed's dummy key opens descriptor %s", hex);
+	else
+		e4_report_p(fs, fs->opt.listing ? E4_DIAG_NOTE : E4_DIAG_ERROR,
+			    E4_NO_KEY, E4_P_NO_KEY, 0, NULL, "no key for %s %s (%s)%s",
+			    kind, hex, s->key.how,
+			    fs->opt.listing ? ": showing no-key names" : "");
+}
+
+enum e4_status e4_fs_inode_cipher(struct e4_fs *fs, uint32_t ino,
+				  const struct e4_context *ctx,
+				  enum e4_key_use use, struct e4_cipher **out)
+{
+	struct e4_policy_key pk;
+	const struct e4_master_key *k;
+	enum e4_status st;
+
+	*out = NULL;
+	st = e4_fs_policy_key(fs, ctx, &pk);
+	report_policy(fs, ctx);
+	if (st != E4_OK)
+		return st;
+	if (pk.key < 0)
+		return e4_keysetup_dummy_2015(ctx, use, out);
+	k = e4_keystore_key(fs->opt.keys, (size_t)pk.key);
+	return e4_keysetup_inode(k->raw, k->len, ctx, ino, fs->info.uuid, use,
+				 out);
+}
+
+enum e4_status e4_fs_inode_cipher_reported(struct e4_fs *fs, uint32_t ino,
+					   const struct e4_context *ctx,
+					   enum e4_key_use use,
+					   const char *path,
+					   struct e4_cipher **out)
+{
+	enum e4_status st = e4_fs_inode_cipher(fs, ino, ctx, use, out);
+	char hex[33];
+
+	switch (st) {
+	case E4_OK:
+		break;
+	case E4_NO_KEY:
+		e4_context_key_id_hex(ctx, hex);
+		e4_report(fs, E4_DIAG_ERROR, st, ino, path,
+			  "skipped: no key for %s %s",
+			  ctx->version == E4_CONTEXT_V1 ? "descriptor" : "identifier",
+			  hex);
+		break;
+	case E4_UNSUPPORTED:
+	case E4_UNRECOGNIZED:
+		e4_report(fs, E4_DIAG_ERROR, st, ino, path,
+			  "unsupported encryption mode %u",
+			  use == E4_KEY_NAMES ? ctx->filenames_mode :
+						ctx->contents_mode);
+		break;
+	default:
+		e4_report(fs, E4_DIAG_ERROR, st, ino, path,
+			  "cannot set up decryption: %s", e4_status_str(st));
+		break;
+	}
+	return st;
+}
