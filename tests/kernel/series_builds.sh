@@ -9,14 +9,10 @@
 # compiler, and reused.
 # usage: series_builds.sh [--force]
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib/common.sh"
 cache=${E4DUMP_CACHE:-/var/cache/e4dump}
 tarball=${E4DUMP_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 jobs=${E4DUMP_JOBS:-$(nproc)}
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-finish() { echo "$pass passed, $fail failed"; [ $fail = 0 ]; exit $?; }
 
 patches=()
 while read -r p _; do

@@ -19,20 +19,16 @@ E4DUMP=$1
 CHECK=$2
 SW=$3
 W=$4
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib/common.sh"
 PY=/usr/bin/python3
 rm -rf "$W" && mkdir -p "$W"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 img=$SW/image.img
 keydir=$SW/keys
 if ! [ -s "$img" ] || ! [ -s "$img.manifest" ] || ! ls "$keydir"/*.key >/dev/null 2>&1; then
 	img=$W/image.img
 	keydir=$W/keys
-	bash "$top/vm/make-image.sh" "$top/vm/scenarios/v2-casefold.scn" "$img" >"$W/make.log" 2>&1 ||
-		{ tail -5 "$W/make.log"; echo "0 passed, 1 failed"; exit 1; }
+	make_image "$top/vm/scenarios/v2-casefold.scn" "$img" "$W/make.log"
 fi
 man=$img.manifest
 keys=("$keydir"/*.key)
@@ -108,5 +104,4 @@ done < <($check "$man" --records lookup)
 "$E4DUMP" cat "${keyargs[@]}" "$img" "/v2cf/Folding/STRASE" >/dev/null 2>&1 &&
 	bad "cat of a name that does not exist succeeded" || ok
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

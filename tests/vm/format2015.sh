@@ -14,12 +14,9 @@
 set -u
 E4DUMP=$1
 W=$2
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib/common.sh"
 check="python3 $top/tests/vm/check_extract.py"
 rm -rf "$W" && mkdir -p "$W"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 bash "$top/tests/vm/nokey.sh" "$E4DUMP" "$W/nokey" "$top/vm/scenarios/format-2015.scn" >"$W/nokey.log" 2>&1
 rc=$?
@@ -27,7 +24,7 @@ cat "$W/nokey.log"
 [ $rc = 0 ] && ok || bad "no-key checks"
 img=$W/nokey/nokey.img
 man=$img.manifest
-[ -f "$man" ] || { echo "$pass passed, $((fail + 1)) failed"; exit 1; }
+[ -f "$man" ] || give_up "no manifest $man"
 grep -q "^readdir nokey " "$man" && ok || bad "no readdir records"
 
 for t in t2015 u2015; do
@@ -61,5 +58,4 @@ if bash "$top/vm/make-image.sh" "$top/vm/scenarios/dummy-2015.scn" "$dimg" >"$W/
 else
 	bad "dummy image: $(tail -5 "$W/dummy.log")"
 fi
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

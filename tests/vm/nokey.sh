@@ -9,21 +9,14 @@
 set -u
 E4DUMP=$1
 W=$2
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib/common.sh"
 SCN=${3:-$top/vm/scenarios/nokey-61.scn}
 check="python3 $top/tests/vm/check_extract.py"
 rm -rf "$W" && mkdir -p "$W"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 rec() { $check "$man" --records "$1" ${2:+--tag "$2"}; }
 
 img=$W/nokey.img
-if ! bash "$top/vm/make-image.sh" "$SCN" "$img" >"$W/make-image.log" 2>&1; then
-	tail -20 "$W/make-image.log"
-	echo "0 passed, 1 failed"
-	exit 1
-fi
+make_image "$SCN" "$img" "$W/make-image.log"
 man=$img.manifest
 
 # The kernel's no-key names against e4dump's, for each readdir of the run.
@@ -53,5 +46,4 @@ syml=$(rec inherit-symlinks | awk -F'\t' '{s += $2} END {print s}')
 "$E4DUMP" info "$img" >"$W/info" 2>&1
 grep -q "symlinks $syml," "$W/info" && ok || bad "encrypted symlinks: want $syml: $(grep 'encrypted inodes' "$W/info")"
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

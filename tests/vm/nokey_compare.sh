@@ -1,6 +1,6 @@
 # Sourced by the vm tests: compare e4dump ls without a key with every
 # `readdir TAG DIR` record of a manifest (what the kernel's readdir returned
-# after forget-keys), byte for byte.  Needs E4DUMP, W, top, ok and bad.
+# after forget-keys), byte for byte.  Needs E4DUMP, W and tests/lib/common.sh.
 # usage: nokey_compare IMAGE [ENTRY_UNLINKED_AFTER_THE_READDIR]
 nokey_compare() {
 	local img=$1 unlinked=${2:-} man=$1.manifest tag dir count gone n

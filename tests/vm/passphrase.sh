@@ -6,15 +6,11 @@
 set -u
 E4DUMP=$1
 W=$2
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib/common.sh"
 check="python3 $top/tests/vm/check_extract.py"
 rm -rf "$W" && mkdir -p "$W"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 img=$W/pw.img
-bash "$top/vm/make-image.sh" "$top/vm/scenarios/passphrase.scn" "$img" >"$W/make.log" 2>&1 ||
-	{ tail -5 "$W/make.log"; echo "0 passed, 1 failed"; exit 1; }
+make_image "$top/vm/scenarios/passphrase.scn" "$img" "$W/make.log"
 printf 'e4dump test passphrase\n' >"$W/pass"
 printf 'wrong passphrase\n' >"$W/wrong"
 "$E4DUMP" extract --passphrase-file "$W/pass" --salt 00112233445566778899aabbccddeeff "$img" -o "$W/a" 2>"$W/a.err"
@@ -36,5 +32,4 @@ $check -q "$img.manifest" "$W/b" >"$W/b.check" 2>&1 && ok || bad "$(grep FAIL "$
 	bad "verify: $(head -3 "$W/verify")"
 . "$top/tests/vm/nokey_compare.sh"
 nokey_compare "$img"
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

@@ -7,12 +7,9 @@
 set -u
 E4DUMP=$1
 W=$2
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib/common.sh"
 S=$top/testvectors/sample
 rm -rf "$W" && mkdir -p "$W"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 xz -dc "$S/sample.img.xz" >"$W/sample.img"
 chmod 0444 "$W/sample.img"
@@ -46,5 +43,4 @@ first=$(head -1 "$W/nk.ls" | cut -d' ' -f2)
 "$E4DUMP" extract --key-file "$S/sample.key" "$W/sample.img" "/secret/$first" -o "$W/one" 2>/dev/null &&
 	"$E4DUMP" cat --key-file "$S/sample.key" "$W/sample.img" "/secret/$first" | cmp -s - "$W/one/$first" &&
 	ok || bad "extract by a no-key PATH"
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

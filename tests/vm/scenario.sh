@@ -9,14 +9,10 @@ set -u
 E4DUMP=$1
 W=$2
 SCN=$3
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib/common.sh"
 rm -rf "$W" && mkdir -p "$W"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 img=$W/image.img
-bash "$top/vm/make-image.sh" "$SCN" "$img" >"$W/make.log" 2>&1 ||
-	{ tail -5 "$W/make.log"; echo "0 passed, 1 failed"; exit 1; }
+make_image "$SCN" "$img" "$W/make.log"
 keys=()
 for k in "$W"/keys/*.key; do keys+=(--key-file "$k"); done
 "$E4DUMP" extract "${keys[@]}" "$img" -o "$W/out" 2>"$W/extract.err" && ok ||
@@ -31,5 +27,4 @@ for k in with without; do
 done
 . "$top/tests/vm/nokey_compare.sh"
 nokey_compare "$img"
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish
