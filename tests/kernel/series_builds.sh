@@ -19,6 +19,8 @@ while read -r p _; do
 	case "$p" in ''|'#'*) continue ;; esac
 	patches+=("$top/kernel-patches/$p")
 done <"$top/kernel-patches/series"
+# An empty series would only build the unpatched tree and pass.
+[ ${#patches[@]} -gt 0 ] || give_up "empty series"
 key=$( { stat -c '%s %Y' "$tarball"; sha256sum "$top/kernel-patches/series" \
 	"${patches[@]}" "$top/vm/kernel.config" | cut -d' ' -f1; gcc --version | head -1
 	sha256sum <"$0"; } | sha256sum | cut -c1-16)
