@@ -17,6 +17,10 @@
 #   sanitizer_report FILE        true when FILE holds an ASan/LSan/UBSan report
 #   make_image SCENARIO IMG LOG  the kernel writes SCENARIO in QEMU
 #                                (vm/make-image.sh); give_up when it fails
+#   records MANIFEST TYPE        the manifest's TYPE records (check_extract.py
+#                                --records) into $W/records.TYPE, through
+#                                must_run: none at all is a failure, so a
+#                                loop over them cannot pass having read nothing
 #   finish                       print "N passed, M failed" and exit 0 only
 #                                when nothing failed
 #   give_up MSG                  bad MSG, then finish: nothing more can be checked
@@ -81,4 +85,9 @@ make_image() {
 	bash "$top/vm/make-image.sh" "$1" "$2" >"$3" 2>&1 && return 0
 	tail -20 "$3"
 	give_up "make-image.sh $(basename "$1") failed"
+}
+
+records() {
+	must_run "$2 records" "$W/records.$2" -- \
+		python3 "$top/tests/vm/check_extract.py" "$1" --records "$2"
 }

@@ -3,7 +3,7 @@
 # added, reproduces every tree of the manifest byte for byte and exits 0;
 # e4dump verify finds nothing to report, and without a key e4dump ls prints
 # byte for byte what the kernel's readdir returned without the key (the
-# scenario's `readdir` records, if any).
+# scenario's `readdir` records; a scenario without any fails).
 # usage: scenario.sh E4DUMP WORKDIR SCENARIO
 set -u
 E4DUMP=$1
