@@ -5,10 +5,9 @@
 # usage: corrupt.sh E4DUMP WORKDIR
 set -u
 E4DUMP=$1
-W=$2
 . "$(dirname "$0")/../lib/common.sh"
 S=$top/testvectors/sample
-rm -rf "$W" && mkdir -p "$W"
+workdir "$2"
 
 xz -dc "$S/sample.img.xz" >"$W/sample.img"
 /usr/bin/python3 "$top/tests/cli/corrupt_context.py" "$W/sample.img" /secret "$W/cx"
@@ -25,7 +24,7 @@ check_case() {
 	rc=$?
 	[ $rc = 1 ] && ok || bad "$kind: extract exit $rc, want 1"
 	grep -Eq "$re" "$W/$kind.x.err" && ok || bad "$kind: extract stderr: $(head -2 "$W/$kind.x.err")"
-	python3 "$top/tests/vm/check_extract.py" -q "$S/sample.manifest" "$W/$kind.out" \
+	check_extract -q "$S/sample.manifest" "$W/$kind.out" \
 		--tree plain --expect-missing secret >"$W/$kind.check" 2>&1 &&
 		ok || bad "$kind: $(grep FAIL "$W/$kind.check" | head -3)"
 	"$E4DUMP" info "$img" >"$W/$kind.info" 2>&1 || bad "$kind: info failed"

@@ -6,8 +6,7 @@
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 E4DUMP=$1
-W=$2
-rm -rf "$W" && mkdir -p "$W"
+workdir "$2"
 # A small plain image made on the host (no kernel needed for these cases).
 mkdir -p "$W/src/dir"
 printf 'hello\n' >"$W/src/dir/file"

@@ -9,7 +9,7 @@ W=$2
 . "$(dirname "$0")/outdir_common.sh"
 before=$(victim_sum)
 tree() {
-	/usr/bin/python3 "$top/tests/vm/check_extract.py" -q "$S/sample.manifest" "$1" \
+	check_extract -q "$S/sample.manifest" "$1" \
 		>"$W/check" 2>&1
 }
 : >"$W/check"

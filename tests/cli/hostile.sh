@@ -7,11 +7,10 @@
 # usage: hostile.sh E4DUMP WORKDIR
 set -u
 E4DUMP=$1
-W=$2
 . "$(dirname "$0")/../lib/common.sh"
 S=$top/testvectors/sample
 K=$S/sample.key
-rm -rf "$W" && mkdir -p "$W"
+workdir "$2"
 
 xz -dc "$S/sample.img.xz" >"$W/sample.img"
 /usr/bin/python3 "$top/tests/cli/hostile_names.py" "$W/sample.img" "$K" "$W/h" \
@@ -20,7 +19,7 @@ mkdir -p "$W/box" "$W/victim"
 # The unmodified sample, extracted and checked against the kernel's
 # manifest, is the reference for what each hostile entry must contain.
 "$E4DUMP" extract --key-file "$K" "$W/sample.img" -o "$W/ref" 2>"$W/ref.err" &&
-	/usr/bin/python3 "$top/tests/vm/check_extract.py" -q "$S/sample.manifest" "$W/ref" \
+	check_extract -q "$S/sample.manifest" "$W/ref" \
 	>"$W/ref.check" 2>&1 || give_up "reference: $(head -3 "$W/ref.err" "$W/ref.check")"
 # Everything is extracted into $W/box/out, so "outside" is $W/box and $W.
 O=$W/box/out
@@ -71,7 +70,7 @@ check "plain warning" 'grep -qxF "e4dump: warning: /plain/..\\x2fplainx (inode 2
 check "13 renamed: $(tail -1 "$W/err")" 'grep -qx "e4dump: extracted 28 entries (13 renamed), skipped 0" "$W/err"'
 check "top of DIR: $(ls -A "$O" | tr '\n' ' ')" '[ "$(ls -A "$O" | LC_ALL=C sort | tr "\n" " ")" = "lost+found plain secret " ]'
 # Everything else is exactly the kernel's tree.
-/usr/bin/python3 "$top/tests/vm/check_extract.py" -q "$S/sample.manifest" "$O" --tree plain \
+check_extract -q "$S/sample.manifest" "$O" --tree plain \
 	--allow-extra >"$W/check" 2>&1 && ok || bad "tree: $(grep FAIL "$W/check" | head -3)"
 for f in hello.txt link 日本.txt; do
 	check "secret/$f differs" 'diff -r --no-dereference "$O/secret/$f" "$W/ref/secret/$f" >/dev/null 2>&1'
@@ -101,7 +100,7 @@ check "nopad: exit $rc, want 1" '[ $rc = 1 ]'
 check "nopad: error" 'grep -q "^e4dump: error: /secret/[A-Za-z0-9_-]* (inode 13): name does not decrypt" "$W/err2"'
 check "nopad: collision reported" 'grep -q "^e4dump: error: /secret/\(\\\\x01\)\{200\}z: cannot create: File exists$" "$W/err2"'
 check "nopad: summary" 'grep -qx "e4dump: extracted 18 entries (2 renamed), skipped 2" "$W/err2"'
-/usr/bin/python3 "$top/tests/vm/check_extract.py" -q "$S/sample.manifest" "$W/box/nopad" --allow-extra \
+check_extract -q "$S/sample.manifest" "$W/box/nopad" --allow-extra \
 	>"$W/check2" 2>&1 && ok || bad "nopad tree: $(grep FAIL "$W/check2" | head -3)"
 check "nopad: secret/sub differs" 'diff -r --no-dereference "$W/box/nopad/secret/sub" "$W/ref/secret/sub" >/dev/null 2>&1'
 

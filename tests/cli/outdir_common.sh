@@ -6,7 +6,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 S=$top/testvectors/sample
 K=$S/sample.key
-rm -rf "$W" && mkdir -p "$W"
+workdir "$W"
 
 xz -dc "$S/sample.img.xz" >"$W/sample.img"
 /usr/bin/python3 "$top/tests/cli/hostile_names.py" "$W/sample.img" "$K" "$W/h" \

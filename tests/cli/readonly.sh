@@ -12,7 +12,7 @@ W=$2
 . "$(dirname "$0")/../lib/common.sh"
 S=$top/testvectors/sample
 [ -d "$W" ] && chattr -R -i "$W" 2>/dev/null
-rm -rf "$W" && mkdir -p "$W"
+workdir "$W"
 command -v strace >/dev/null || give_up "strace not installed (scripts/install-deps.sh)"
 # LeakSanitizer does not work under ptrace.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"

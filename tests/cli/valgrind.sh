@@ -7,7 +7,6 @@
 # usage: valgrind.sh E4DUMP WORKDIR
 set -u
 E4DUMP=$1
-W=$2
 . "$(dirname "$0")/../lib/common.sh"
 S=$top/testvectors/sample
 K=$S/sample.key
@@ -16,7 +15,7 @@ if nm -D "$E4DUMP" 2>/dev/null | grep -q "__asan_init\|__ubsan_handle"; then
 	echo "skipped: sanitizer build"
 	exit 77
 fi
-rm -rf "$W" && mkdir -p "$W"
+workdir "$2"
 xz -dc "$S/sample.img.xz" >"$W/sample.img"
 /usr/bin/python3 "$top/tests/cli/corrupt_context.py" "$W/sample.img" /secret "$W/cx"
 /usr/bin/python3 "$top/tests/cli/hostile_names.py" "$W/sample.img" "$K" "$W/h" /nonexistent

@@ -4,6 +4,8 @@
 # Helpers that write files put them under $W, the test's work directory.
 #
 #   top                          the source tree
+#   workdir DIR                  W=DIR, emptied: the test's work directory
+#   check_extract ARGS...        tests/vm/check_extract.py, the manifest checker
 #   pass, fail                   the counters
 #   ok, bad MSG                  count a passed / failed check (bad prints MSG)
 #   check MSG EXPR               eval EXPR: ok when true, else bad MSG
@@ -27,6 +29,12 @@
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 pass=0 fail=0
+
+workdir() {
+	W=$1
+	rm -rf "$W" && mkdir -p "$W"
+}
+check_extract() { /usr/bin/python3 "$top/tests/vm/check_extract.py" "$@"; }
 
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
@@ -88,6 +96,5 @@ make_image() {
 }
 
 records() {
-	must_run "$2 records" "$W/records.$2" -- \
-		python3 "$top/tests/vm/check_extract.py" "$1" --records "$2"
+	must_run "$2 records" "$W/records.$2" -- check_extract "$1" --records "$2"
 }

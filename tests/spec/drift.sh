@@ -4,11 +4,10 @@
 # usage: drift.sh E4DUMP WORKDIR PYTHON_VERIFIER
 set -u
 E4DUMP=$1
-W=$2
 VERIFY=$3
 . "$(dirname "$0")/../lib/common.sh"
 spec=$top/spec/ext4-encryption.md
-rm -rf "$W" && mkdir -p "$W"
+workdir "$2"
 # The last digit of the first "derived" value, and the first byte of the
 # first image-bytes data line, each changed in its own copy.
 /usr/bin/python3 - "$spec" "$W" <<'PY'

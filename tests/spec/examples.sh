@@ -5,11 +5,10 @@
 # usage: examples.sh E4DUMP WORKDIR [PYTHON_VERIFIER]
 set -u
 E4DUMP=$1
-W=$2
 VERIFY=${3:-}
 . "$(dirname "$0")/../lib/common.sh"
 spec=${E4DUMP_SPEC:-$top/spec/ext4-encryption.md}
-rm -rf "$W" && mkdir -p "$W"
+workdir "$2"
 
 awk '/^```jsonl$/ {on = 1; next} /^```$/ {on = 0} on' "$spec" >"$W/examples.jsonl"
 n=$(grep -c . "$W/examples.jsonl")

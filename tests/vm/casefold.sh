@@ -18,10 +18,9 @@ set -u
 E4DUMP=$1
 CHECK=$2
 SW=$3
-W=$4
 . "$(dirname "$0")/../lib/common.sh"
 PY=/usr/bin/python3
-rm -rf "$W" && mkdir -p "$W"
+workdir "$4"
 
 img=$SW/image.img
 keydir=$SW/keys

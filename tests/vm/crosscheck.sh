@@ -6,17 +6,15 @@
 # usage: crosscheck.sh E4DUMP WORKDIR
 set -u
 E4DUMP=$1
-W=$2
 . "$(dirname "$0")/../lib/common.sh"
-check="python3 $top/tests/vm/check_extract.py"
-rm -rf "$W" && mkdir -p "$W"
+workdir "$2"
 verified=0
 
 # check_extract wrapper: counts the entries it verified.
 verify() {
 	local name=$1
 	shift
-	if $check -q "$@" >"$W/$name.check" 2>&1; then
+	if check_extract -q "$@" >"$W/$name.check" 2>&1; then
 		ok
 		verified=$((verified + $(awk '/ passed, /{print $1}' "$W/$name.check" | tail -1)))
 	else
@@ -63,7 +61,7 @@ verify pad8 "$man" "$W/pad8" --tree pad8
 # 4. ls -R with the keys lists exactly the manifest's paths.
 # (into files first: piped into grep and sort, the exit statuses were lost)
 must_run "ls -R with the keys" "$W/ls.raw" -- "$E4DUMP" ls -R -k "$A" -k "$B" -k "$C" "$img" /
-must_run "manifest --list" "$W/want.raw" -- $check "$man" --list
+must_run "manifest --list" "$W/want.raw" -- check_extract "$man" --list
 grep -v '^lost+found' "$W/ls.raw" | LC_ALL=C sort >"$W/ls.txt"
 LC_ALL=C sort "$W/want.raw" >"$W/want.txt"
 if cmp -s "$W/ls.txt" "$W/want.txt"; then ok; else bad "ls -R differs from the manifest: $(diff "$W/want.txt" "$W/ls.txt" | head -5)"; fi

@@ -13,10 +13,8 @@
 # usage: format2015.sh E4DUMP WORKDIR
 set -u
 E4DUMP=$1
-W=$2
 . "$(dirname "$0")/../lib/common.sh"
-check="python3 $top/tests/vm/check_extract.py"
-rm -rf "$W" && mkdir -p "$W"
+workdir "$2"
 
 bash "$top/tests/vm/nokey.sh" "$E4DUMP" "$W/nokey" "$top/vm/scenarios/format-2015.scn" >"$W/nokey.log" 2>&1
 rc=$?
@@ -37,7 +35,7 @@ K=$W/nokey/keys
 "$E4DUMP" extract -k "$K/7c9fc345b9ec5163.key" -k "$K/8899aabbccddeeff.key" "$img" -o "$W/out" 2>"$W/x.err"
 rc=$?
 [ $rc = 0 ] && ok || bad "extract: exit $rc: $(head -3 "$W/x.err")"
-$check -q --apply-removed "$man" "$W/out" >"$W/x.check" 2>&1 && ok || bad "$(grep FAIL "$W/x.check" | head -5)"
+check_extract -q --apply-removed "$man" "$W/out" >"$W/x.check" 2>&1 && ok || bad "$(grep FAIL "$W/x.check" | head -5)"
 tail -1 "$W/x.check"
 
 # test_dummy_encryption in 2015 mode
@@ -49,7 +47,7 @@ if bash "$top/vm/make-image.sh" "$top/vm/scenarios/dummy-2015.scn" "$dimg" >"$W/
 	"$E4DUMP" extract --dummy-key "$dimg" -o "$W/dummy" 2>"$W/dummy.err"
 	rc=$?
 	[ $rc = 0 ] && ok || bad "extract --dummy-key: exit $rc: $(head -3 "$W/dummy.err")"
-	$check -q "$dimg.manifest" "$W/dummy" >"$W/dummy.check" 2>&1 && ok || bad "$(grep FAIL "$W/dummy.check" | head -5)"
+	check_extract -q "$dimg.manifest" "$W/dummy" >"$W/dummy.check" 2>&1 && ok || bad "$(grep FAIL "$W/dummy.check" | head -5)"
 	tail -1 "$W/dummy.check"
 	"$E4DUMP" extract "$dimg" -o "$W/dummy-nokey" 2>"$W/dummy-nokey.err"
 	rc=$?

@@ -8,12 +8,10 @@
 # usage: nokey.sh E4DUMP WORKDIR [SCENARIO]
 set -u
 E4DUMP=$1
-W=$2
 . "$(dirname "$0")/../lib/common.sh"
 SCN=${3:-$top/vm/scenarios/nokey-61.scn}
-check="python3 $top/tests/vm/check_extract.py"
-rm -rf "$W" && mkdir -p "$W"
-rec() { $check "$man" --records "$1" ${2:+--tag "$2"}; }
+workdir "$2"
+rec() { check_extract "$man" --records "$1" ${2:+--tag "$2"}; }
 
 img=$W/nokey.img
 make_image "$SCN" "$img" "$W/make-image.log"

@@ -6,10 +6,9 @@
 # usage: nokey_compare IMAGE [ENTRY_UNLINKED_AFTER_THE_READDIR]
 nokey_compare() {
 	local img=$1 unlinked=${2:-} man=$1.manifest tag dir count gone n
-	local check="python3 $top/tests/vm/check_extract.py"
 	records "$man" readdir || return
 	while IFS=$'\t' read -r tag dir count; do
-		$check "$man" --readdir "$tag" --strip-tree >"$W/kernel.$tag" || bad "readdir $tag records"
+		check_extract "$man" --readdir "$tag" --strip-tree >"$W/kernel.$tag" || bad "readdir $tag records"
 		# An entry the scenario unlinked after its readdir is not in the image.
 		gone=${unlinked#"$dir/"}
 		if [ -n "$unlinked" ] && [ "$gone" != "$unlinked" ]; then

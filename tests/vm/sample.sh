@@ -6,23 +6,22 @@
 # usage: sample.sh E4DUMP WORKDIR
 set -u
 E4DUMP=$1
-W=$2
 . "$(dirname "$0")/../lib/common.sh"
 S=$top/testvectors/sample
-rm -rf "$W" && mkdir -p "$W"
+workdir "$2"
 
 xz -dc "$S/sample.img.xz" >"$W/sample.img"
 chmod 0444 "$W/sample.img"
 "$E4DUMP" extract --key-file "$S/sample.key" "$W/sample.img" -o "$W/out" 2>"$W/err"
 rc=$?
 [ $rc = 0 ] && ok || bad "extract: exit $rc: $(head -3 "$W/err")"
-python3 "$top/tests/vm/check_extract.py" -q "$S/sample.manifest" "$W/out" >"$W/check" 2>&1 &&
+check_extract -q "$S/sample.manifest" "$W/out" >"$W/check" 2>&1 &&
 	ok || bad "$(grep FAIL "$W/check" | head -5)"
 tail -1 "$W/check"
 "$E4DUMP" extract "$W/sample.img" -o "$W/nokey" 2>"$W/nokey.err"
 rc=$?
 [ $rc = 1 ] && ok || bad "extract without key: exit $rc"
-python3 "$top/tests/vm/check_extract.py" -q "$S/sample.manifest" "$W/nokey" \
+check_extract -q "$S/sample.manifest" "$W/nokey" \
 	--tree plain --expect-missing secret >"$W/check2" 2>&1 && ok || bad "$(grep FAIL "$W/check2" | head -5)"
 grep -q "no key for descriptor 5430581507fd59c1" "$W/nokey.err" && ok || bad "no descriptor message"
 # With the key, a no-key name (what ls shows without it) is accepted as a

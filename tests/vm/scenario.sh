@@ -7,17 +7,16 @@
 # usage: scenario.sh E4DUMP WORKDIR SCENARIO
 set -u
 E4DUMP=$1
-W=$2
 SCN=$3
 . "$(dirname "$0")/../lib/common.sh"
-rm -rf "$W" && mkdir -p "$W"
+workdir "$2"
 img=$W/image.img
 make_image "$SCN" "$img" "$W/make.log"
 keys=()
 for k in "$W"/keys/*.key; do keys+=(--key-file "$k"); done
 "$E4DUMP" extract "${keys[@]}" "$img" -o "$W/out" 2>"$W/extract.err" && ok ||
 	bad "extract exited $?: $(head -3 "$W/extract.err")"
-python3 "$top/tests/vm/check_extract.py" -q --apply-removed "$img.manifest" "$W/out" && ok ||
+check_extract -q --apply-removed "$img.manifest" "$W/out" && ok ||
 	bad "extracted trees differ from the manifest"
 # The kernel's image conforms: no verify finding, with and without keys.
 for k in with without; do
