@@ -280,12 +280,17 @@ class Image:
             if hi is not None and self.desc_size >= hi + bits // 8:
                 struct.pack_into("<" + fmt, buf, hi, value >> bits)
         if csum and self.csum:
-            struct.pack_into("<H", buf, 0x1E, 0)
-            crc = crc32c(crc32c(self.csum_seed, le32(g)), buf)
-            struct.pack_into("<H", buf, 0x1E, crc & 0xFFFF)
+            struct.pack_into("<H", buf, 0x1E, self._group_csum(g, buf))
         elif csum and self.has(RO_COMPAT_GDT_CSUM):
             raise ExtError("uninit_bg (crc16) group checksums are not supported")
         self.write(off, buf)
+
+    def _group_csum(self, g, desc):
+        """metadata_csum of a descriptor: crc32c of the group number and
+        the descriptor with bg_checksum zeroed, low 16 bits."""
+        buf = bytearray(desc)
+        struct.pack_into("<H", buf, 0x1E, 0)
+        return crc32c(crc32c(self.csum_seed, le32(g)), buf) & 0xFFFF
 
     # -- inodes ----------------------------------------------------------
     def inode_offset(self, ino):
@@ -605,8 +610,9 @@ class Image:
         return {b - first for b in used if first <= b < first + self.bpg}
 
     def alloc_blocks(self, count, goal=0, csum=True):
-        """Find count free blocks from block goal on (first fit, wrapping
-        to the start), mark them in use and return them in order.  The
+        """Find count free blocks, first fit from block goal on (then the
+        groups after it, wrapping), mark them in use and return them in
+        order.  The
         group's BLOCK_UNINIT bitmap is initialised first, as the kernel
         does; free counts and checksums follow."""
         got = []
@@ -658,10 +664,8 @@ class Image:
         if struct.unpack_from("<I", sb, 0x3FC)[0] != crc32c(0xFFFFFFFF, sb[:0x3FC]):
             bad.append("superblock")
         for g in range(self.groups):
-            raw = bytearray(self.read(self._gd_offset(g), self.desc_size))
-            want = struct.unpack_from("<H", raw, 0x1E)[0]
-            struct.pack_into("<H", raw, 0x1E, 0)
-            if crc32c(crc32c(self.csum_seed, le32(g)), raw) & 0xFFFF != want:
+            raw = self.read(self._gd_offset(g), self.desc_size)
+            if self._group_csum(g, raw) != struct.unpack_from("<H", raw, 0x1E)[0]:
                 bad.append(f"group {g}")
         for ino in inodes:
             i = self.inode(ino)
@@ -669,11 +673,11 @@ class Image:
             if lo != i.checksum_lo or hi not in (None, i.checksum_hi):
                 bad.append(f"inode {ino}")
             seed = self.inode_seed(ino)
-            for b, _ in self.tree_blocks(ino):
+            for b, _ in self.tree_blocks(ino) if i.flags & EXTENTS_FL else []:
                 blk = self.read_block(b)
                 if extent_block_csum(blk, seed) != blk:
                     bad.append(f"inode {ino}: extent block {b}")
-            if i.is_dir() and not i.flags & INLINE_DATA_FL:
+            if i.is_dir() and not i.data_in_inode():
                 for _, b in self.dir_blocks(ino):
                     blk = self.read_block(b)
                     if has_dir_tail(blk) and dir_block_csum(blk, seed) != blk:
@@ -743,7 +747,7 @@ def dirent(ino, ftype, name, hash_pair=None, rec_len=None):
     size = dirent_len(len(name), hash_pair is not None)
     rec_len = rec_len or size
     out = bytearray(struct.pack("<IHBB", ino, rec_len, len(name), ftype) + name)
-    out += bytes((size - 8 if hash_pair else size) - len(out))
+    out += bytes((size - 8 if hash_pair is not None else size) - len(out))
     if hash_pair is not None:
         out += struct.pack("<II", *hash_pair)
     return bytes(out) + bytes(rec_len - size)
