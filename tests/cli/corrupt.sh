@@ -5,13 +5,9 @@
 # usage: corrupt.sh E4DUMP WORKDIR
 set -u
 E4DUMP=$1
-W=$2
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib/common.sh"
 S=$top/testvectors/sample
-rm -rf "$W" && mkdir -p "$W"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+workdir "$2"
 
 xz -dc "$S/sample.img.xz" >"$W/sample.img"
 /usr/bin/python3 "$top/tests/cli/corrupt_context.py" "$W/sample.img" /secret "$W/cx"
@@ -23,12 +19,12 @@ check_case() {
 	[ $rc = 1 ] && ok || bad "$kind: ls exit $rc, want 1"
 	grep -Eq "$re" "$W/$kind.ls.err" && ok || bad "$kind: ls stderr: $(head -2 "$W/$kind.ls.err")"
 	grep -q '^plain/sub/nested file.bin$' "$W/$kind.ls" && ok || bad "$kind: plain tree not listed"
-	grep -q "AddressSanitizer\|runtime error" "$W/$kind.ls.err" && bad "$kind: sanitizer report" || ok
+	sanitizer_report "$W/$kind.ls.err" && bad "$kind: sanitizer report" || ok
 	"$E4DUMP" extract --key-file "$S/sample.key" "$img" -o "$W/$kind.out" 2>"$W/$kind.x.err"
 	rc=$?
 	[ $rc = 1 ] && ok || bad "$kind: extract exit $rc, want 1"
 	grep -Eq "$re" "$W/$kind.x.err" && ok || bad "$kind: extract stderr: $(head -2 "$W/$kind.x.err")"
-	python3 "$top/tests/vm/check_extract.py" -q "$S/sample.manifest" "$W/$kind.out" \
+	check_extract -q "$S/sample.manifest" "$W/$kind.out" \
 		--tree plain --expect-missing secret >"$W/$kind.check" 2>&1 &&
 		ok || bad "$kind: $(grep FAIL "$W/$kind.check" | head -3)"
 	"$E4DUMP" info "$img" >"$W/$kind.info" 2>&1 || bad "$kind: info failed"
@@ -40,5 +36,4 @@ check_case truncated '^e4dump: error: /secret \(inode [0-9]+\): encryption conte
 check_case hash '^e4dump: error: /secret/[A-Za-z0-9_-]+ \(inode [0-9]+\): name does not decrypt'
 grep -q "encrypted inodes without a valid context: 1" "$W/version.info" && ok || bad "info: $(cat "$W/version.info")"
 grep -q "encrypted inodes without a valid context: 1" "$W/truncated.info" && ok || bad "info: $(cat "$W/truncated.info")"
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

@@ -5,32 +5,24 @@ that no longer matches its xattr hash.
 
 usage: corrupt_context.py SAMPLE_IMG PATH OUT_PREFIX
 Writes OUT_PREFIX-version.img, OUT_PREFIX-truncated.img, OUT_PREFIX-hash.img.
-The xattr entry is located with debugfs (the context value) and by its
-header in the image file: e_name_len 1, e_name_index 9, name "c".
+The context is the in-inode xattr of index 9, name "c" (tests/lib/ext4img.py);
+checksums are left stale (e4dump ignores them).
 """
 import os
-import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import ext4img  # noqa: E402
+
 img, path, prefix = sys.argv[1:4]
-tmp = prefix + ".ctx"
-subprocess.run(["debugfs", "-R", f"ea_get -f {tmp} {path} c", img],
-               check=True, capture_output=True)
-ctx = open(tmp, "rb").read()
-os.unlink(tmp)
-assert len(ctx) == 28, ctx.hex()
-data = bytearray(open(img, "rb").read())
-vpos = data.find(ctx)
-assert vpos > 0 and data.find(ctx, vpos + 1) < 0, "context bytes not unique"
-# In-inode xattr entry header: name_len, name_index, value_offs(le16),
-# value_inum(le32), value_size(le32), hash(le32), name.
-hpos = -1
-for off in range(vpos - 256, vpos):
-    h = data[off:off + 17]
-    if (h[0] == 1 and h[1] == 9 and h[4:8] == b"\0\0\0\0"
-            and h[8:12] == (28).to_bytes(4, "little") and h[16:17] == b"c"):
-        hpos = off
-assert hpos >= 0, "xattr entry header not found"
+im = ext4img.Image(img)
+x = im.find_xattr(im.lookup(path), ext4img.XATTR_INDEX_ENCRYPTION, b"c")
+assert x and x.in_inode and len(x.value) == 28, x
+# Entry header: name_len, name_index, value_offs(le16), value_inum(le32),
+# value_size(le32), hash(le32), name.
+hpos, vpos = x.entry_off, x.value_off
+with open(img, "rb") as f:
+    data = f.read()
 
 
 def write(name, edit):

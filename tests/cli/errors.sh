@@ -4,31 +4,9 @@
 # under ASan+UBSan), and the image is never modified.
 # usage: errors.sh E4DUMP WORKDIR
 set -u
+. "$(dirname "$0")/../lib/common.sh"
 E4DUMP=$1
-W=$2
-rm -rf "$W" && mkdir -p "$W"
-pass=0 fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect NAME WANT_RC STDERR_REGEX -- command...
-expect() {
-	local name=$1 want=$2 re=$3
-	shift 4
-	"$@" >"$W/out" 2>"$W/err"
-	local rc=$?
-	if [ "$rc" != "$want" ]; then
-		bad "$name: exit $rc, want $want; stderr: $(head -3 "$W/err")"
-	elif [ -n "$re" ] && ! grep -Eq "$re" "$W/err"; then
-		bad "$name: stderr does not match /$re/: $(head -3 "$W/err")"
-	elif grep -q "AddressSanitizer\|runtime error" "$W/err"; then
-		bad "$name: sanitizer report"
-	else
-		ok
-	fi
-}
-
+workdir "$2"
 # A small plain image made on the host (no kernel needed for these cases).
 mkdir -p "$W/src/dir"
 printf 'hello\n' >"$W/src/dir/file"
@@ -84,5 +62,4 @@ expect no-follow 1 'cannot open directory' -- "$E4DUMP" extract "$W/plain.img" -
 [ -z "$(ls -A "$W/elsewhere")" ] || bad "wrote through a planted symlink"
 
 [ "$(sha256sum "$W/plain.img")" = "$sum_before" ] || bad "image modified"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

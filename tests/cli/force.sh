@@ -9,7 +9,7 @@ W=$2
 . "$(dirname "$0")/outdir_common.sh"
 before=$(victim_sum)
 tree() {
-	/usr/bin/python3 "$top/tests/vm/check_extract.py" -q "$S/sample.manifest" "$1" \
+	check_extract -q "$S/sample.manifest" "$1" \
 		>"$W/check" 2>&1
 }
 : >"$W/check"
@@ -24,7 +24,7 @@ check "planted: secret is a directory" '[ -d "$W/o1/secret" ] && [ ! -L "$W/o1/s
 check "planted: hello.txt is a file" '[ -f "$W/o1/plain/hello.txt" ] && [ ! -L "$W/o1/plain/hello.txt" ]'
 check "planted: link" '[ "$(readlink "$W/o1/plain/link")" = hello.txt ]'
 check "planted: tree: $(grep FAIL "$W/check" | head -3)" 'tree "$W/o1"'
-check "sanitizer report" '! grep -q "AddressSanitizer\|runtime error" "$W/err1"'
+check "sanitizer report" '! sanitizer_report "$W/err1"'
 
 # 2. Again over the complete tree, with a changed file: all replaced.
 printf 'mine\n' >"$W/o1/secret/hello.txt"
@@ -51,12 +51,11 @@ for i in 1 2; do
 	"$E4DUMP" extract --force --key-file "$K" "$W/h-trap.img" -o "$W/o4" 2>"$W/err4"
 	check "trap $i: victim changed" '[ "$before" = "$(victim_sum)" ] && [ ! -e "$W/victim/evil" ]'
 	check "trap $i: hard link" '[ "$(stat -c %i "$W/o4/plain/hard")" = "$(stat -c %i "$W/o4/plain/hello.txt")" ]'
-	check "trap $i: sanitizer report" '! grep -q "AddressSanitizer\|runtime error" "$W/err4"'
+	check "trap $i: sanitizer report" '! sanitizer_report "$W/err4"'
 done
 
 # 5. --force is for extract only.
 "$E4DUMP" ls --force "$W/sample.img" >/dev/null 2>"$W/err5"
 rc=$?
 check "ls --force: exit $rc, want 2" '[ $rc = 2 ] && grep -q "^e4dump: error: ls: bad option \"--force\" (see e4dump ls --help)$" "$W/err5"'
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

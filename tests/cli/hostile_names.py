@@ -10,8 +10,9 @@ usage: hostile_names.py SAMPLE_IMG KEY_FILE OUT_PREFIX SYMLINK_TARGET
 Writes OUT_PREFIX-hostile.img, OUT_PREFIX-nopad.img, OUT_PREFIX-trap.img
 and prints nothing.  Names are encrypted with the independent Python
 implementation (tests/vectors/verify_vectors.py) through imgtool.py; new
-entries go into the slack at the end of the directory's block (its
-metadata_csum tail is left stale: e4dump ignores checksum errors).
+entries go into the slack at the end of the directory's block
+(tests/lib/ext4img.py add_entries; its metadata_csum tail is left stale:
+e4dump ignores checksum errors).
 """
 import os
 import shutil
@@ -58,19 +59,8 @@ def key(path):
 
 def append(im, dir_ino, ents):
     """Add entries (name bytes stored as given) in the slack of the last
-    entry of the directory's first block."""
-    blk = im.blocks(dir_ino)[0] * im.bs
-    last = [e for e in im.entries(dir_ino) if e["off"] // im.bs * im.bs == blk][-1]
-    pos = last["off"] + 8 + ((len(last["name"]) + 3) & ~3)
-    end = last["off"] + last["rec_len"]
-    im.set_dirent(last, rec_len=pos - last["off"])
-    for i, (ino, ftype, name) in enumerate(ents):
-        size = 8 + ((len(name) + 3) & ~3)
-        rec = end - pos if i == len(ents) - 1 else size
-        assert pos + size <= end, "no room in the directory block"
-        im.write(pos, ino.to_bytes(4, "little") + rec.to_bytes(2, "little") +
-                 bytes([len(name), ftype]) + name)
-        pos += rec
+    entry of the directory's first block, checksum tail left stale."""
+    im.add_entries(dir_ino, ents, csum=False)
 
 
 def encrypted(im, dir_ino, master, names):
@@ -107,8 +97,9 @@ def main():
     # renamed) in /plain; "hard" a second link to plain/hello.txt.
     out = prefix + "-trap.img"
     shutil.copyfile(sample, out)
-    edit(out, f"symlink /plain/evil {target}", "sif <21> links_count 2")
+    edit(out, f"symlink /plain/evil {target}")
     im = Image(out)
+    im.write_inode(21, {"links_count": 2})
     for e in im.entries(20):
         if e["ino"] == 27:
             im.set_dirent(e, name=b"evil")

@@ -1,19 +1,16 @@
 # Shared by nofollow.sh and force.sh: the sample image, the trap image of
 # hostile_names.py, and a victim directory outside the output directory
 # with symlinks to it planted in DIR.
-# Needs: E4DUMP, W set; defines ok, bad, check, top, S, K, plant, victim_sum.
-top=$(cd "$(dirname "$0")/../.." && pwd)
+# Needs: E4DUMP, W set; defines (with tests/lib/common.sh) S, K, plant,
+# victim_sum.
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 S=$top/testvectors/sample
 K=$S/sample.key
-rm -rf "$W" && mkdir -p "$W"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-check() { if eval "$2"; then ok; else bad "$1"; fi; }
+workdir "$W"
 
 xz -dc "$S/sample.img.xz" >"$W/sample.img"
 /usr/bin/python3 "$top/tests/cli/hostile_names.py" "$W/sample.img" "$K" "$W/h" \
-	"$W/victim/evil" || { echo "FAIL: hostile_names.py"; exit 1; }
+	"$W/victim/evil" || give_up "hostile_names.py"
 mkdir -p "$W/victim/subdir"
 printf 'original\n' >"$W/victim/file"
 

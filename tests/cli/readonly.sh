@@ -9,15 +9,11 @@
 set -u
 E4DUMP=$1
 W=$2
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib/common.sh"
 S=$top/testvectors/sample
 [ -d "$W" ] && chattr -R -i "$W" 2>/dev/null
-rm -rf "$W" && mkdir -p "$W"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-check() { if eval "$2"; then ok; else bad "$1"; fi; }
-command -v strace >/dev/null || { echo "FAIL: strace not installed (scripts/install-deps.sh)"; exit 1; }
+workdir "$W"
+command -v strace >/dev/null || give_up "strace not installed (scripts/install-deps.sh)"
 # LeakSanitizer does not work under ptrace.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 
@@ -44,7 +40,7 @@ run() {
 	local rc=$?
 	check "$name: exit $rc, want $want: $(grep -v '^+' "$W/$name.err" | head -2)" '[ $rc = $want ]'
 	check "$name: image changed" '[ "$(sha256sum <"$img")" = "$sum" ]'
-	check "$name: sanitizer report" '! grep -q "AddressSanitizer\|runtime error" "$W/$name.err"'
+	check "$name: sanitizer report" '! sanitizer_report "$W/$name.err"'
 }
 
 COMMANDS=(
@@ -102,5 +98,4 @@ else
 	echo "note: not root, no runuser or nobody cannot read $IMG; other-user run not tested"
 fi
 check "image changed at the end" '[ "$(sha256sum <"$IMG")" = "$sum" ]'
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

@@ -7,17 +7,15 @@
 # usage: valgrind.sh E4DUMP WORKDIR
 set -u
 E4DUMP=$1
-W=$2
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib/common.sh"
 S=$top/testvectors/sample
 K=$S/sample.key
-command -v valgrind >/dev/null || { echo "FAIL: valgrind not installed (scripts/install-deps.sh)"; exit 1; }
+command -v valgrind >/dev/null || give_up "valgrind not installed (scripts/install-deps.sh)"
 if nm -D "$E4DUMP" 2>/dev/null | grep -q "__asan_init\|__ubsan_handle"; then
 	echo "skipped: sanitizer build"
 	exit 77
 fi
-rm -rf "$W" && mkdir -p "$W"
-pass=0 fail=0
+workdir "$2"
 xz -dc "$S/sample.img.xz" >"$W/sample.img"
 /usr/bin/python3 "$top/tests/cli/corrupt_context.py" "$W/sample.img" /secret "$W/cx"
 /usr/bin/python3 "$top/tests/cli/hostile_names.py" "$W/sample.img" "$K" "$W/h" /nonexistent
@@ -30,10 +28,9 @@ vg() {
 		--log-file="$W/$name.vg" "$E4DUMP" "$@" >"$W/$name.out" 2>"$W/$name.err"
 	local rc=$?
 	if [ $rc = "$want" ] && [ ! -s "$W/$name.vg" ]; then
-		pass=$((pass + 1))
+		ok
 	else
-		fail=$((fail + 1))
-		echo "FAIL: $name: exit $rc, want $want"
+		bad "$name: exit $rc, want $want"
 		head -30 "$W/$name.vg"
 	fi
 }
@@ -51,5 +48,4 @@ vg info-corrupt 0 -- info "$W/cx-truncated.img"
 vg ls-corrupt 1 -- ls -R --key-file "$K" "$W/cx-hash.img"
 vg extract-corrupt 1 -- extract --key-file "$K" "$W/cx-version.img" -o "$W/x4"
 vg verify-corrupt 1 -- verify --key-file "$K" "$W/cx-truncated.img"
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

@@ -4,15 +4,11 @@
 # tree vm/build-kernel.sh extracted) reports no errors.
 # usage: checkpatch.sh
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-bash "$top/vm/build-kernel.sh" >/dev/null 2>&1 || { echo "kernel build failed"; echo "0 passed, 1 failed"; exit 1; }
+. "$(dirname "$0")/../lib/common.sh"
+bash "$top/vm/build-kernel.sh" >/dev/null 2>&1 || give_up "kernel build failed"
 cache=${E4DUMP_CACHE:-/var/cache/e4dump}
 src=$(ls -dt "$cache"/kernel/src-*[0-9a-f] 2>/dev/null | head -1)
-[ -x "$src/scripts/checkpatch.pl" ] || { echo "no kernel tree in $cache"; echo "0 passed, 1 failed"; exit 1; }
+[ -x "$src/scripts/checkpatch.pl" ] || give_up "no kernel tree in $cache"
 n=0
 while read -r p; do
 	case "$p" in ''|'#'*) continue ;; esac
@@ -30,5 +26,4 @@ while read -r p; do
 	printf '%s: %s\n' "$p" "$(printf '%s\n' "$out" | grep '^total:')"
 done <"$top/kernel-patches/series"
 [ $n -gt 0 ] && ok || bad "empty series"
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

@@ -9,20 +9,18 @@
 # compiler, and reused.
 # usage: series_builds.sh [--force]
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib/common.sh"
 cache=${E4DUMP_CACHE:-/var/cache/e4dump}
 tarball=${E4DUMP_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 jobs=${E4DUMP_JOBS:-$(nproc)}
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-finish() { echo "$pass passed, $fail failed"; [ $fail = 0 ]; exit $?; }
 
 patches=()
 while read -r p _; do
 	case "$p" in ''|'#'*) continue ;; esac
 	patches+=("$top/kernel-patches/$p")
 done <"$top/kernel-patches/series"
+# An empty series would only build the unpatched tree and pass.
+[ ${#patches[@]} -gt 0 ] || give_up "empty series"
 key=$( { stat -c '%s %Y' "$tarball"; sha256sum "$top/kernel-patches/series" \
 	"${patches[@]}" "$top/vm/kernel.config" | cut -d' ' -f1; gcc --version | head -1
 	sha256sum <"$0"; } | sha256sum | cut -c1-16)

@@ -4,12 +4,10 @@
 # usage: drift.sh E4DUMP WORKDIR PYTHON_VERIFIER
 set -u
 E4DUMP=$1
-W=$2
 VERIFY=$3
-here=$(cd "$(dirname "$0")" && pwd)
-spec=$here/../../spec/ext4-encryption.md
-rm -rf "$W" && mkdir -p "$W"
-fail=0
+. "$(dirname "$0")/../lib/common.sh"
+spec=$top/spec/ext4-encryption.md
+workdir "$2"
 # The last digit of the first "derived" value, and the first byte of the
 # first image-bytes data line, each changed in its own copy.
 /usr/bin/python3 - "$spec" "$W" <<'PY'
@@ -26,12 +24,13 @@ open(w + "/bytes.md", "w").write(text[:i] + flip(text[i]) + text[i + 1:])
 PY
 for c in jsonl bytes; do
 	if cmp -s "$spec" "$W/$c.md"; then
-		echo "FAIL: could not make the $c drift"; fail=1; continue
+		bad "could not make the $c drift"; continue
 	fi
-	if E4DUMP_SPEC=$W/$c.md bash "$here/examples.sh" "$E4DUMP" "$W/run-$c" "$VERIFY" >"$W/$c.out" 2>&1; then
-		echo "FAIL: a drifted $c example passed"; fail=1
+	if E4DUMP_SPEC=$W/$c.md bash "$top/tests/spec/examples.sh" "$E4DUMP" "$W/run-$c" "$VERIFY" >"$W/$c.out" 2>&1; then
+		bad "a drifted $c example passed"
 	else
+		ok
 		echo "ok: drifted $c example rejected: $(grep -m1 FAIL "$W/$c.out")"
 	fi
 done
-exit $fail
+finish

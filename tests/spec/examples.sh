@@ -5,14 +5,10 @@
 # usage: examples.sh E4DUMP WORKDIR [PYTHON_VERIFIER]
 set -u
 E4DUMP=$1
-W=$2
 VERIFY=${3:-}
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib/common.sh"
 spec=${E4DUMP_SPEC:-$top/spec/ext4-encryption.md}
-rm -rf "$W" && mkdir -p "$W"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+workdir "$2"
 
 awk '/^```jsonl$/ {on = 1; next} /^```$/ {on = 0} on' "$spec" >"$W/examples.jsonl"
 n=$(grep -c . "$W/examples.jsonl")
@@ -51,5 +47,4 @@ while read -r off rest; do
 done <"$W/bytes.txt"
 echo "image-bytes lines checked: $nb"
 [ "$nb" -ge 3 ] && ok || bad "only $nb image-bytes lines in the spec"
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

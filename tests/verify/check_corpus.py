@@ -189,6 +189,8 @@ def main():
         ids(*sys.argv[2:5])
     else:
         sys.exit(__doc__)
+    if not passed + failed:
+        bad("nothing checked: no bases, cases or ids found")
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

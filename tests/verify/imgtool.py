@@ -1,94 +1,56 @@
-"""Reading and editing ext4 images for the verify corpus, with debugfs and
-raw byte edits only (never e4dump).  Encrypted names are decrypted with the
-independent Python implementation of tests/vectors/verify_vectors.py, so
-paths of the golden files are resolved without the tool under test."""
+"""Reading and editing ext4 images for the verify corpus and the hostile
+images, never with e4dump: the ext4 structures through tests/lib/ext4img.py
+(debugfs -w for edits that allocate), encrypted names decrypted and
+encrypted with the independent Python implementation of
+tests/vectors/verify_vectors.py, so paths of the golden files are resolved
+without the tool under test.  Raw edits leave checksums stale, which e4dump
+ignores."""
 import os
-import re
-import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "vectors"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(HERE, "..", "vectors"), os.path.join(HERE, "..", "lib")]
+import ext4img  # noqa: E402
 import verify_vectors as vv  # noqa: E402
-
-
-def debugfs(img, cmd, write=False):
-    args = ["debugfs"] + (["-w"] if write else []) + ["-R", cmd, img]
-    r = subprocess.run(args, capture_output=True)
-    if r.returncode:
-        raise RuntimeError(f"debugfs {cmd!r}: {r.stderr.decode(errors='replace')}")
-    return r.stdout
 
 
 def edit(img, *cmds):
     """debugfs -w edits; each must not print an error."""
-    for cmd in cmds:
-        r = subprocess.run(["debugfs", "-w", "-R", cmd, img],
-                           capture_output=True, text=True)
-        err = "\n".join(l for l in r.stderr.splitlines()
-                        if not l.startswith("debugfs "))
-        if r.returncode or err.strip():
-            raise RuntimeError(f"debugfs -w {cmd!r}: {err}")
+    ext4img.debugfs(img, *cmds, write=True)
 
 
 def le(b):
     return int.from_bytes(b, "little")
 
 
-class Image:
+class Image(ext4img.Image):
+    """An image opened for raw edits, with fscrypt v1 names on top."""
+
     def __init__(self, path):
-        self.path = path
-        st = debugfs(path, "stats -h").decode()
-        self.bs = int(re.search(r"Block size:\s+(\d+)", st).group(1))
-
-    # -- raw bytes -------------------------------------------------------
-    def read(self, off, n):
-        with open(self.path, "rb") as f:
-            f.seek(off)
-            return f.read(n)
-
-    def write(self, off, data):
-        with open(self.path, "r+b") as f:
-            f.seek(off)
-            f.write(data)
-
-    # -- inodes ----------------------------------------------------------
-    def inode_offset(self, ino):
-        out = debugfs(self.path, f"imap <{ino}>").decode()
-        m = re.search(r"located at block (\d+), offset 0x([0-9a-f]+)", out)
-        return int(m.group(1)) * self.bs + int(m.group(2), 16)
+        super().__init__(path, write=True)
 
     def inode_bytes(self, ino, n=256):
         return self.read(self.inode_offset(ino), n)
 
-    def blocks(self, ino):
-        out = debugfs(self.path, f"blocks <{ino}>").decode().split()
-        return [int(x) for x in out]
+    def flags(self, ino):
+        return self.inode(ino).flags
 
+    # -- the context: the xattr named "c" -------------------------------
     def context(self, ino):
-        with tempfile.TemporaryDirectory() as d:
-            p = os.path.join(d, "c")
-            debugfs(self.path, f"ea_get -f {p} <{ino}> c")
-            with open(p, "rb") as f:
-                return f.read()
+        """The value of the xattr named "c" (any index; debugfs ea_set
+        writes it with index 0 until set_context fixes it to 9)."""
+        for x in self.xattrs(ino):
+            if x.name == b"c":
+                return x.value
+        raise KeyError(f"inode {ino}: no xattr c")
 
     def xattr_c(self, ino):
         """(entry offset, value offset, size) of the in-inode xattr named
         "c" (any index) in the image file."""
-        base = self.inode_offset(ino)
-        raw = self.read(base, 1024)
-        extra = le(raw[128:130])
-        p = 128 + extra
-        if le(raw[p:p + 4]) != 0xEA020000:
-            raise KeyError(f"inode {ino}: no in-inode xattrs")
-        first = p + 4
-        e = first
-        while le(raw[e:e + 4]):
-            nlen, voff, vsize = raw[e], le(raw[e + 2:e + 4]), le(raw[e + 8:e + 12])
-            if raw[e + 16:e + 16 + nlen] == b"c":
-                return base + e, base + first + voff, vsize
-            e += (16 + nlen + 3) & ~3
+        for x in self.xattrs(ino):
+            if x.in_inode and x.name == b"c":
+                return x.entry_off, x.value_off, x.value_size
         raise KeyError(f"inode {ino}: no in-inode xattr c")
 
     def set_context(self, ino, value):
@@ -116,23 +78,11 @@ class Image:
 
     # -- directories -----------------------------------------------------
     def entries(self, ino):
-        """Entries of a directory (inode != 0): dicts with ino, name,
-        ftype, off (byte offset of the dirent in the image), rec_len."""
-        out = []
-        for pblk in self.blocks(ino):
-            blk = self.read(pblk * self.bs, self.bs)
-            pos = 0
-            while pos + 8 <= self.bs:
-                i, rec = le(blk[pos:pos + 4]), le(blk[pos + 4:pos + 6])
-                nlen = blk[pos + 6]
-                if rec < 8:
-                    break
-                if i and nlen:
-                    out.append(dict(ino=i, name=blk[pos + 8:pos + 8 + nlen],
-                                    ftype=blk[pos + 7], off=pblk * self.bs + pos,
-                                    rec_len=rec))
-                pos += rec
-        return out
+        """Entries of a directory (inode and name_len != 0): dicts with
+        ino, name, ftype, off (byte offset of the dirent in the image),
+        rec_len."""
+        return [dict(ino=d.ino, name=d.name, ftype=d.ftype, off=d.off, rec_len=d.rec_len)
+                for d in self.dir_entries(ino) if d.name_len]
 
     def set_dirent(self, e, ino=None, rec_len=None, name_len=None, name=None):
         if ino is not None:
@@ -160,7 +110,7 @@ class Image:
         return vv.cts_encrypt(self.names_key(dir_ino, master),
                               plain + bytes(stored - len(plain)))
 
-    def lookup(self, path, keys):
+    def lookup(self, path, keys=()):
         """Inode of a '/'-separated path of plaintext names; keys: master
         keys (bytes) to try in encrypted directories."""
         ino = 2
@@ -170,7 +120,7 @@ class Image:
             flags = self.flags(ino)
             for e in self.entries(ino):
                 name = e["name"]
-                if flags & 0x800:
+                if flags & ext4img.ENCRYPT_FL:
                     for k in keys:
                         try:
                             if self.decrypt_name(ino, k, name) == want:
@@ -194,6 +144,3 @@ class Image:
             if e["ino"] == child:
                 return e
         raise KeyError(name)
-
-    def flags(self, ino):
-        return le(self.inode_bytes(ino, 0x24)[0x20:0x24])

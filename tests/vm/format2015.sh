@@ -13,13 +13,8 @@
 # usage: format2015.sh E4DUMP WORKDIR
 set -u
 E4DUMP=$1
-W=$2
-top=$(cd "$(dirname "$0")/../.." && pwd)
-check="python3 $top/tests/vm/check_extract.py"
-rm -rf "$W" && mkdir -p "$W"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/../lib/common.sh"
+workdir "$2"
 
 bash "$top/tests/vm/nokey.sh" "$E4DUMP" "$W/nokey" "$top/vm/scenarios/format-2015.scn" >"$W/nokey.log" 2>&1
 rc=$?
@@ -27,7 +22,7 @@ cat "$W/nokey.log"
 [ $rc = 0 ] && ok || bad "no-key checks"
 img=$W/nokey/nokey.img
 man=$img.manifest
-[ -f "$man" ] || { echo "$pass passed, $((fail + 1)) failed"; exit 1; }
+[ -f "$man" ] || give_up "no manifest $man"
 grep -q "^readdir nokey " "$man" && ok || bad "no readdir records"
 
 for t in t2015 u2015; do
@@ -40,7 +35,7 @@ K=$W/nokey/keys
 "$E4DUMP" extract -k "$K/7c9fc345b9ec5163.key" -k "$K/8899aabbccddeeff.key" "$img" -o "$W/out" 2>"$W/x.err"
 rc=$?
 [ $rc = 0 ] && ok || bad "extract: exit $rc: $(head -3 "$W/x.err")"
-$check -q --apply-removed "$man" "$W/out" >"$W/x.check" 2>&1 && ok || bad "$(grep FAIL "$W/x.check" | head -5)"
+check_extract -q --apply-removed "$man" "$W/out" >"$W/x.check" 2>&1 && ok || bad "$(grep FAIL "$W/x.check" | head -5)"
 tail -1 "$W/x.check"
 
 # test_dummy_encryption in 2015 mode
@@ -52,7 +47,7 @@ if bash "$top/vm/make-image.sh" "$top/vm/scenarios/dummy-2015.scn" "$dimg" >"$W/
 	"$E4DUMP" extract --dummy-key "$dimg" -o "$W/dummy" 2>"$W/dummy.err"
 	rc=$?
 	[ $rc = 0 ] && ok || bad "extract --dummy-key: exit $rc: $(head -3 "$W/dummy.err")"
-	$check -q "$dimg.manifest" "$W/dummy" >"$W/dummy.check" 2>&1 && ok || bad "$(grep FAIL "$W/dummy.check" | head -5)"
+	check_extract -q "$dimg.manifest" "$W/dummy" >"$W/dummy.check" 2>&1 && ok || bad "$(grep FAIL "$W/dummy.check" | head -5)"
 	tail -1 "$W/dummy.check"
 	"$E4DUMP" extract "$dimg" -o "$W/dummy-nokey" 2>"$W/dummy-nokey.err"
 	rc=$?
@@ -61,5 +56,4 @@ if bash "$top/vm/make-image.sh" "$top/vm/scenarios/dummy-2015.scn" "$dimg" >"$W/
 else
 	bad "dummy image: $(tail -5 "$W/dummy.log")"
 fi
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

@@ -5,21 +5,15 @@
 # usage: passphrase.sh E4DUMP WORKDIR
 set -u
 E4DUMP=$1
-W=$2
-top=$(cd "$(dirname "$0")/../.." && pwd)
-check="python3 $top/tests/vm/check_extract.py"
-rm -rf "$W" && mkdir -p "$W"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/../lib/common.sh"
+workdir "$2"
 img=$W/pw.img
-bash "$top/vm/make-image.sh" "$top/vm/scenarios/passphrase.scn" "$img" >"$W/make.log" 2>&1 ||
-	{ tail -5 "$W/make.log"; echo "0 passed, 1 failed"; exit 1; }
+make_image "$top/vm/scenarios/passphrase.scn" "$img" "$W/make.log"
 printf 'e4dump test passphrase\n' >"$W/pass"
 printf 'wrong passphrase\n' >"$W/wrong"
 "$E4DUMP" extract --passphrase-file "$W/pass" --salt 00112233445566778899aabbccddeeff "$img" -o "$W/a" 2>"$W/a.err"
 [ $? = 0 ] && ok || bad "extract with --salt: $(head -2 "$W/a.err")"
-$check -q "$img.manifest" "$W/a" >"$W/a.check" 2>&1 && ok || bad "$(grep FAIL "$W/a.check" | head -3)"
+check_extract -q "$img.manifest" "$W/a" >"$W/a.check" 2>&1 && ok || bad "$(grep FAIL "$W/a.check" | head -3)"
 "$E4DUMP" info --passphrase-file "$W/wrong" --salt 00112233445566778899aabbccddeeff "$img" >"$W/wrong.out" 2>&1
 grep -q "no key opens it" "$W/wrong.out" && ok || bad "a wrong passphrase opened something"
 "$E4DUMP" ls --passphrase-file "$W/pass" "$img" >/dev/null 2>"$W/nosalt.err"
@@ -28,13 +22,13 @@ grep -q "no key opens it" "$W/wrong.out" && ok || bad "a wrong passphrase opened
 debugfs -w -R "ssv encrypt_pw_salt 00112233-4455-6677-8899-aabbccddeeff" "$img" >/dev/null 2>&1
 "$E4DUMP" extract --passphrase-file "$W/pass" "$img" -o "$W/b" 2>"$W/b.err"
 [ $? = 0 ] && ok || bad "extract with the superblock salt: $(head -2 "$W/b.err")"
-$check -q "$img.manifest" "$W/b" >"$W/b.check" 2>&1 && ok || bad "$(grep FAIL "$W/b.check" | head -3)"
-"$E4DUMP" info "$img" | grep -q "s_encrypt_pw_salt: 00112233445566778899aabbccddeeff" && ok || bad "info salt"
+check_extract -q "$img.manifest" "$W/b" >"$W/b.check" 2>&1 && ok || bad "$(grep FAIL "$W/b.check" | head -3)"
+must_run "info" "$W/info" -- "$E4DUMP" info "$img" &&
+	grep -q "s_encrypt_pw_salt: 00112233445566778899aabbccddeeff" "$W/info" && ok || bad "info salt"
 # The image conforms (verify with the passphrase key); without the key,
 # e4dump ls prints what the kernel's readdir printed.
 "$E4DUMP" verify --passphrase-file "$W/pass" "$img" >"$W/verify" 2>&1 && ok ||
 	bad "verify: $(head -3 "$W/verify")"
 . "$top/tests/vm/nokey_compare.sh"
 nokey_compare "$img"
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

@@ -1,0 +1,100 @@
+# The shared preamble of the shell tests (tests/cli, tests/vm, tests/spec,
+# tests/kernel).  Source it after `set -u`:
+#     . "$(dirname "$0")/../lib/common.sh"
+# Helpers that write files put them under $W, the test's work directory.
+#
+#   top                          the source tree
+#   workdir DIR                  W=DIR, emptied: the test's work directory
+#   check_extract ARGS...        tests/vm/check_extract.py, the manifest checker
+#   pass, fail                   the counters
+#   ok, bad MSG                  count a passed / failed check (bad prints MSG)
+#   check MSG EXPR               eval EXPR: ok when true, else bad MSG
+#   expect NAME RC RE -- CMD...  CMD exits RC, its stderr matches the ERE RE
+#                                (when not empty), no sanitizer report;
+#                                stdout in $W/out, stderr in $W/err
+#   must_run NAME OUT -- CMD...  CMD exits 0 and prints something (stdout in
+#                                OUT, stderr in OUT.err), no sanitizer report;
+#                                returns non-zero when not, so that what
+#                                reads OUT can be skipped
+#   sanitizer_report FILE        true when FILE holds an ASan/LSan/UBSan report
+#   make_image SCENARIO IMG LOG  the kernel writes SCENARIO in QEMU
+#                                (vm/make-image.sh); give_up when it fails
+#   records MANIFEST TYPE        the manifest's TYPE records (check_extract.py
+#                                --records) into $W/records.TYPE, through
+#                                must_run: none at all is a failure, so a
+#                                loop over them cannot pass having read nothing
+#   finish                       print "N passed, M failed" and exit 0 only
+#                                when nothing failed
+#   give_up MSG                  bad MSG, then finish: nothing more can be checked
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+pass=0 fail=0
+
+workdir() {
+	W=$1
+	rm -rf "$W" && mkdir -p "$W"
+}
+check_extract() { /usr/bin/python3 "$top/tests/vm/check_extract.py" "$@"; }
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+check() { if eval "$2"; then ok; else bad "$1"; fi; }
+
+finish() {
+	echo "$pass passed, $fail failed"
+	[ "$fail" = 0 ]
+	exit
+}
+
+give_up() {
+	bad "$1"
+	finish
+}
+
+sanitizer_report() {
+	grep -Eq '[A-Za-z]+Sanitizer|runtime error' "$1"
+}
+
+expect() {
+	local name=$1 want=$2 re=$3
+	shift 4
+	"$@" >"$W/out" 2>"$W/err"
+	local rc=$?
+	if [ "$rc" != "$want" ]; then
+		bad "$name: exit $rc, want $want; stderr: $(head -3 "$W/err")"
+	elif [ -n "$re" ] && ! grep -Eq "$re" "$W/err"; then
+		bad "$name: stderr does not match /$re/: $(head -3 "$W/err")"
+	elif sanitizer_report "$W/err"; then
+		bad "$name: sanitizer report"
+	else
+		ok
+	fi
+}
+
+must_run() {
+	local name=$1 out=$2
+	shift 3
+	"$@" >"$out" 2>"$out.err"
+	local rc=$?
+	if [ "$rc" != 0 ]; then
+		bad "$name: exit $rc, want 0: $(head -3 "$out.err")"
+	elif [ ! -s "$out" ]; then
+		bad "$name: printed nothing: $(head -3 "$out.err")"
+	elif sanitizer_report "$out.err"; then
+		bad "$name: sanitizer report"
+	else
+		ok
+		return 0
+	fi
+	return 1
+}
+
+make_image() {
+	bash "$top/vm/make-image.sh" "$1" "$2" >"$3" 2>&1 && return 0
+	tail -20 "$3"
+	give_up "make-image.sh $(basename "$1") failed"
+}
+
+records() {
+	must_run "$2 records" "$W/records.$2" -- check_extract "$1" --records "$2"
+}
