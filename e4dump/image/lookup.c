@@ -4,6 +4,7 @@
 #include "casefold.h"
 #include "fs_private.h"
 #include "dir.h"
+#include "escape.h"
 #include "nokey.h"
 
 size_t e4_dir_find(struct e4_fs *fs, const struct e4_dir *d,
@@ -55,13 +56,31 @@ size_t e4_dir_find(struct e4_fs *fs, const struct e4_dir *d,
 	return n;
 }
 
+static enum e4_status lookup(struct e4_fs *fs, const char *path,
+			     const char *shown, uint32_t *out);
+
 enum e4_status e4_path_lookup(struct e4_fs *fs, const char *path, uint32_t *ino)
+{
+	enum e4_status st;
+	char *shown = malloc(E4_ESCAPE_SIZE(strlen(path)));
+
+	*ino = 0;
+	if (!shown)
+		return E4_NOMEM;
+	/* messages show the path escaped, as names from the image are */
+	e4_escape((const uint8_t *)path, strlen(path), shown, 0);
+	st = lookup(fs, path, shown, ino);
+	free(shown);
+	return st;
+}
+
+static enum e4_status lookup(struct e4_fs *fs, const char *path,
+			     const char *shown, uint32_t *out)
 {
 	uint32_t cur = EXT2_ROOT_INO;
 	const char *p = path;
 	enum e4_status st = E4_OK;
 
-	*ino = 0;
 	while (*p) {
 		size_t n = strcspn(p, "/"), i;
 		struct e4_inode in;
@@ -72,21 +91,26 @@ enum e4_status e4_path_lookup(struct e4_fs *fs, const char *path, uint32_t *ino)
 			p += n + (p[n] == '/');
 			continue;
 		}
-		st = e4_inode_read(fs, cur, path, &in);
+		st = e4_inode_read(fs, cur, shown, &in);
 		if (st != E4_OK)
 			return st;
 		if (!E4_ISDIR(in.mode)) {
-			e4_report(fs, E4_DIAG_ERROR, E4_NOT_DIR, cur, path,
-				  "not a directory before \"%.*s\"", (int)n, p);
+			e4_report(fs, E4_DIAG_ERROR, E4_NOT_DIR, cur, shown,
+				  "a component before the last is not a directory");
 			return E4_NOT_DIR;
 		}
-		st = e4_dir_list(fs, &in, path, E4_LIST_QUIET, &d);
+		st = e4_dir_list(fs, &in, shown, E4_LIST_QUIET, &d);
 		if (st != E4_OK)
 			return st;
 		i = e4_dir_find(fs, d, (const uint8_t *)p, n);
 		if (i == e4_dir_count(d)) {
-			e4_report(fs, E4_DIAG_ERROR, E4_NOT_FOUND, 0, path,
-				  "no such entry \"%.*s\"", (int)n, p);
+			char *comp = malloc(E4_ESCAPE_SIZE(n));
+
+			if (comp)
+				e4_escape((const uint8_t *)p, n, comp, E4_ESCAPE_SLASH);
+			e4_report(fs, E4_DIAG_ERROR, E4_NOT_FOUND, 0, shown,
+				  "no such entry \"%s\"", comp ? comp : "?");
+			free(comp);
 			e4_dir_free(d);
 			return E4_NOT_FOUND;
 		}
@@ -95,6 +119,6 @@ enum e4_status e4_path_lookup(struct e4_fs *fs, const char *path, uint32_t *ino)
 		e4_dir_free(d);
 		p += n + (p[n] == '/');
 	}
-	*ino = cur;
+	*out = cur;
 	return E4_OK;
 }

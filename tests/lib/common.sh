@@ -23,6 +23,10 @@
 #                                --records) into $W/records.TYPE, through
 #                                must_run: none at all is a failure, so a
 #                                loop over them cannot pass having read nothing
+#   sanitized BIN                true when BIN was built with ASan/UBSan
+#   peak_rss OUT -- CMD...       run CMD (stdout to OUT, stderr to OUT.err);
+#                                sets RC to its exit status and RSS_MB to
+#                                its peak resident set size in MiB
 #   finish                       print "N passed, M failed" and exit 0 only
 #                                when nothing failed
 #   give_up MSG                  bad MSG, then finish: nothing more can be checked
@@ -87,6 +91,23 @@ must_run() {
 		return 0
 	fi
 	return 1
+}
+
+sanitized() {
+	nm -D "$1" 2>/dev/null | grep -q "__asan_init\|__ubsan_handle"
+}
+
+peak_rss() {
+	local out=$1 line
+	shift 2
+	line=$(/usr/bin/python3 -c '
+import resource, subprocess, sys
+with open(sys.argv[1], "wb") as o, open(sys.argv[1] + ".err", "wb") as e:
+    rc = subprocess.run(sys.argv[2:], stdout=o, stderr=e).returncode
+print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+' "$out" "$@")
+	RC=${line% *}
+	RSS_MB=${line#* }
 }
 
 make_image() {
