@@ -409,6 +409,23 @@ static struct entry *mk_sparse(const char *sub, unsigned mode, uint64_t size,
 	return e;
 }
 
+/* Preallocate (fallocate FALLOC_FL_KEEP_SIZE: unwritten extents, read as
+ * zeros) len bytes at off of a file made by mk_sparse; past i_size too. */
+static void prealloc(const struct entry *e, off_t off, off_t len)
+{
+	char p[4200];
+	int fd;
+
+	abs_path(p, sizeof(p), e->rel);
+	fd = open(p, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		FAILE("open %s", p);
+	if (syscall(SYS_fallocate, fd, 1 /* FALLOC_FL_KEEP_SIZE */, off, len) < 0)
+		FAILE("fallocate %s", p);
+	if (close(fd) < 0)
+		FAILE("close %s", p);
+}
+
 static struct entry *mk_symlink(const char *sub, const char *target)
 {
 	struct entry *e = new_entry('l', sub);
@@ -494,6 +511,12 @@ static void build_standard(void)
 	/* 255 bytes with multi-byte UTF-8: "長い名前 " */
 	mk_file(mkname(n, "\xe9\x95\xb7\xe3\x81\x84\xe5\x90\x8d\xe5\x89\x8d 255 ", 255), 0640, 12345);
 	mk_sparse("sparse file", 0644, 100000, sp, 3);
+	/* i_size past the last extent (a trailing hole), and unwritten
+	 * extents inside i_size and past it */
+	mk_sparse("trailing hole", 0644, 50000, sp, 1);
+	e = mk_sparse("preallocated", 0644, 40000, sp, 1);
+	prealloc(e, 8192, 16384);
+	prealloc(e, 40960, 16384);
 
 	/* nested directories, with files at each level */
 	mk_dir("sub", 0755);
