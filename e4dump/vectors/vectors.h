@@ -40,6 +40,9 @@ void vectors_generate(struct drbg *d);
 /* Appended to vectors_generate: IV flags, AES-128 modes, passphrases,
  * the casefold dirhash, no-key names, then Adiantum and HCTR2. */
 void vectors_generate_modes(struct drbg *d);
+/* Appended after them: inode_key, the per-inode key schedule. */
+void vectors_generate_keys(struct drbg *d);
+int vectors_check_inode_key(json_object *o);
 /* 0 = recomputed equal, 1 = differs, -1 = malformed or unknown type. */
 int vectors_check_one(json_object *o);
 

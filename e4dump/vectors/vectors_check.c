@@ -83,6 +83,8 @@ int vectors_check_one(json_object *o)
 	struct e4_cipher *ci;
 	int bad;
 
+	if (!strcmp(type, "inode_key"))
+		return vectors_check_inode_key(o);
 	if (!strcmp(type, "kdf_v1")) {
 		if (get_hex(o, "master", a, BUF, &la) || get_hex(o, "nonce", b, 16, &lb) ||
 		    lb != 16 || get_hex(o, "derived", c, 64, &lc))

@@ -344,4 +344,5 @@ void vectors_generate_modes(struct drbg *d)
 	/* appended last: the vectors above keep their bytes */
 	gen_adiantum_contents(d);
 	gen_wide_names(d);
+	vectors_generate_keys(d);
 }

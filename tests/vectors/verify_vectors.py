@@ -1081,7 +1081,43 @@ def check_inode_hash(v):
     expect("hash", h & M32, intfield(v, "hash", 0, M32))
 
 
+# The key size of each mode (fs/crypto/keysetup.c fscrypt_modes).
+KEY_SIZE = {1: 64, 4: 32, 5: 16, 6: 16, 9: 32, 10: 32}
+
+
+def check_inode_key(v):
+    """The per-inode key schedule (fs/crypto/keysetup.c, keysetup_v1.c)."""
+    master = hexfield(v, "master")
+    result, c = parse_context(hexfield(v, "context"))
+    if result != "ok":
+        raise Bad("context does not parse")
+    ino = intfield(v, "ino", 0, 0xffffffff)
+    uuid = hexfield(v, "uuid", 16)
+    use = strfield(v, "use")
+    mode = c["filenames_mode"] if use == "names" else c["contents_mode"]
+    n, flags = KEY_SIZE[mode], c["flags"]
+    iv, iv_value = "lblk", None
+    if c["version"] == 1:
+        key = master[:n] if flags & 0x04 else kdf_v1(master, c["nonce"], n)
+    elif flags & 0x04:
+        key = hkdf_v2(master, 3, bytes([mode]), n)
+    elif flags & 0x08:
+        key = hkdf_v2(master, 4, bytes([mode]) + uuid, n)
+        iv, iv_value = "ino_lblk_64", ino
+    elif flags & 0x10:
+        key = hkdf_v2(master, 6, bytes([mode]) + uuid, n)
+        iv = "ino_lblk_32"
+        iv_value = siphash24(hkdf_v2(master, 7, b"", 16), ino.to_bytes(8, "little")) & 0xffffffff
+    else:
+        key = hkdf_v2(master, 2, c["nonce"], n)
+    expect("key", key, hexfield(v, "key"))
+    expect("iv", iv, strfield(v, "iv"))
+    if iv_value is not None:
+        expect("iv_value", iv_value, intfield(v, "iv_value", 0, 0xffffffff))
+
+
 CHECKS = {
+    "inode_key": check_inode_key,
     "hkdf_v2": check_hkdf_v2,
     "key_identifier_v2": check_key_identifier_v2,
     "inode_hash": check_inode_hash,
