@@ -120,3 +120,52 @@ enum e4_status e4_inode_map(struct e4_fs *fs, const struct e4_inode *in,
 		st = E4_OK; /* ended at lblk_end */
 	return st;
 }
+
+struct run_list {
+	struct e4_run *v;
+	size_t n, cap;
+	int nomem;
+};
+
+static int keep_run(void *arg, const struct e4_run *r)
+{
+	struct run_list *l = arg;
+
+	if (r->unwritten)
+		return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		struct e4_run *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			l->nomem = 1;
+			return 1;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *r;
+	return 0;
+}
+
+enum e4_status e4_inode_runs(struct e4_fs *fs, const struct e4_inode *in,
+			     const char *path, uint64_t lblk_end,
+			     struct e4_run **runs, size_t *n)
+{
+	struct run_list l = { NULL, 0, 0, 0 };
+	enum e4_status st = e4_inode_map(fs, in, path, lblk_end, keep_run, &l);
+
+	if (l.nomem) {
+		e4_report(fs, E4_DIAG_ERROR, E4_NOMEM, in->ino, path,
+			  "out of memory for the block map");
+		st = E4_NOMEM;
+	}
+	if (st != E4_OK) {
+		free(l.v);
+		l.v = NULL;
+		l.n = 0;
+	}
+	*runs = l.v;
+	*n = l.n;
+	return st;
+}

@@ -28,6 +28,13 @@ enum e4_status e4_inode_map(struct e4_fs *fs, const struct e4_inode *in,
 			    const char *path, uint64_t lblk_end, e4_run_fn fn,
 			    void *arg);
 
+/* The initialized runs (unwritten ones are holes) below lblk_end, as one
+ * malloc'd array (*runs, *n; NULL and 0 for none).  Errors as
+ * e4_inode_map (reported); E4_NOMEM when the array cannot grow. */
+enum e4_status e4_inode_runs(struct e4_fs *fs, const struct e4_inode *in,
+			     const char *path, uint64_t lblk_end,
+			     struct e4_run **runs, size_t *n);
+
 /* The number of blocks that hold i_size bytes. */
 uint64_t e4_inode_size_blocks(const struct e4_fs *fs, const struct e4_inode *in);
 

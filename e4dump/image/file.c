@@ -14,30 +14,11 @@ struct e4_file {
 	char *path;
 	struct e4_cipher *cipher;   /* NULL: not encrypted */
 	struct e4_run *runs;        /* initialized runs, increasing */
-	size_t nruns, cap;
+	size_t nruns;
 	uint8_t *inline_data;       /* inline files: their bytes */
 	size_t inline_len;
 	uint8_t *block;             /* pread: one block */
 };
-
-static int add_run(void *arg, const struct e4_run *r)
-{
-	struct e4_file *f = arg;
-
-	if (r->unwritten)
-		return 0; /* preallocated: reads as zeros, like a hole */
-	if (f->nruns == f->cap) {
-		size_t cap = f->cap ? 2 * f->cap : 16;
-		struct e4_run *v = realloc(f->runs, cap * sizeof(*v));
-
-		if (!v)
-			return 1;
-		f->runs = v;
-		f->cap = cap;
-	}
-	f->runs[f->nruns++] = *r;
-	return 0;
-}
 
 enum e4_status e4_file_open(struct e4_fs *fs, const struct e4_inode *in,
 			    const char *path, struct e4_file **out)
@@ -88,13 +69,9 @@ enum e4_status e4_file_open(struct e4_fs *fs, const struct e4_inode *in,
 		if (st != E4_OK)
 			goto fail;
 	} else {
-		st = e4_inode_map(fs, in, path, e4_inode_size_blocks(fs, in),
-				  add_run, f);
-		if (st == E4_STOPPED) {
-			e4_report(fs, E4_DIAG_ERROR, E4_NOMEM, in->ino, path,
-				  "out of memory for the block map");
-			st = E4_NOMEM;
-		}
+		/* unwritten (preallocated) extents read as zeros, like holes */
+		st = e4_inode_runs(fs, in, path, e4_inode_size_blocks(fs, in),
+				   &f->runs, &f->nruns);
 		if (st != E4_OK)
 			goto fail;
 	}

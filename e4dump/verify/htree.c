@@ -22,7 +22,7 @@ struct hx {
 	unsigned int bs;
 	uint64_t nblocks;
 	struct e4_run *runs;    /* the directory's block map */
-	size_t nruns, caprun;
+	size_t nruns;
 	struct e4_blockset seen; /* dx and leaf blocks met (lblk + 1) */
 	int version;            /* hash version for ext2fs_dirhash2 */
 	const uint32_t *seed;
@@ -48,25 +48,6 @@ static void corrupt(struct hx *h, const char *what, uint64_t lblk)
 		return;
 	vfind(h->v, CHECK_HTREE_CORRUPT, h->dir, h->path,
 	      "%s (directory block %llu)", what, (unsigned long long)lblk);
-}
-
-static int add_run(void *arg, const struct e4_run *r)
-{
-	struct hx *h = arg;
-
-	if (r->unwritten)
-		return 0;
-	if (h->nruns == h->caprun) {
-		size_t cap = h->caprun ? 2 * h->caprun : 16;
-		struct e4_run *v = realloc(h->runs, cap * sizeof(*v));
-
-		if (!v)
-			return 1;
-		h->runs = v;
-		h->caprun = cap;
-	}
-	h->runs[h->nruns++] = *r;
-	return 0;
 }
 
 static int read_lblk(struct hx *h, uint64_t lblk, uint8_t *buf)
@@ -277,7 +258,7 @@ void verify_htree(struct verify *v, const struct e4_inode *dir,
 		corrupt(&h, "indexed directory of an absurd size", 0);
 		return;
 	}
-	if (e4_inode_map(v->fs, dir, NULL, h.nblocks, add_run, &h) != E4_OK)
+	if (e4_inode_runs(v->fs, dir, NULL, h.nblocks, &h.runs, &h.nruns) != E4_OK)
 		goto out; /* reported (dir.corrupt) while the walk listed it */
 	root = malloc(h.bs);
 	if (!root) {
