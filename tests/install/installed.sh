@@ -4,7 +4,8 @@
 # against it through `pkg-config --cflags --libs e4dump` (shared) and
 # `pkg-config --static` (static), run on the bundled kernel-written
 # sample: it lists exactly the manifest's paths and copies
-# /secret/sub/nested file.bin byte for byte (the manifest's generator).
+# /secret/sub/nested file.bin byte for byte (the manifest's generator);
+# the README shows the same program.
 # usage: installed.sh E4DUMP BUILDDIR WORKDIR
 set -u
 E4DUMP=$1
@@ -53,4 +54,8 @@ for ex in example example-static; do
 		'[ -s "$W/$ex.sorted" ] && cmp -s "$W/want.list" "$W/$ex.sorted"'
 	check "$ex: the file byte for byte" 'cmp -s "$W/want.bin" "$W/$ex.bin"'
 done
+# The README shows this very program.
+awk '/^```c$/ { on = 1; next } /^```$/ { on = 0 } on' "$top/README.md" >"$W/readme.c"
+check "README's example is tests/install/example.c: $(diff "$W/readme.c" "$top/tests/install/example.c" | head -3)" \
+	'[ -s "$W/readme.c" ] && cmp -s "$W/readme.c" "$top/tests/install/example.c"'
 finish
