@@ -71,7 +71,8 @@ static uint32_t put(struct e4_dir *d, const void *p, size_t len)
 		d->arena = a;
 		d->acap = cap;
 	}
-	memcpy(d->arena + off, p, len);
+	if (len)
+		memcpy(d->arena + off, p, len);
 	d->alen += len;
 	return (uint32_t)off;
 }
@@ -314,6 +315,13 @@ enum e4_status e4_dir_list(struct e4_fs *fs, const struct e4_inode *in,
 	*out = NULL;
 	if (!d)
 		return E4_NOMEM;
+	/* never NULL: an entry with an empty name points into it too */
+	d->acap = 256;
+	d->arena = malloc(d->acap);
+	if (!d->arena) {
+		free(d);
+		return E4_NOMEM;
+	}
 	d->max = fs->opt.max_dir_entries;
 	d->facts.ino = in->ino;
 	d->facts.encrypted = in->encrypted;
