@@ -13,22 +13,30 @@
 static void verify_diag(void *arg, const struct e4_diag *d)
 {
 	struct verify *v = arg;
+	const char *slash = d->path ? strrchr(d->path, '/') : NULL;
+	/* a diagnostic of the walk names an entry of the directory being
+	 * walked (or the directory being entered from it) */
+	struct vref at = { v->cur ? v->cur : v->root, slash && slash[1] ? slash + 1 : NULL };
+	const struct vref *where = d->path ? &at : NULL;
 
 	switch (d->problem) {
 	case E4_P_DIR_BLOCK:
-		vfind(v, CHECK_DIR_CORRUPT, d->ino, d->path ? d->path : "",
+		vfind(v, CHECK_DIR_CORRUPT, d->ino, where,
 		      "cannot read the directory: %s", d->message);
 		return;
 	case E4_P_DIR_LOOP:
-		vfind(v, CHECK_TREE_CYCLE, d->ino, d->path ? d->path : "",
+		vfind(v, CHECK_TREE_CYCLE, d->ino, where,
 		      "directory entry leads back to an ancestor: a cycle");
 		return;
 	case E4_P_DIR_RELINK:
-		vfind(v, CHECK_TREE_MULTIPLY_LINKED, d->ino, d->path ? d->path : "",
+		vfind(v, CHECK_TREE_MULTIPLY_LINKED, d->ino, where,
 		      "directory already reached by another path: directories cannot have two parents");
 		return;
 	case E4_P_INODE_SIZE:
-		vfind(v, CHECK_INODE_SIZE, d->ino, d->path, "%s", d->message);
+		vfind(v, CHECK_INODE_SIZE, d->ino, where, "%s", d->message);
+		return;
+	case E4_P_BLOCK_MAP:
+		vfind(v, CHECK_INODE_BLOCK_MAP, d->ino, where, "%s", d->message);
 		return;
 	case E4_P_NAME:
 	case E4_P_DUP_NAME:
@@ -79,6 +87,11 @@ int cmd_verify(const struct options *o, struct report *r)
 	v.fs = s.fs;
 	v.keys = s.keys;
 	v.ninodes = s.fs->info.inodes_count;
+	v.root = pnode_new(NULL, "", 0);
+	if (!v.root) {
+		rc = EXIT_FATAL;
+		goto out;
+	}
 	v.format = e4_fs_name_format(s.fs);
 	/* the inode pass first: its findings get the paths the walk finds */
 	if (verify_inodes(&v)) {

@@ -13,6 +13,65 @@ const struct check_def check_defs[CHECK_COUNT] = {
 #undef X
 };
 
+struct pnode *pnode_new(struct pnode *parent, const char *name, size_t len)
+{
+	struct pnode *p = malloc(sizeof(*p) + len + 1);
+
+	if (!p)
+		return NULL;
+	p->parent = parent ? pnode_ref(parent) : NULL;
+	p->refs = 1;
+	p->len = len;
+	memcpy(p->name, name, len);
+	p->name[len] = '\0';
+	return p;
+}
+
+struct pnode *pnode_ref(struct pnode *p)
+{
+	if (p)
+		p->refs++;
+	return p;
+}
+
+void pnode_unref(struct pnode *p)
+{
+	while (p && --p->refs == 0) {
+		struct pnode *parent = p->parent;
+
+		free(p);
+		p = parent;
+	}
+}
+
+/* The display path of (dir, name), malloc'd. */
+static char *path_string(const struct pnode *dir, const char *name)
+{
+	size_t len = name ? strlen(name) + 1 : 0, at;
+	char *s;
+
+	for (const struct pnode *p = dir; p && p->parent; p = p->parent)
+		len += p->len + 1;
+	if (!len)
+		return strdup("/");
+	s = malloc(len + 1);
+	if (!s)
+		return NULL;
+	at = len;
+	s[at] = '\0';
+	if (name) {
+		at -= strlen(name);
+		memcpy(s + at, name, strlen(name));
+		s[--at] = '/';
+	}
+	for (const struct pnode *p = dir; p && p->parent; p = p->parent) {
+		at -= p->len;
+		memcpy(s + at, p->name, p->len);
+		s[--at] = '/';
+	}
+	return s;
+}
+
 static size_t slot_of(uint32_t ino, size_t cap)
 {
 	return (size_t)(ino * 2654435761u) & (cap - 1);
@@ -29,7 +88,7 @@ static struct path_of *path_slot(struct verify *v, uint32_t ino)
 	return NULL;
 }
 
-/* Ask the walk for ino's path. */
+/* Ask the walk for ino's place. */
 static void want_path(struct verify *v, uint32_t ino)
 {
 	size_t j;
@@ -63,26 +122,34 @@ static void want_path(struct verify *v, uint32_t ino)
 	v->npaths++;
 }
 
-void verify_saw_path(struct verify *v, uint32_t ino, const char *path)
+void verify_saw_path(struct verify *v, uint32_t ino, const struct vref *at)
 {
 	struct path_of *p = path_slot(v, ino);
 
-	if (p && !p->path && !(p->path = strdup(path)))
+	if (!p || p->seen)
+		return;
+	p->seen = 1;
+	p->dir = pnode_ref(at->dir);
+	if (at->name && !(p->name = strdup(at->name)))
 		v->nomem = 1;
 }
 
-static const char *path_for(struct verify *v, uint32_t ino)
+/* The path of finding f, malloc'd. */
+static char *finding_path(struct verify *v, const struct finding *f)
 {
 	struct path_of *p;
 
-	if (ino == 0)
-		return "";
-	p = path_slot(v, ino);
-	return p && p->path ? p->path : "(not reachable from the root)";
+	if (f->dir)
+		return path_string(f->dir, f->name);
+	if (f->ino == 0)
+		return strdup("");
+	p = path_slot(v, f->ino);
+	return p && p->seen ? path_string(p->dir, p->name) :
+			      strdup("(not reachable from the root)");
 }
 
 void vfind(struct verify *v, enum check_id check, uint32_t ino,
-	   const char *path, const char *fmt, ...)
+	   const struct vref *at, const char *fmt, ...)
 {
 	struct finding *f;
 	va_list ap;
@@ -111,15 +178,20 @@ void vfind(struct verify *v, enum check_id check, uint32_t ino,
 	f->ino = ino;
 	f->check = check;
 	f->message = msg;
-	f->path = path ? strdup(path) : NULL;
+	f->dir = NULL;
+	f->name = NULL;
 	f->seq = v->n;
-	if (path && !f->path) {
-		free(msg);
-		v->nomem = 1;
-		return;
-	}
-	if (!path)
+	if (at) {
+		f->dir = pnode_ref(at->dir ? at->dir : v->root);
+		if (at->name && !(f->name = strdup(at->name))) {
+			pnode_unref(f->dir);
+			free(msg);
+			v->nomem = 1;
+			return;
+		}
+	} else {
 		want_path(v, ino);
+	}
 	v->n++;
 }
 
@@ -132,29 +204,45 @@ static int cmp_finding(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The same finding met twice (an inode read by two passes) is kept once;
- * the findings are sorted by inode. */
+static int cmp_same(const void *a, const void *b)
+{
+	const struct finding *x = a, *y = b;
+	int c;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->check != y->check)
+		return x->check < y->check ? -1 : 1;
+	c = strcmp(x->message, y->message);
+	if (c)
+		return c;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The same finding met twice (an inode read by two passes) is kept once,
+ * the first; then the findings are sorted by inode and discovery. */
 static void drop_repeats(struct verify *v)
 {
-	size_t out = 0, first = 0;
+	size_t out = 0;
 
+	if (v->n)
+		qsort(v->v, v->n, sizeof(*v->v), cmp_same);
 	for (size_t i = 0; i < v->n; i++) {
 		struct finding *f = &v->v[i];
-		int repeat = 0;
 
-		if (out && v->v[out - 1].ino != f->ino)
-			first = out;
-		for (size_t j = first; j < out && !repeat; j++)
-			repeat = v->v[j].check == f->check &&
-				 !strcmp(v->v[j].message, f->message);
-		if (repeat) {
-			free(f->path);
+		if (out && v->v[out - 1].ino == f->ino &&
+		    v->v[out - 1].check == f->check &&
+		    !strcmp(v->v[out - 1].message, f->message)) {
+			pnode_unref(f->dir);
+			free(f->name);
 			free(f->message);
 			continue;
 		}
 		v->v[out++] = *f;
 	}
 	v->n = out;
+	if (v->n)
+		qsort(v->v, v->n, sizeof(*v->v), cmp_finding);
 }
 
 static void print_json(json_object *o)
@@ -169,14 +257,16 @@ void verify_print(struct verify *v)
 	json_object *counts = v->json ? json_object_new_object() : NULL;
 	int is2015 = v->format == E4_FORMAT_2015;
 
-	if (v->n)
-		qsort(v->v, v->n, sizeof(*v->v), cmp_finding);
 	drop_repeats(v);
 	for (size_t i = 0; i < v->n; i++) {
 		struct finding *f = &v->v[i];
-		const char *path = f->path ? f->path : path_for(v, f->ino);
+		char *path = finding_path(v, f);
 		const char *id = check_defs[f->check].id;
 
+		if (!path) {
+			v->nomem = 1;
+			break;
+		}
 		if (v->json) {
 			json_object *o = json_object_new_object();
 			json_object *c = NULL;
@@ -195,6 +285,7 @@ void verify_print(struct verify *v)
 			printf("%s: inode %u: %s: %s\n", id, f->ino,
 			       *path ? path : "-", f->message);
 		}
+		free(path);
 	}
 	if (v->json) {
 		json_object *o = json_object_new_object();
@@ -221,12 +312,16 @@ void verify_print(struct verify *v)
 void verify_free(struct verify *v)
 {
 	for (size_t i = 0; i < v->n; i++) {
-		free(v->v[i].path);
+		pnode_unref(v->v[i].dir);
+		free(v->v[i].name);
 		free(v->v[i].message);
 	}
 	free(v->v);
-	for (size_t i = 0; i < v->cappaths; i++)
-		free(v->paths[i].path);
+	for (size_t i = 0; i < v->cappaths; i++) {
+		pnode_unref(v->paths[i].dir);
+		free(v->paths[i].name);
+	}
 	free(v->paths);
+	pnode_unref(v->root);
 	memset(v, 0, sizeof(*v));
 }

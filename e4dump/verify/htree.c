@@ -18,7 +18,7 @@
 struct hx {
 	struct verify *v;
 	uint32_t dir;
-	const char *path;
+	const struct vref *at;
 	unsigned int bs;
 	uint64_t nblocks;
 	struct e4_run *runs;    /* the directory's block map */
@@ -46,7 +46,7 @@ static void corrupt(struct hx *h, const char *what, uint64_t lblk)
 {
 	if (h->bad++)
 		return;
-	vfind(h->v, CHECK_HTREE_CORRUPT, h->dir, h->path,
+	vfind(h->v, CHECK_HTREE_CORRUPT, h->dir, h->at,
 	      "%s (directory block %llu)", what, (unsigned long long)lblk);
 }
 
@@ -236,7 +236,7 @@ out:
 }
 
 void verify_htree(struct verify *v, const struct e4_inode *dir,
-		  const char *path)
+		  const struct vref *at)
 {
 	struct ext2_super_block *sb = e4_fs_ext2(v->fs)->super;
 	struct hx h;
@@ -248,7 +248,7 @@ void verify_htree(struct verify *v, const struct e4_inode *dir,
 	memset(&h, 0, sizeof(h));
 	h.v = v;
 	h.dir = dir->ino;
-	h.path = path;
+	h.at = at;
 	h.bs = v->fs->info.block_size;
 	h.nblocks = dir->size / h.bs;
 	h.f2015 = dir->encrypted && v->format == E4_FORMAT_2015;

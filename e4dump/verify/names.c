@@ -35,7 +35,8 @@ static int decrypted(const struct e4_entry *e)
 			    e->problem == E4_NAME_UNTRUSTED);
 }
 
-void verify_duplicates(struct verify *v, const struct e4_dir *d, char **paths)
+void verify_duplicates(struct verify *v, const struct e4_dir *d,
+		       const struct vref *at)
 {
 	const struct e4_dir_facts *f = e4_dir_facts(d);
 	size_t n = e4_dir_count(d);
@@ -63,7 +64,7 @@ void verify_duplicates(struct verify *v, const struct e4_dir *d, char **paths)
 
 		if (!other)
 			continue;
-		vfind(v, CHECK_NAME_DUPLICATE, s[i].ino, paths[s[i].index],
+		vfind(v, CHECK_NAME_DUPLICATE, s[i].ino, &at[s[i].index],
 		      "%s the same name as the entry for inode %u in this directory",
 		      !f->encrypted ? "has" : s[i].dec ? "decrypts to" :
 		      "has the same ciphertext, so", other->ino);
@@ -72,7 +73,7 @@ void verify_duplicates(struct verify *v, const struct e4_dir *d, char **paths)
 }
 
 static void check_padding(struct verify *v, const struct e4_entry *e,
-			  const char *path, unsigned int pad, int dec)
+			  const struct vref *path, unsigned int pad, int dec)
 {
 	size_t stored = e->raw_len;
 	int is2015 = v->format == E4_FORMAT_2015;
@@ -95,7 +96,7 @@ static void check_padding(struct verify *v, const struct e4_entry *e,
 }
 
 void verify_encrypted_entry(struct verify *v, const struct e4_entry *e,
-			    const char *path, const struct e4_context *dctx,
+			    const struct vref *path, const struct e4_context *dctx,
 			    int dctx_ok, int have_key,
 			    const struct e4_inode *child)
 {

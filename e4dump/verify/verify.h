@@ -11,18 +11,39 @@
 #include "fs_private.h"
 #include "report.h"
 
+/* Paths are kept as a tree of the directories walked: a node per
+ * directory holds its (escaped) name and its parent, and lives while the
+ * walk is in it or a finding names it.  So memory follows the depth and
+ * the findings, never the length of every path. */
+struct pnode {
+	struct pnode *parent;   /* NULL for the root */
+	size_t refs;
+	size_t len;
+	char name[];            /* escaped; "" for the root */
+};
+
+/* A place: an entry name in a directory, or the directory itself (name
+ * NULL). */
+struct vref {
+	struct pnode *dir;
+	const char *name;
+};
+
 struct finding {
 	uint32_t ino;
-	char *path;         /* NULL: the first path the walk finds for ino */
+	struct pnode *dir;  /* NULL: the first path the walk finds for ino */
+	char *name;
 	enum check_id check;
 	char *message;
 	size_t seq;         /* order of discovery, for a stable sort */
 };
 
-/* Paths of inodes that have a finding without one. */
+/* Where the walk first met an inode that has a finding without a place. */
 struct path_of {
 	uint32_t ino;
-	char *path;
+	struct pnode *dir;
+	char *name;
+	int seen;
 };
 
 struct verify {
@@ -32,6 +53,7 @@ struct verify {
 	int json;
 	enum e4_name_format format;
 	uint32_t ninodes;
+	struct pnode *root, *cur;   /* the root; the directory being walked */
 	struct finding *v;
 	size_t n, cap;
 	struct path_of *paths;      /* open addressing on ino */
@@ -40,29 +62,35 @@ struct verify {
 	int nomem;
 };
 
-/* Record a finding; path NULL means the inode's walked path. */
+struct pnode *pnode_new(struct pnode *parent, const char *name, size_t len);
+struct pnode *pnode_ref(struct pnode *p);
+void pnode_unref(struct pnode *p);
+
+/* Record a finding at a place; at NULL means the inode's walked path. */
 void vfind(struct verify *v, enum check_id check, uint32_t ino,
-	   const char *path, const char *fmt, ...)
+	   const struct vref *at, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
-/* The tree walk met ino at path: keep it if a finding needs it. */
-void verify_saw_path(struct verify *v, uint32_t ino, const char *path);
+/* The tree walk met ino at this place: keep it if a finding needs it. */
+void verify_saw_path(struct verify *v, uint32_t ino, const struct vref *at);
 /* Print the findings (sorted by inode) and the summary. */
 void verify_print(struct verify *v);
 void verify_free(struct verify *v);
 
 /* The tree from the root: entries, names, policies, cycles, htrees. */
 void verify_tree(struct verify *v);
-/* The names of one encrypted directory (dctx: its context when dctx_ok). */
+/* The name of one entry of an encrypted directory (dctx: its context
+ * when dctx_ok). */
 void verify_encrypted_entry(struct verify *v, const struct e4_entry *e,
-			    const char *path, const struct e4_context *dctx,
+			    const struct vref *at, const struct e4_context *dctx,
 			    int dctx_ok, int have_key,
 			    const struct e4_inode *child);
-/* Entries of one directory with the same (decrypted or stored) name. */
+/* Entries of one directory with the same (decrypted or stored) name;
+ * at[i] is entry i's place. */
 void verify_duplicates(struct verify *v, const struct e4_dir *d,
-		       char **paths);
+		       const struct vref *at);
 /* One indexed directory's dx blocks and the hashes of its leaf entries. */
 void verify_htree(struct verify *v, const struct e4_inode *dir,
-		  const char *path);
+		  const struct vref *at);
 /* Every in-use inode: contexts, nonces, sizes, blocks, symlink headers. */
 int verify_inodes(struct verify *v);
 

@@ -256,6 +256,12 @@ def inode_size(img):
          f"set_inode_field <{img.ino('/secret/日本.txt')}> size 0x7fffffffffffffff")
 
 
+def inode_block_map(img):
+    # i_block[0] holds eh_magic (0xF30A) and eh_entries: the magic broken
+    ino = img.ino('/secret/日本.txt')
+    edit(img.path, f"set_inode_field <{ino}> block[0] 0x1f30b")
+
+
 def tree_cycle(img):
     img.set_dirent(img.dirent("/secret/sub", "up"), ino=img.ino("/secret"))
 
