@@ -182,7 +182,10 @@ void e4_fs_close(struct e4_fs *fs)
 		ext2fs_close_free(&fs->ext2);
 	e4_source_close(fs->src);
 	free(fs->idx);
+	for (size_t i = 0; i < fs->capslots; i++)
+		free(fs->slots[i]);
 	free(fs->slots);
+	free(fs->by_policy);
 	free(fs->key_used);
 	free(fs->bad_groups);
 	free(fs->iblock);

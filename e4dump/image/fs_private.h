@@ -29,8 +29,10 @@ struct e4_fs {
 	size_t nidx, capidx, in_use;
 	int idx_state;                  /* 0 not built, 1 built, -1 failed */
 	/* policies and keys */
-	struct e4_policy_slot *slots;
+	struct e4_policy_slot **slots;  /* open addressing on the key id */
 	size_t nslots, capslots;
+	size_t *by_policy;              /* index positions sorted by key id */
+	size_t nby_policy;
 	uint8_t *key_used;              /* one per key of the store */
 	size_t nkey_used;
 	/* libext2fs' casefolding: 0 unchecked, 1 usable, -1 not */

@@ -72,20 +72,82 @@ static void trial_symlink(struct e4_fs *fs, struct trial *t,
 			  const struct e4_inode *in)
 {
 	uint8_t *blob, *plain;
-	size_t size, n;
+	const uint8_t *ct;
+	size_t size, n, len;
 
 	if (e4_symlink_raw(fs, in, NULL, &blob, &size) != E4_OK)
 		return;
+	/* evidence only from the stored ciphertext: the header's length,
+	 * which must be what i_size holds (else bytes past it would count as
+	 * zero padding nobody checked) */
+	if (e4_symlink_parse(blob, size, &ct, &len) != E4_OK ||
+	    len + E4_SYMLINK_HEADER_SIZE != size) {
+		free(blob);
+		return;
+	}
 	plain = malloc(size + 1);
 	if (plain) {
 		int ok = e4_symlink_decrypt(t->c, blob, size, plain, &n) == E4_OK;
 
-		e4_evidence_add(&t->unit, ok, plain, size - 2, ok ? n : 0);
+		e4_evidence_add(&t->unit, ok, plain, len, ok ? n : 0);
 	}
 	if (plain)
 		e4_wipe(plain, size + 1);
 	free(plain);
 	free(blob);
+}
+
+static int cmp_id(const void *a, const void *b, void *arg)
+{
+	const struct e4_enc_inode *v = arg;
+	const struct e4_enc_inode *x = &v[*(const size_t *)a];
+	const struct e4_enc_inode *y = &v[*(const size_t *)b];
+	int c = memcmp(x->ctx.key_id, y->ctx.key_id, E4_KEY_IDENTIFIER_SIZE);
+
+	if (x->ctx.version != y->ctx.version)
+		return x->ctx.version < y->ctx.version ? -1 : 1;
+	return c ? c : (x->ino > y->ino) - (x->ino < y->ino);
+}
+
+static int key_cmp(const struct e4_context *a, const struct e4_context *b)
+{
+	if (a->version != b->version)
+		return a->version < b->version ? -1 : 1;
+	return memcmp(a->key_id, b->key_id, E4_KEY_IDENTIFIER_SIZE);
+}
+
+/* The positions in the index of the inodes of policy (by key id), in
+ * inode order: *first and the count.  The order is made once. */
+static size_t policy_range(struct e4_fs *fs, const struct e4_enc_inode *v,
+			   size_t n, const struct e4_context *policy,
+			   size_t *first)
+{
+	size_t lo = 0, hi, m = 0;
+
+	if (!fs->by_policy) {
+		fs->by_policy = malloc((n ? n : 1) * sizeof(*fs->by_policy));
+		if (!fs->by_policy)
+			return 0;
+		for (size_t i = 0; i < n; i++)
+			if (v[i].ctx_status == E4_OK)
+				fs->by_policy[m++] = i;
+		fs->nby_policy = m;
+		qsort_r(fs->by_policy, m, sizeof(*fs->by_policy), cmp_id,
+			(void *)v);
+	}
+	hi = fs->nby_policy;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (key_cmp(&v[fs->by_policy[mid]].ctx, policy) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = lo;
+	for (hi = lo; hi < fs->nby_policy && !key_cmp(&v[fs->by_policy[hi]].ctx, policy); hi++)
+		;
+	return hi - lo;
 }
 
 /* Evidence that key k opens policy, from the names of the policy's
@@ -95,15 +157,18 @@ static unsigned int trial_key(struct e4_fs *fs, const struct e4_master_key *k,
 			      const struct e4_context *policy)
 {
 	const struct e4_enc_inode *v;
-	size_t n, i;
+	size_t n, first, count, u;
 	struct trial t;
 	e4_diag_fn diag = fs->opt.diag;
 
 	memset(&t, 0, sizeof(t));
+	/* the index first, with its diagnostics (the trial is quiet) */
 	if (e4_fs_encrypted_inodes(fs, &v, &n, NULL) == E4_NOMEM)
 		return 0;
+	count = policy_range(fs, v, n, policy, &first);
 	fs->opt.diag = quiet;
-	for (i = 0; i < n && !trial_done(&t); i++) {
+	for (u = 0; u < count && !trial_done(&t); u++) {
+		size_t i = fs->by_policy[first + u];
 		struct e4_inode in;
 
 		if (v[i].ctx_status != E4_OK || !same_id(&v[i].ctx, policy) ||
@@ -124,7 +189,8 @@ static unsigned int trial_key(struct e4_fs *fs, const struct e4_master_key *k,
 		end_unit(&t);
 	}
 	fs->opt.diag = diag;
-	if (t.bits >= TRIAL_EVIDENCE_BITS || (i == n && t.bits >= TRIAL_EVIDENCE_MIN))
+	/* less evidence does when every name of the policy was tried */
+	if (t.bits >= TRIAL_EVIDENCE_BITS || (u == count && t.bits >= TRIAL_EVIDENCE_MIN))
 		return t.bits;
 	return 0;
 }
@@ -205,26 +271,51 @@ static void decide(struct e4_fs *fs, struct e4_policy_slot *s)
 		"none of the given keys opens it";
 }
 
+static size_t id_hash(const struct e4_context *ctx)
+{
+	uint64_t h = 1469598103934665603ULL ^ ctx->version;
+
+	for (unsigned int i = 0; i < ctx->key_id_size; i++)
+		h = (h ^ ctx->key_id[i]) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+/* The slot of ctx's policy (made on first use): a hash table, so an image
+ * of many policies costs one lookup each. */
 static struct e4_policy_slot *slot_for(struct e4_fs *fs,
 				       const struct e4_context *ctx)
 {
 	struct e4_policy_slot *s;
+	size_t j;
 
-	for (size_t i = 0; i < fs->nslots; i++)
-		if (same_id(&fs->slots[i].policy, ctx))
-			return &fs->slots[i];
-	if (fs->nslots == fs->capslots) {
-		size_t cap = fs->capslots ? 2 * fs->capslots : 8;
+	if ((fs->nslots + 1) * 2 > fs->capslots) {
+		size_t cap = fs->capslots ? 2 * fs->capslots : 16;
+		struct e4_policy_slot **t = calloc(cap, sizeof(*t));
 
-		s = realloc(fs->slots, cap * sizeof(*s));
-		if (!s)
+		if (!t)
 			return NULL;
-		fs->slots = s;
+		for (size_t i = 0; i < fs->capslots; i++) {
+			if (!fs->slots[i])
+				continue;
+			for (j = id_hash(&fs->slots[i]->policy) & (cap - 1); t[j];
+			     j = (j + 1) & (cap - 1))
+				;
+			t[j] = fs->slots[i];
+		}
+		free(fs->slots);
+		fs->slots = t;
 		fs->capslots = cap;
 	}
-	s = &fs->slots[fs->nslots++];
-	memset(s, 0, sizeof(*s));
+	for (j = id_hash(ctx) & (fs->capslots - 1); fs->slots[j];
+	     j = (j + 1) & (fs->capslots - 1))
+		if (same_id(&fs->slots[j]->policy, ctx))
+			return fs->slots[j];
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
 	s->policy = *ctx;
+	fs->slots[j] = s;
+	fs->nslots++;
 	return s;
 }
 
@@ -240,7 +331,6 @@ enum e4_status e4_fs_policy_key(struct e4_fs *fs, const struct e4_context *ctx,
 		s->decided = 1;
 		s->key.how = "being decided";
 		decide(fs, s);
-		s = slot_for(fs, ctx); /* the table may have moved */
 	}
 	*out = s->key;
 	if (!s->key.open)
