@@ -69,13 +69,16 @@ static enum e4_status bad_map(struct e4_fs *fs, const struct e4_inode *in,
 struct walk_arg {
 	struct e4_fs *fs;
 	struct emit *em;
+	uint32_t ino;
+	uint32_t shared_with;   /* a tree block that another inode has */
 };
 
 static enum e4_status read_block(void *arg, uint64_t pblk, uint8_t *buf)
 {
 	struct walk_arg *w = arg;
+	enum e4_status st = e4_claim_block(w->fs, pblk, w->ino, &w->shared_with);
 
-	return e4_read_blocks(w->fs, pblk, 1, buf);
+	return st != E4_OK ? st : e4_read_blocks(w->fs, pblk, 1, buf);
 }
 
 static int extent_cb(void *arg, const struct e4_extent *e)
@@ -91,7 +94,7 @@ enum e4_status e4_inode_map(struct e4_fs *fs, const struct e4_inode *in,
 {
 	struct ext2_inode_large raw;
 	struct emit em;
-	struct walk_arg w = { fs, &em };
+	struct walk_arg w = { fs, &em, in->ino, 0 };
 	const char *why = NULL;
 	uint64_t bad = 0;
 	enum e4_status st;
@@ -110,6 +113,12 @@ enum e4_status e4_inode_map(struct e4_fs *fs, const struct e4_inode *in,
 	flush(&em);
 	if (st == E4_NOMEM)
 		e4_report(fs, E4_DIAG_ERROR, st, in->ino, path, "out of memory");
+	else if (st != E4_OK && st != E4_STOPPED && w.shared_with)
+		e4_report_p(fs, E4_DIAG_ERROR, st, E4_ISDIR(in->mode) ?
+			    E4_P_DIR_BLOCK : E4_P_BLOCK_MAP, in->ino, path,
+			    "bad %s: tree block %llu belongs to inode %u too",
+			    (in->flags & E4_INODE_EXTENTS_FL) ? "extent tree" : "block map",
+			    (unsigned long long)bad, w.shared_with);
 	else if (st != E4_OK && st != E4_STOPPED)
 		(void)bad_map(fs, in, path, st, (in->flags & E4_INODE_EXTENTS_FL) ?
 			"extent tree" : "block map", why ? why : e4_status_str(st),

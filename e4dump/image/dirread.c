@@ -4,6 +4,7 @@
 #include <string.h>
 #include "blockmap.h"
 #include "dirblock.h"
+#include <stdio.h>
 #include "fs_private.h"
 
 #define READ_BLOCKS 16
@@ -17,7 +18,8 @@ struct reader {
 	struct e4_dir_read_info *info;
 	struct e4_dirblock_rules rules;
 	uint8_t *buf;
-	int stopped;
+	struct e4_blockset seen;    /* blocks read in this directory */
+	int stopped;                /* 1: by the callback (or no memory) */
 	int first_seen;         /* block 0 was read */
 	uint8_t dx_info[8];     /* block 0 bytes 0x18..0x1f */
 	int dx_root_ok;
@@ -63,8 +65,34 @@ static int read_run(void *arg, const struct e4_run *run)
 		return 0;
 	while (left && !r->stopped) {
 		uint64_t n = left < READ_BLOCKS ? left : READ_BLOCKS;
+		int end = 0;
 
-		if (e4_read_blocks(r->fs, pblk, n, r->buf) != E4_OK) {
+		/* A block met twice (in this directory's map, or another
+		 * inode's) ends the reading: else a map of one block repeated
+		 * over 2^32 logical blocks would be read 2^32 times. */
+		for (uint64_t i = 0; i < n; i++) {
+			uint32_t other = 0;
+			int fresh = e4_blockset_add(&r->seen, pblk + i);
+			char why[96];
+
+			if (fresh == 1 && e4_claim_block(r->fs, pblk + i, r->in->ino,
+							  &other) == E4_OK)
+				continue;
+			if (fresh < 0)
+				r->stopped = 1;
+			else if (fresh == 0)
+				damaged(r, lblk + i, "its block is mapped twice in the directory");
+			else {
+				snprintf(why, sizeof(why),
+					 "its block %llu belongs to inode %u too",
+					 (unsigned long long)(pblk + i), other);
+				damaged(r, lblk + i, why);
+			}
+			n = i;
+			end = 1;
+			break;
+		}
+		if (n && e4_read_blocks(r->fs, pblk, n, r->buf) != E4_OK) {
 			damaged(r, lblk, "cannot be read");
 		} else {
 			for (uint64_t i = 0; i < n && !r->stopped; i++) {
@@ -89,6 +117,8 @@ static int read_run(void *arg, const struct e4_run *run)
 		lblk += n;
 		pblk += n;
 		left -= n;
+		if (end)
+			return 1;
 	}
 	return r->stopped;
 }
@@ -177,6 +207,7 @@ enum e4_status e4_dir_iterate(struct e4_fs *fs, const struct e4_inode *in,
 		if (st == E4_CORRUPT || st == E4_IO)
 			info->damaged = 1;  /* reported by e4_inode_map */
 		free(r.buf);
+		e4_blockset_free(&r.seen);
 	}
 	htree_hash(&r, blocks);
 	if (r.stopped)

@@ -188,6 +188,7 @@ void e4_fs_close(struct e4_fs *fs)
 	free(fs->by_policy);
 	free(fs->key_used);
 	free(fs->bad_groups);
+	e4_blockset_free(&fs->claimed);
 	free(fs->iblock);
 	if (fs->chunk_out)
 		e4_wipe(fs->chunk_out, fs->chunk_size); /* plaintext */
@@ -215,4 +216,17 @@ enum e4_status e4_read_blocks(struct e4_fs *fs, uint64_t pblk, uint64_t count,
 	if (io_channel_read_blk64(fs->ext2->io, pblk, (int)count, buf))
 		return E4_IO;
 	return E4_OK;
+}
+
+enum e4_status e4_claim_block(struct e4_fs *fs, uint64_t pblk, uint32_t ino,
+			      uint32_t *other)
+{
+	switch (e4_blockset_claim(&fs->claimed, pblk, ino, other)) {
+	case -1:
+		return E4_NOMEM;
+	case 2:
+		return E4_CORRUPT;
+	default:
+		return E4_OK;
+	}
 }

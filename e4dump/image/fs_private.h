@@ -5,6 +5,7 @@
 #define E4_FS_PRIVATE_H
 
 #include <ext2fs/ext2fs.h>
+#include "blockset.h"
 #include "extent.h"
 #include "fs.h"
 #include "inode.h"
@@ -37,6 +38,10 @@ struct e4_fs {
 	size_t nkey_used;
 	/* libext2fs' casefolding: 0 unchecked, 1 usable, -1 not */
 	int casefold_state;
+	/* metadata blocks read (extent tree and indirect blocks, directory
+	 * blocks) and the inode each belongs to: ext4 shares none, so one
+	 * claimed twice is damage, never read again */
+	struct e4_blockset claimed;
 	/* inode tables (itable.c) */
 	uint64_t itable_blocks;         /* per group */
 	uint8_t *bad_groups;            /* bitmap: table outside the fs */
@@ -112,6 +117,11 @@ enum e4_status e4_itable_check(struct e4_fs *fs);
  * E4_INVALID (number out of range), E4_CORRUPT (its group's table is
  * outside the filesystem), E4_IO; nothing reported. */
 enum e4_status e4_inode_bytes(struct e4_fs *fs, uint32_t ino, const uint8_t **p);
+
+/* Claim metadata block pblk for inode ino.  E4_OK, or E4_CORRUPT with
+ * *other set when another inode has it; E4_NOMEM. */
+enum e4_status e4_claim_block(struct e4_fs *fs, uint64_t pblk, uint32_t ino,
+			      uint32_t *other);
 
 /* The libext2fs handle (read-only), for the tool's verify. */
 ext2_filsys e4_fs_ext2(struct e4_fs *fs);

@@ -134,7 +134,7 @@ enum e4_status e4_extent_walk(const uint8_t root[E4_EXTENT_ROOT_SIZE],
 			      uint64_t *bad_block)
 {
 	struct level lv[E4_EXTENT_MAX_DEPTH + 1];
-	struct e4_blockset seen = { NULL, 0, 0 };
+	struct e4_blockset seen = { NULL, NULL, 0, 0 };
 	enum e4_status st = E4_OK;
 	int top = 0;
 
@@ -280,7 +280,8 @@ enum e4_status e4_indirect_walk(const uint8_t root[E4_EXTENT_ROOT_SIZE],
 	memset(&w, 0, sizeof(w));
 	w.block_size = block_size;
 	w.range = range;
-	w.lblk_end = lblk_end;
+	/* logical block numbers are 32 bits (ext4_lblk_t) */
+	w.lblk_end = lblk_end < ((uint64_t)1 << 32) ? lblk_end : (uint64_t)1 << 32;
 	w.read = read;
 	w.fn = fn;
 	w.arg = arg;
