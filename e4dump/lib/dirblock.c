@@ -78,6 +78,11 @@ enum e4_status e4_dirblock_next(const uint8_t *blk,
 		*why = "rec_len is too small for name_len";
 		return E4_CORRUPT;
 	}
+	if (de->inode && de->name_len == 0) {
+		/* readdir refuses it (verify_dirent_name: EIO) */
+		*why = "entry in use with an empty name";
+		return E4_CORRUPT;
+	}
 	if (rules->inodes_count && de->inode > rules->inodes_count) {
 		*why = "inode out of bounds";
 		return E4_CORRUPT;

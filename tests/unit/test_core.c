@@ -452,6 +452,15 @@ START_TEST(dirblock_rules)
 	ck_assert_int_eq(e4_dirblock_next(b, &rules, &off, &de, &why), E4_OK);
 	ck_assert(de.has_hash);
 	ck_assert_uint_eq(de.hash, 0xdeadbeef);
+	/* an empty name: refused in use (readdir's EIO), ignored when free */
+	rules.hashed = 0;
+	put16(b + 24 + 4, 1024 - 24);
+	b[24 + 6] = 0;
+	off = 24;
+	ck_assert_int_eq(e4_dirblock_next(b, &rules, &off, &de, &why), E4_CORRUPT);
+	put32(b + 24, 0);
+	ck_assert_int_eq(e4_dirblock_next(b, &rules, &off, &de, &why), E4_OK);
+	ck_assert_uint_eq(de.inode, 0);
 }
 END_TEST
 
@@ -528,13 +537,28 @@ END_TEST
 
 START_TEST(blockset_grows)
 {
-	struct e4_blockset s = { NULL, 0, 0 };
+	struct e4_blockset s = { NULL, NULL, 0, 0 };
 
 	for (uint64_t b = 1; b <= 5000; b++)
 		ck_assert_int_eq(e4_blockset_add(&s, b * 7919), 1);
 	for (uint64_t b = 1; b <= 5000; b++)
 		ck_assert_int_eq(e4_blockset_add(&s, b * 7919), 0);
 	ck_assert_uint_eq(s.n, 5000);
+	e4_blockset_free(&s);
+}
+END_TEST
+
+START_TEST(blockset_owners)
+{
+	struct e4_blockset s = { NULL, NULL, 0, 0 };
+	uint32_t other = 0;
+
+	for (uint64_t b = 1; b <= 3000; b++)
+		ck_assert_int_eq(e4_blockset_claim(&s, b * 31, (uint32_t)b, &other), 1);
+	for (uint64_t b = 1; b <= 3000; b++)
+		ck_assert_int_eq(e4_blockset_claim(&s, b * 31, (uint32_t)b, &other), 0);
+	ck_assert_int_eq(e4_blockset_claim(&s, 31 * 77, 12, &other), 2);
+	ck_assert_uint_eq(other, 77);
 	e4_blockset_free(&s);
 }
 END_TEST
@@ -557,6 +581,7 @@ Suite *core_suite(void)
 	tcase_add_test(tc, dx_root_rules);
 	tcase_add_test(tc, xattr_rules);
 	tcase_add_test(tc, blockset_grows);
+	tcase_add_test(tc, blockset_owners);
 	suite_add_tcase(s, tc);
 	return s;
 }
