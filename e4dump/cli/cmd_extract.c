@@ -228,7 +228,10 @@ static int out_name(struct extract *x, struct xdir *d,
 		name = base_name(x->start_path, &len);
 	}
 	renamed = outdir_escape(name, len, n->ino, out);
-	for (unsigned int k = 1; (r = nameset_add(&d->names, out)) == 0; k++) {
+	/* the k-th repeat of a name in the listing tries "~k" first, so that
+	 * N entries of one name cost N tries, not N^2 */
+	for (unsigned int k = n->entry && n->entry->dup ? n->entry->dup : 1;
+	     (r = nameset_add(&d->names, out)) == 0; k++) {
 		outdir_escape_again(name, len, n->ino, k, out);
 		renamed = 2;
 	}
