@@ -73,6 +73,16 @@ enum e4_status e4_symlink_raw(struct e4_fs *fs, const struct e4_inode *in,
 	if (raw.i_file_acl || raw.osd2.linux2.l_i_file_acl_high)
 		meta = bs / 512;
 	if (in->blocks <= meta) {
+		/* ext4_iget: nd_terminate_link(i_data, i_size, 59); a target
+		 * of 60 bytes (no NUL) is cut there too, not shown whole */
+		if (in->size == sizeof(raw.i_block) && !in->encrypted) {
+			e4_report(fs, E4_DIAG_WARNING, E4_CORRUPT, in->ino, path,
+				  "fast symlink of 60 bytes: shown as Linux shows it, cut to 59");
+			memcpy(f.buf, raw.i_block, sizeof(raw.i_block) - 1);
+			*blob = f.buf;
+			*size = sizeof(raw.i_block) - 1;
+			return E4_OK;
+		}
 		if (in->size > sizeof(raw.i_block)) {
 			e4_report(fs, E4_DIAG_ERROR, E4_CORRUPT, in->ino, path,
 				  "fast symlink size %llu is larger than i_block (60)",

@@ -10,8 +10,8 @@
  * E4_NOT_FOUND when absent; E4_CORRUPT / E4_IO / E4_UNSUPPORTED (a value
  * in an EA inode) with *why. */
 static enum e4_status get_xattr(struct e4_fs *fs, const struct e4_inode *in,
-				uint8_t index, const char *name, uint8_t **val,
-				size_t *len, const char **why)
+				uint8_t index, const char *name, int body_only,
+				uint8_t **val, size_t *len, const char **why)
 {
 	struct ext2_super_block *sb = fs->ext2->super;
 	unsigned int isize = EXT2_INODE_SIZE(sb), bs = fs->info.block_size;
@@ -42,7 +42,7 @@ static enum e4_status get_xattr(struct e4_fs *fs, const struct e4_inode *in,
 			return st;
 	}
 	acl = raw.i_file_acl | (uint64_t)raw.osd2.linux2.l_i_file_acl_high << 32;
-	if (st == E4_NOT_FOUND && acl) {
+	if (st == E4_NOT_FOUND && acl && !body_only) {
 		if (acl <= fs->range.first_data_block || acl >= fs->range.blocks) {
 			*why = "xattr block outside the filesystem";
 			return E4_CORRUPT;
@@ -83,7 +83,7 @@ enum e4_status e4_inode_context(struct e4_fs *fs, const struct e4_inode *in,
 
 	memset(ctx, 0, sizeof(*ctx));
 	st = get_xattr(fs, in, E4_XATTR_INDEX_ENCRYPTION, E4_XATTR_NAME_CONTEXT,
-		       &val, &len, why);
+		       0, &val, &len, why);
 	if (st == E4_UNSUPPORTED)
 		st = E4_CORRUPT;
 	if (st != E4_OK)
@@ -106,9 +106,16 @@ enum e4_status e4_inline_data(struct e4_fs *fs, const struct e4_inode *in,
 
 	*data = NULL;
 	*len = 0;
-	st = get_xattr(fs, in, E4_XATTR_INDEX_SYSTEM, "data", &extra, &extra_len,
-		       &why);
-	if (st != E4_OK && st != E4_NOT_FOUND) {
+	/* ext4_find_inline_data_nolock: only in the inode body; without it
+	 * ext4_read_inline_page fails ("doesn't have inline data") */
+	st = get_xattr(fs, in, E4_XATTR_INDEX_SYSTEM, "data", 1, &extra,
+		       &extra_len, &why);
+	if (st == E4_NOT_FOUND) {
+		e4_report(fs, E4_DIAG_ERROR, E4_CORRUPT, in->ino, path,
+			  "inline data flag without a system.data attribute in the inode");
+		return E4_CORRUPT;
+	}
+	if (st != E4_OK) {
 		e4_report(fs, E4_DIAG_ERROR, E4_CORRUPT, in->ino, path,
 			  "inline data: %s", why ? why : e4_status_str(st));
 		return st == E4_NOMEM ? st : E4_CORRUPT;
