@@ -186,18 +186,20 @@ def img_terminal(outdir):
 
 
 def img_nulsym(outdir):
-    """A fast symlink whose target has a NUL inside i_size."""
+    """A fast symlink whose target has a NUL inside i_size, and one of 60
+    bytes (all of i_block, no NUL: Linux shows 59)."""
     out = os.path.join(outdir, "nulsym.img")
     src = tempfile.mkdtemp(prefix="e4craft-")
     os.symlink("abcdefgh", os.path.join(src, "s"))
+    os.symlink("L" * 59, os.path.join(src, "s60"))
     mkfs(out, src)
     im = Image(out, write=True)
     ino = im.lookup("/s")
     im.write_inode(ino, {"block": b"abc\0defg" + bytes(52)})
+    im.write_inode(im.lookup("/s60"), {"block": b"L" * 59 + b"X", "size": 60})
     im.close()
     shutil.rmtree(src)
-    describe(outdir, "nulsym", "/s: a fast symlink of 8 bytes, \"abc\\0defg\".")
-
+    describe(outdir, "nulsym", "/s: a fast symlink of 8 bytes, \"abc\\0defg\"; /s60: a fast symlink of 60 bytes, 59 x 'L' then 'X'.")
 
 def img_dups(outdir):
     """Two entries of one directory with one name: files and
@@ -249,10 +251,9 @@ def img_wrongkey(outdir):
     describe(outdir, "wrongkey", f"the sample; the {n} contexts of /secret carry the e4crypt descriptor {desc.hex()} of other.key (SHA-512 of \"e4dump safety: another key\").")
 
 
-def img_bigdir(outdir, count=1000000):
+def img_bigdir(outdir, count=1000000, name="bigdir"):
     """One directory of count entries (names f0000000...), all naming one
     empty file, written straight as directory blocks."""
-    name = "bigdir" if count == 1000000 else f"bigdir{count}"
     out = os.path.join(outdir, name + ".img")
     src = tree({"f": b"", "big": None})
     mkfs(out, src, size="128M", extra=("-N", "1024"))
@@ -307,10 +308,16 @@ def img_deeptree(outdir, depth=4096):
 
 def img_inline(outdir):
     """Inline data (in i_block and the "system.data" xattr) whose xattr
-    value runs past the inode."""
+    value runs past the inode, and one whose "system.data" is in the
+    xattr block (the kernel looks in the inode only)."""
     out = os.path.join(outdir, "inline.img")
-    src = tree({"small": b"s" * 40, "mid": b"m" * 100, "d/x": b"x"})
+    src = tree({"small": b"s" * 40, "mid": b"m" * 100, "blk": b"b" * 40, "d/x": b"x"})
     mkfs(out, src, extra=("-O", "inline_data", "-I", "256"))
+    value = os.path.join(src, "value")
+    with open(value, "wb") as f:
+        f.write(b"Z" * 160)
+    debugfs(out, "ea_rm blk system.data", f"ea_set -f {value} blk user.zzzz", "sif blk size 220",
+            write=True)
     im = Image(out, write=True)
     ino = im.lookup("/mid")
     x = im.find_xattr(ino, 7, b"data")
@@ -318,9 +325,201 @@ def img_inline(outdir):
     # e_value_size (entry + 8) far past the inode's xattr area
     im.write(x.entry_off + 8, struct.pack("<I", 2000))
     im.fix_inode_csum(ino)
+    x = im.find_xattr(im.lookup("/blk"), 1, b"zzzz")
+    assert x and not x.in_inode, "blk's attribute is not in the xattr block"
+    im.write(x.entry_off + 1, bytes([7]))      # e_name_index: system
+    im.write(x.entry_off + 16, b"data")        # the name: user.zzzz -> system.data
     im.close()
     shutil.rmtree(src)
-    describe(outdir, "inline", "/small: 40 bytes inline in i_block; /mid: 100 bytes, whose system.data value size is set to 2000 (past the inode).")
+    describe(outdir, "inline", "/small: 40 bytes inline in i_block; /mid: 100 bytes, whose system.data value size is set to 2000 (past the inode); /blk: 40 bytes in i_block, i_size 220, its system.data (160 x 'Z') in the xattr block, none in the inode.")
+
+def set_dir(im, dir_ino, entries, parent=2):
+    """Replace directory dir_ino's blocks by linear blocks holding ".",
+    ".." and entries [(ino, ftype, name)] (images without metadata_csum)."""
+    ents = [(dir_ino, FT_DIR, b"."), (parent, FT_DIR, b"..")] + list(entries)
+    blocks = build_dir_blocks(ents, im.bs)
+    data = im.alloc_blocks(len(blocks), csum=False)
+    runs, start = [], 0
+    for k in range(1, len(data) + 1):
+        if k == len(data) or data[k] != data[k - 1] + 1 or k - start == 32768:
+            runs.append((start, k - start, data[start], False))
+            start = k
+    tb = im.alloc_blocks(len(runs) // 300 + 2, csum=False) if len(runs) > 4 else []
+    iblock, tblocks = build_extent_tree(runs, tb, im.bs)
+    for b, blk in zip(data, blocks):
+        im.write_block(b, blk)
+    im.write_extent_tree(dir_ino, iblock, tblocks, csum=False)
+    flags = im.inode(dir_ino).flags & ~ext4img.INDEX_FL
+    im.write_inode(dir_ino, {"size": len(blocks) * im.bs, "flags": flags,
+                             "blocks": (len(blocks) + len(tblocks)) * (im.bs // 512)}, csum=False)
+
+
+def block_of(data, bs):
+    return bytes(data) + bytes(bs - len(data))
+
+
+def img_symev(outdir):
+    """A v1 symlink whose header claims fewer ciphertext bytes than i_size
+    holds: only the header's bytes are evidence for a trial key."""
+    out = os.path.join(outdir, "symev.img")
+    subprocess.run(f"xz -dc '{SAMPLE}/sample.img.xz' >'{out}'", shell=True, check=True)
+    im = Image(out, write=True)
+    link = im.lookup(b"/secret")
+    link = [d.ino for d in im.dir_entries(link) if d.ftype == FT_DIR and d.name not in (b".", b"..")][0]
+    sym = [d.ino for d in im.dir_entries(link) if d.ftype == FT_SYMLINK][0]
+    i = im.inode(sym)
+    blk = bytearray(i.block)
+    struct.pack_into("<H", blk, 0, 16)
+    im.write_inode(sym, {"block": bytes(blk), "size": 60})
+    im.close()
+    describe(outdir, "symev", f"the sample; symlink inode {sym} has i_size 60 and a header claiming 16 bytes of ciphertext.")
+
+
+def img_emptyname(outdir):
+    """An in-use directory entry with a name of length 0."""
+    out = os.path.join(outdir, "emptyname.img")
+    src = tree({"d": None, "f": b"x"})
+    mkfs(out, src, extra=("-O", "^metadata_csum"))
+    im = Image(out, write=True)
+    set_dir(im, im.lookup("/d"), [(im.lookup("/f"), FT_REG, b"")])
+    im.close()
+    shutil.rmtree(src)
+    describe(outdir, "emptyname", "/d: one entry with name_len 0, naming /f.")
+
+
+def img_aliasdir(outdir):
+    """A directory of 2^32 blocks, every extent mapping the same 32768
+    zero blocks (each a valid empty directory block)."""
+    out = os.path.join(outdir, "aliasdir.img")
+    src = tree({"d": None, "e/x": b"x"})
+    mkfs(out, src, size="1G", extra=("-O", "^metadata_csum,large_dir"))
+    im = Image(out, write=True)
+    zero = 2 * im.bpg
+    count = (1 << 32) // 32768 - 1
+    per = (im.bs - 12) // 12
+    leaves = im.alloc_blocks(-(-count // per), csum=False)
+    index = im.alloc_blocks(2, csum=False)
+    ptrs = []
+    for j, tb in enumerate(leaves):
+        ext = [(k * 32768, 32768, zero, False) for k in range(j * per, min(count, (j + 1) * per))]
+        im.write_block(tb, block_of(extent_node(0, ext, per), im.bs))
+        ptrs.append((ext[0][0], tb))
+    half = (len(ptrs) + 1) // 2
+    for j, tb in enumerate(index):
+        im.write_block(tb, block_of(extent_node(1, ptrs[j * half:(j + 1) * half], per), im.bs))
+    root = extent_node(2, [(ptrs[j * half][0], tb) for j, tb in enumerate(index)], 4)
+    d = im.lookup("/d")
+    im.write_inode(d, {"block": block_of(root, 60), "size": count * 32768 * im.bs,
+                       "flags": (im.inode(d).flags | ext4img.EXTENTS_FL) & ~ext4img.INDEX_FL}, csum=False)
+    im.close()
+    shutil.rmtree(src)
+    describe(outdir, "aliasdir", "/d: i_size 16 TiB, every extent at the same 32768 zero blocks; /e/x is fine.")
+
+
+def img_sharedfiles(outdir, files=2000, leaves=4):
+    """files regular files sharing one extent tree (depth 2, leaves of
+    one-block extents), all mapping one data block."""
+    out = os.path.join(outdir, "sharedfiles.img")
+    src = tree({"f%05d" % k: b"" for k in range(files)})
+    mkfs(out, src, size="64M", extra=("-O", "^metadata_csum", "-N", str(files + 100)))
+    im = Image(out, write=True)
+    data = im.alloc_blocks(1, csum=False)[0]
+    im.write_block(data, b"S" * im.bs)
+    per = (im.bs - 12) // 12
+    lb = im.alloc_blocks(leaves, csum=False)
+    ptrs = []
+    for j, tb in enumerate(lb):
+        ext = [(2 * (j * per + k), 1, data, False) for k in range(per)]
+        im.write_block(tb, block_of(extent_node(0, ext, per), im.bs))
+        ptrs.append((ext[0][0], tb))
+    idx = im.alloc_blocks(1, csum=False)[0]
+    im.write_block(idx, block_of(extent_node(1, ptrs, per), im.bs))
+    root = block_of(extent_node(2, [(0, idx)], 4), 60)
+    for k in range(files):
+        ino = im.lookup("/f%05d" % k)
+        im.write_inode(ino, {"block": root, "size": 2 * leaves * per * im.bs,
+                             "flags": im.inode(ino).flags | ext4img.EXTENTS_FL}, csum=False)
+    im.close()
+    shutil.rmtree(src)
+    describe(outdir, "sharedfiles", f"/f00000../f{files - 1:05d}: one extent tree (1 index block, {leaves} leaves, every other block mapped to one block of 'S'), shared by all.")
+
+
+def img_policies(outdir, count=50000):
+    """count empty encrypted directories, each with its own v1 policy."""
+    out = os.path.join(outdir, "policies.img")
+    src = tree({"x": b"x"})
+    mkfs(out, src, size="96M", extra=("-O", "^metadata_csum,^uninit_bg", "-I", "256",
+                                      "-N", str(count + 64)))
+    shutil.rmtree(src)
+    im = Image(out, write=True)
+    first = 20
+    for k in range(count):
+        b = bytearray(256)
+        struct.pack_into("<H", b, 0x00, 0o40755)                         # i_mode
+        struct.pack_into("<H", b, 0x1A, 2)                               # i_links_count
+        struct.pack_into("<I", b, 0x20, ext4img.ENCRYPT_FL | ext4img.EXTENTS_FL)
+        struct.pack_into("<HHHHI", b, 0x28, 0xF30A, 0, 4, 0, 0)          # empty extent root
+        struct.pack_into("<H", b, 0x80, 32)                              # i_extra_isize
+        struct.pack_into("<I", b, 160, 0xEA020000)                       # in-inode xattrs
+        struct.pack_into("<BBHIII", b, 164, 1, 9, 64, 0, 28, 0)          # "c", index 9
+        b[180] = ord("c")
+        b[228:256] = bytes([1, 1, 4, 3]) + struct.pack("<Q", 0x1000000 + k) + \
+            hashlib.sha256(b"%d" % k).digest()[:16]
+        im.write(im.inode_offset(first + k), bytes(b))
+    set_dir(im, 2, [(first + k, FT_DIR, b"d%06d" % k) for k in range(count)])
+    im.close()
+    describe(outdir, "policies", f"/d000000..: {count} empty encrypted directories (inodes {first}..), each its own v1 descriptor 0x1000000+k.")
+
+
+def img_dupnames(outdir, count=20000):
+    """One directory of count entries all named "a"."""
+    out = os.path.join(outdir, "dupnames.img")
+    src = tree({"d": None, "f": b"a\n"})
+    mkfs(out, src, extra=("-O", "^metadata_csum"))
+    im = Image(out, write=True)
+    set_dir(im, im.lookup("/d"), [(im.lookup("/f"), FT_REG, b"a")] * count)
+    im.close()
+    shutil.rmtree(src)
+    describe(outdir, "dupnames", f"/d: {count} entries named \"a\", all naming /f.")
+
+
+def img_unused(outdir, count=80000):
+    """One directory of count entries naming count distinct unused inodes."""
+    out = os.path.join(outdir, "unused.img")
+    src = tree({"d": None})
+    mkfs(out, src, size="64M", extra=("-O", "^metadata_csum", "-N", str(count + 2000)))
+    im = Image(out, write=True)
+    set_dir(im, im.lookup("/d"), [(1000 + k, FT_REG, b"e%d" % k) for k in range(count)])
+    im.close()
+    shutil.rmtree(src)
+    describe(outdir, "unused", f"/d: {count} entries e0.. naming the unused inodes 1000...")
+
+
+def img_ind64k(outdir):
+    """A block-mapped file of 64 KiB blocks whose triple-indirect tree maps
+    a block past logical block 2^32."""
+    out = os.path.join(outdir, "ind64k.img")
+    src = tree({"f": b"A" * 65536})
+    mkfs(out, src, size="64M", extra=("-b", "65536", "-O",
+                                      "^extent,^metadata_csum,^64bit,huge_file,^resize_inode"))
+    im = Image(out, write=True)
+    ino = im.lookup("/f")
+    ptrs = list(struct.unpack("<15I", im.inode(ino).block))
+    t, d, s, b = im.alloc_blocks(4, csum=False)
+
+    def ptr_block(at, value):
+        blk = bytearray(im.bs)
+        struct.pack_into("<I", blk, 4 * at, value)
+        return bytes(blk)
+    im.write_block(t, ptr_block(15, d))
+    im.write_block(d, ptr_block(0, s))
+    im.write_block(s, ptr_block(0, b))
+    im.write_block(b, b"B" * im.bs)
+    ptrs[14] = t
+    im.write_inode(ino, {"block": struct.pack("<15I", *ptrs), "size": 1 << 49}, csum=False)
+    im.close()
+    shutil.rmtree(src)
+    describe(outdir, "ind64k", "/f: 64 KiB blocks; block 0 of 'A', logical block 2^32+16396 of 'B' (through T[15]), i_size 2^49.")
 
 
 IMAGES = {
@@ -329,7 +528,10 @@ IMAGES = {
     "deep6": img_deep, "bigsize": img_bigsize, "pastsize": img_pastsize,
     "special": img_special, "terminal": img_terminal, "nulsym": img_nulsym,
     "dups": img_dups, "wrongkey": img_wrongkey, "bigdir": img_bigdir,
-    "bigdir100k": lambda o: img_bigdir(o, 100000), "deeptree": img_deeptree,
+    "bigdir100k": lambda o: img_bigdir(o, 100000, "bigdir100k"), "deeptree": img_deeptree,
+    "symev": img_symev, "emptyname": img_emptyname, "aliasdir": img_aliasdir,
+    "sharedfiles": img_sharedfiles, "policies": img_policies, "dupnames": img_dupnames,
+    "unused": img_unused, "ind64k": img_ind64k,
 }
 
 

@@ -15,6 +15,7 @@ S=$top/testvectors/sample
 K=$S/sample.key
 /usr/bin/python3 "$top/tests/safety/craft.py" "$W" relink loop shared deep6 \
 	bigsize pastsize special terminal nulsym dups wrongkey inline \
+	symev emptyname aliasdir sharedfiles policies dupnames unused ind64k \
 	>"$W/craft.log" 2>&1 || give_up "craft.py: $(tail -3 "$W/craft.log")"
 e() { timeout 60 "$E4DUMP" "$@"; }
 no_sanitizer() { check "$1: sanitizer report" '! sanitizer_report "$W/err"'; }
@@ -35,6 +36,29 @@ expect "blocks past i_size" 0 '' -- e ls -R "$W/pastsize.img"
 check "blocks past i_size: no diagnostics: $(head -2 "$W/err")" '[ ! -s "$W/err" ]'
 expect "file past i_size" 0 '' -- e cat "$W/pastsize.img" /f
 check "file past i_size: 10 bytes" '[ "$(cat "$W/out")" = 0123456789 ]'
+expect "aliased directory blocks" 1 '^e4dump: error: /d \(inode [0-9]+\): directory block 32768: its block is mapped twice in the directory$' -- \
+	e ls -R "$W/aliasdir.img"
+check "aliased directory blocks: the rest listed" '[ "$(tr "\n" " " <"$W/out")" = "d e e/x lost+found " ]'
+expect "tree shared by files: extract" 1 '' -- e extract "$W/sharedfiles.img" -o "$W/sf"
+check "tree shared by files: the first made: $(ls "$W/sf" | wc -l) files" \
+	'[ "$(ls "$W/sf" | tr "\n" " ")" = "f00000 lost+found " ] && [ "$(stat -c %s "$W/sf/f00000")" = $((2 * 4 * 340 * 4096)) ] && [ "$(head -c 4096 "$W/sf/f00000" | tr -d S | wc -c)" = 0 ]'
+check "tree shared by files: $(grep -c "belongs to inode" "$W/err") errors: $(sed -n 2p "$W/err")" \
+	'[ "$(grep -c "^e4dump: error: /f0[0-9]* (inode [0-9]*): bad extent tree: tree block [0-9]* belongs to inode [0-9]* too$" "$W/err")" = 1999 ]'
+rm -rf "$W/sf"
+expect "tree shared by files: verify" 1 '' -- e verify "$W/sharedfiles.img"
+check "tree shared by files: $(grep -c "^inode.block_map: .*belongs to inode" "$W/out") findings" \
+	'[ "$(grep -c "^inode.block_map: inode [0-9]*: /f0[0-9]*: bad extent tree: tree block [0-9]* belongs to inode [0-9]* too$" "$W/out")" = 1999 ]'
+for k in "" "-k $W/other.key"; do
+	expect "50000 policies: ls -R $k" 0 '' -- e ls -R $k "$W/policies.img"
+	check "50000 policies: all listed" '[ "$(wc -l <"$W/out")" = 50000 ]'
+done
+expect "20000 entries of one name" 1 '' -- e extract "$W/dupnames.img" /d -o "$W/dn"
+check "20000 entries of one name: all made: $(ls -f "$W/dn/d" | wc -l)" \
+	'[ "$(ls -f "$W/dn/d" | wc -l)" = 20002 ] && [ "$(grep -c "name already taken" "$W/err")" = 19999 ]'
+rm -rf "$W/dn"
+expect "80000 entries of unused inodes: verify" 1 '' -- e verify "$W/unused.img"
+check "80000 entries of unused inodes: every one: $(tail -1 "$W/out")" \
+	'[ "$(grep -c "^dirent.bad_inode: inode [0-9]*: /d/e[0-9]*: entry points to inode [0-9]*, which is not in use$" "$W/out")" = 80000 ]'
 
 # 3. Lengths: what the kernel refuses is refused.
 for f in neg huge; do
@@ -48,11 +72,26 @@ expect "inline data past the inode" 1 '^e4dump: error: /mid \(inode [0-9]+\): in
 	e cat "$W/inline.img" /mid
 expect "inline data" 0 '' -- e cat "$W/inline.img" /small
 check "inline data: 40 bytes" '[ "$(cat "$W/out")" = "$(printf "s%.0s" $(seq 40))" ]'
+expect "inline data in the xattr block" 1 '^e4dump: error: /blk \(inode [0-9]+\): inline data flag without a system.data attribute in the inode$' -- \
+	e cat "$W/inline.img" /blk
+check "inline data in the xattr block: nothing printed" '[ ! -s "$W/out" ]'
 expect "inline directory" 0 '' -- e ls "$W/inline.img" /d
 check "inline directory: its entry" '[ "$(cat "$W/out")" = x ]'
 expect "NUL in a symlink" 1 '^e4dump: error: /s \(inode [0-9]+\): symlink target has a NUL byte at offset 3 of 8$' -- \
 	e cat "$W/nulsym.img" /s
 check "NUL in a symlink: nothing printed" '[ ! -s "$W/out" ]'
+expect "symlink of 60 bytes" 0 '^e4dump: warning: /s60 \(inode [0-9]+\): fast symlink of 60 bytes: shown as Linux shows it, cut to 59$' -- \
+	e cat "$W/nulsym.img" /s60
+check "symlink of 60 bytes: 59 shown" '[ "$(cat "$W/out")" = "$(printf "L%.0s" $(seq 59))" ]'
+expect "empty name" 1 '^e4dump: error: /d \(inode [0-9]+\): directory block 0: entry in use with an empty name$' -- \
+	e ls "$W/emptyname.img" /d
+check "empty name: nothing listed" '[ ! -s "$W/out" ]'
+# 64 KiB blocks: triple-indirect blocks start past logical block 2^32
+# (T[15]: 2^32 + 16396); the block is not shown at logical block 16396.
+e cat "$W/ind64k.img" /f 2>"$W/err" | head -c $((16397 * 65536)) >"$W/out"
+no_sanitizer "indirect past 2^32 blocks"
+check "indirect past 2^32 blocks: 2^32+... not at block 16396" \
+	'[ "$(head -c 65536 "$W/out" | tr -d A | wc -c)" = 0 ] && [ "$(tail -c +$((16396 * 65536 + 1)) "$W/out" | head -c 65536 | tr -d "\0" | wc -c)" = 0 ]'
 
 # 4. extract: no device nodes, FIFOs or sockets; setuid/setgid dropped
 # unless asked; the image itself never replaced, even with --force.
@@ -88,6 +127,11 @@ nk=$(grep -m1 "^nPmBp" "$W/out")   # the no-key name of hello.txt (inode 13)
 expect "wrong key: cat" 1 'skipped: no key for descriptor' -- \
 	e cat -k "$W/other.key" "$W/wrongkey.img" "/secret/$nk"
 check "wrong key: cat printed nothing" '[ ! -s "$W/out" ]'
+# A symlink whose header claims 16 of its 58 bytes: only 16 bytes are
+# evidence for a key, not enough to accept one that matches nothing else.
+expect "short symlink header: info" 0 '' -- e info -k "$W/other.key" "$W/symev.img"
+check "short symlink header: not opened: $(grep -o "inodes 8, .*" "$W/out")" \
+	'grep -q "descriptor 5430581507fd59c1, inodes 8, no key opens it" "$W/out"'
 expect "wrong key: extract" 1 'cannot decrypt names' -- e extract -k "$W/other.key" "$W/wrongkey.img" /secret -o "$W/wk"
 check "wrong key: nothing extracted: $(ls -A "$W/wk/secret")" '[ -z "$(ls -A "$W/wk/secret")" ]'
 
