@@ -11,11 +11,11 @@
 #            files (each count at least 1)
 #   OUT.img  the image; also written: OUT.key (the raw 64-byte master key;
 #            OUT is OUT.img less ".img"), OUT.img.manifest (counts only),
-#            OUT.img.console.log
+#            OUT.img.console.log, OUT.img.scn (the scenario)
 #
 # The image is cached in $E4DUMP_CACHE/bench/<key>/ (key: the scenario, which
-# holds the scaled numbers, SCALE, vm/guest/init.c, the kernel, vm/make-image.sh
-# and this script); a hit hard-links it (or copies it) at once.  The newest
+# holds the scaled numbers, SCALE, vm/guest/init.c, the kernel and
+# vm/make-image.sh); a hit hard-links it (or copies it) at once.  The newest
 # E4DUMP_BENCH_KEEP (default 3) cached images are kept.
 set -u
 
@@ -71,8 +71,10 @@ EOF
 )
 
 kernel=$(bash "$top/vm/build-kernel.sh" | tail -n1) || die "kernel build failed"
+# (this script is not in the key: what it puts in the image is the scenario;
+# bump the recipe when that changes otherwise)
 ckey=$( { echo "bench-image-1 $scale"; echo "$scn"; echo "$kernel";
-	  sha256sum "$top/vm/guest/init.c" "$top/vm/make-image.sh" "${BASH_SOURCE[0]}" |
+	  sha256sum "$top/vm/guest/init.c" "$top/vm/make-image.sh" |
 	  cut -d' ' -f1; } | sha256sum | cut -c1-16)
 cdir=$cache/bench/$ckey
 
@@ -80,11 +82,12 @@ cdir=$cache/bench/$ckey
 deliver() {
 	local src=$1 f
 	mkdir -p "$(dirname "$out")" || return 1
-	rm -f "$out" "$keyout" "$out.manifest" "$out.console.log"
+	rm -f "$out" "$keyout" "$out.manifest" "$out.console.log" "$out.scn"
 	ln "$src/image.img" "$out" 2>/dev/null || cp --sparse=always "$src/image.img" "$out" || return 1
 	for f in manifest console.log; do
 		cp "$src/image.img.$f" "$out.$f" || return 1
 	done
+	cp "$src/bench.scn" "$out.scn" || return 1
 	cp "$src/image.key" "$keyout"
 }
 
