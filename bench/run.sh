@@ -10,13 +10,16 @@
 #               image: outputs of all tools on one filesystem); emptied
 #   -only LIST  only these workloads (comma-separated ids, see below)
 #   -crypto S   seconds per `openssl speed` run (default 3)
+#   -label TEXT printed with the results: what E4DUMP was built from, when
+#               its directory is not in the git work tree it was built from
 #
 # Every workload runs its sides in interleaved order (rep 1: e4dump first,
 # rep 2: e4dump last, ...), after a warm read of the whole image and an
 # untimed check that the sides agree (cat output, ls line counts, verify
 # and e2fsck clean); extract outputs of the first repetition are compared
 # with diff -r.  Output directories are deleted and written back (sync)
-# between runs, outside the timing.  Prints the tables on stdout; the raw
+# between runs, outside the timing, and the image is read before each run
+# (kept warm).  Prints the tables on stdout; the raw
 # measurements are in DIR/results.tsv.  Exit 1 when a side failed.
 set -u
 
@@ -24,19 +27,20 @@ die() { echo "bench/run: error: $*" >&2; exit 2; }
 msg() { echo "bench/run: $*" >&2; }
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-reps=5 work= only= crypto=3
+reps=5 work= only= crypto=3 label=
 while [ $# -gt 0 ]; do
 	case $1 in
 		-n) reps=$2; shift 2 ;;
 		-w) work=$2; shift 2 ;;
 		-only) only=$2; shift 2 ;;
 		-crypto) crypto=$2; shift 2 ;;
-		-h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+		-label) label=$2; shift 2 ;;
+		-h|--help) sed -n '2,25p' "$0"; exit 0 ;;
 		-*) die "unknown option $1" ;;
 		*) break ;;
 	esac
 done
-[ $# = 3 ] || die "usage: $0 [-n N] [-w DIR] [-only LIST] [-crypto S] E4DUMP IMAGE KEY"
+[ $# = 3 ] || die "usage: $0 [-n N] [-w DIR] [-only LIST] [-crypto S] [-label TEXT] E4DUMP IMAGE KEY"
 E4DUMP=$(realpath "$1") IMG=$(realpath "$2") KEY=$(realpath "$3")
 [[ $reps =~ ^[1-9][0-9]*$ ]] || die "-n wants a positive count"
 [ -x "$E4DUMP" ] || die "$E4DUMP is not executable"
@@ -136,10 +140,13 @@ json.dump(dict(reps=reps, large_bytes=large, sides=sides, workloads=out), sys.st
 EOF
 
 # ---- the limits, and a warm page cache ---------------------------------------
+# This machine pages out page cache left untouched for about a minute
+# (DAMON reclaim), so the whole image is read again before every timed run:
+# 0.2 s when it is all in memory.
+warm() { dd if="$IMG" of=/dev/null bs=1M status=none; }
 L=$work/limits
 : >"$L"
-# the whole image once (warms the page cache), then timed
-dd if="$IMG" of=/dev/null bs=1M status=none
+warm
 isize=$(stat -c %s "$IMG")
 for r in $(seq "$reps"); do
 	python3 "$here/timing.py" run "$R" raw-read dd "$r" /dev/null "$work/err.raw-read" -- \
@@ -209,6 +216,7 @@ for r in $(seq "$reps"); do
 		for s in "${order[@]}"; do
 			d=$work/out.$id.$s
 			rm -rf "$d" && mkdir "$d"
+			warm
 			side_cmd "$id" "$s" "$d"
 			python3 "$here/timing.py" run "$R" "$id" "$s" "$r" "$out" "$work/err.$id.$s" \
 				-- "${argv[@]}" ||
@@ -225,8 +233,8 @@ python3 "$here/timing.py" report "$R" "$L" "$work/spec.json"
 rc=$?
 # What was measured: the tool's version and the HEAD of the git work tree
 # its binary sits in (the build it came from, when it was built there).
-rev() { git -C "$1" describe --always --dirty 2>/dev/null || echo "not in git"; }
-echo "e4dump: $E4DUMP ($("$E4DUMP" --version 2>&1 | head -n1), work tree at $(rev "$(dirname "$E4DUMP")"));" \
+rev() { git -C "$1" describe --always --dirty 2>/dev/null || echo "not a git work tree"; }
+echo "e4dump: $E4DUMP ($("$E4DUMP" --version 2>&1 | head -n1), its directory: $(rev "$(dirname "$E4DUMP")")${label:+; $label});" \
 	"bench/: $(rev "$here"); image: $IMG ($(stat -c %s "$IMG") bytes)"
 echo "load: $(uptime)"
 [ $fails = 0 ] || { echo "bench: $fails check(s) FAILED"; rc=1; }

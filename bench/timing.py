@@ -80,7 +80,8 @@ def report(argv):
         walls = [x["wall"] for x in r]
         return dict(n=len(r), med=statistics.median(walls), lo=min(walls), hi=max(walls),
                     rss=max(x["rss"] for x in r) / 1024,
-                    cpu=statistics.median(x["cpu"] / x["wall"] for x in r if x["wall"] > 0))
+                    cpu=statistics.median(x["cpu"] / x["wall"] for x in r if x["wall"] > 0),
+                    cpu_s=statistics.median(x["cpu"] for x in r) or 1e-9)
 
     def timecell(st):
         if not st:
@@ -138,7 +139,8 @@ def report(argv):
             ("warm raw read of the image (dd bs=1M)", "raw")]
     if rate:
         print(f"  e4dump cat of large.bin: {rate / 1e9:.2f} GB/s "
-              f"({size} bytes in {fmt_s(cat['med'])} s, CPU/wall {cat['cpu']:.2f})")
+              f"({size} bytes in {fmt_s(cat['med'])} s, CPU/wall {cat['cpu']:.2f}; "
+              f"{size / cat['cpu_s'] / 1e9:.2f} GB per CPU second)")
     for label, k in rows:
         if k in limits:
             v = float(limits[k])
@@ -146,6 +148,8 @@ def report(argv):
             print(f"  {label}: {v / 1e9:.2f} GB/s{frac}")
         else:
             print(f"  {label}: not measured")
+    print("  (openssl speed divides by CPU time, the others by wall time; on a loaded"
+          " machine compare with e4dump's rate per CPU second too)")
     print()
     if failed:
         print(f"bench: {failed} pair(s) FAILED (see the err.* files in the work directory)")
