@@ -6,8 +6,11 @@
 # Usage: bench/run.sh [options] E4DUMP IMAGE KEY
 #
 #   -n N        repetitions of each workload (default 5)
-#   -w DIR      work directory for outputs (default IMAGE.bench, next to the
-#               image: outputs of all tools on one filesystem); emptied
+#   -w DIR      work directory, emptied: every tool writes its outputs
+#               there, so all to one filesystem (default: /dev/shm/e4dump-
+#               bench-IMAGENAME when /dev/shm is a tmpfs with room, else
+#               IMAGE.bench; on a disk filesystem the times of creating files
+#               vary far more than the tools do, see bench/README.md)
 #   -only LIST  only these workloads (comma-separated ids, see below)
 #   -crypto S   seconds per `openssl speed` run (default 3)
 #   -label TEXT printed with the results: what E4DUMP was built from, when
@@ -35,7 +38,7 @@ while [ $# -gt 0 ]; do
 		-only) only=$2; shift 2 ;;
 		-crypto) crypto=$2; shift 2 ;;
 		-label) label=$2; shift 2 ;;
-		-h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+		-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d'; exit 0 ;;
 		-*) die "unknown option $1" ;;
 		*) break ;;
 	esac
@@ -48,7 +51,15 @@ E4DUMP=$(realpath "$1") IMG=$(realpath "$2") KEY=$(realpath "$3")
 for t in debugfs e2fsck icat tsk_recover openssl dd python3 /usr/bin/time; do
 	command -v $t >/dev/null || die "$t not found (scripts/install-deps.sh)"
 done
-work=${work:-$IMG.bench}
+if [ -z "$work" ]; then
+	work=$IMG.bench
+	# room for two copies of large.bin and the small files, with margin
+	need=$(( $(stat -c %s "$IMG") / 1024 / 2 + 1048576 ))
+	if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &&
+		[ "$(df -k --output=avail /dev/shm | tail -n1)" -gt "$need" ]; then
+		work=/dev/shm/e4dump-bench-$(basename "$IMG")
+	fi
+fi
 rm -rf "$work" && mkdir -p "$work" || die "cannot create $work"
 work=$(realpath "$work")
 # debugfs takes the output directory inside its request string
@@ -235,7 +246,8 @@ rc=$?
 # its binary sits in (the build it came from, when it was built there).
 rev() { git -C "$1" describe --always --dirty 2>/dev/null || echo "not a git work tree"; }
 echo "e4dump: $E4DUMP ($("$E4DUMP" --version 2>&1 | head -n1), its directory: $(rev "$(dirname "$E4DUMP")")${label:+; $label});" \
-	"bench/: $(rev "$here"); image: $IMG ($(stat -c %s "$IMG") bytes)"
+	"bench/: $(rev "$here"); image: $IMG ($(stat -c %s "$IMG") bytes);" \
+	"outputs: $work ($(stat -f -c %T "$work"))"
 echo "load: $(uptime)"
 [ $fails = 0 ] || { echo "bench: $fails check(s) FAILED"; rc=1; }
 exit $rc
