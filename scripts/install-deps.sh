@@ -7,6 +7,7 @@ pkgs=(
 	libext2fs-dev comerr-dev e2fsprogs libssl-dev check libjson-c-dev
 	qemu-system-x86 linux-source-6.1 flex bison bc libelf-dev cpio xz-utils patch
 	python3 python3-pycryptodome clang strace valgrind gdb
+	sleuthkit time
 )
 missing=()
 for p in "${pkgs[@]}"; do
