@@ -98,16 +98,13 @@ sanitized() {
 }
 
 peak_rss() {
-	local out=$1 line
+	local out=$1
 	shift 2
-	line=$(/usr/bin/python3 -c '
-import resource, subprocess, sys
-with open(sys.argv[1], "wb") as o, open(sys.argv[1] + ".err", "wb") as e:
-    rc = subprocess.run(sys.argv[2:], stdout=o, stderr=e).returncode
-print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
-' "$out" "$@")
-	RC=${line% *}
-	RSS_MB=${line#* }
+	# GNU time forks from a small process: Python's own memory would
+	# count in the child's maximum before exec
+	/usr/bin/time -f "%x %M" -o "$out.rss" "$@" >"$out" 2>"$out.err"
+	read -r RC RSS_MB < <(tail -1 "$out.rss")  # after "Command exited with ..."
+	RSS_MB=$((RSS_MB / 1024))
 }
 
 make_image() {
