@@ -104,10 +104,20 @@ struct e4_fs_info {
 };
 void e4_fs_get_info(const struct e4_fs *fs, struct e4_fs_info *out);
 
-/* The name format in use: the option, else decided once from the stored
- * lengths of the image's encrypted names (two or more that the policy's
- * padding cannot produce: the 2015 format). */
+/* The name format in use: the option, else decided once by reading the
+ * inode tables in order up to the first v1 encrypted directory that
+ * decides: an htree whose leaf hashes fit one format's hash only, or (over
+ * all directories read) two stored lengths that Linux 6.1's padding
+ * cannot produce (the 2015 format).  Nothing decisive: Linux 6.1. */
 enum e4_name_format e4_fs_name_format(struct e4_fs *fs);
+
+/* The htree hash of a stored name (low bit clear) under a format: over
+ * the ciphertext (Linux 6.1) or its 2015 no-key name.  version is the
+ * dx_root's, plus 3 for unsigned-char filesystems (ext2fs_dirhash2).
+ * 0, or -1 when the name cannot be hashed. */
+int e4_htree_entry_hash(int version, const uint32_t seed[4],
+			enum e4_name_format format, const uint8_t *name,
+			unsigned int len, uint32_t *hash);
 
 /* Every inode that is in use and has the encrypt flag or a context, in
  * inode order; built by one scan of the inode tables on first use. */

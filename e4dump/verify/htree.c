@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "blockmap.h"
-#include "nokey.h"
 #include "verify.h"
 
 #define DX_INFO 0x18           /* struct dx_root_info in block 0 */
@@ -92,21 +91,9 @@ static int first_visit(struct hx *h, uint64_t lblk)
 static int entry_hash(struct hx *h, const uint8_t *name, unsigned int len,
 		      uint32_t *out)
 {
-	char nk[E4_NOKEY_2015_MAX + 1];
-	ext2_dirhash_t hash = 0, minor = 0;
-	const char *p = (const char *)name;
-	int n = (int)len;
-
-	if (h->f2015) {
-		if (e4_nokey_name_2015(name, len, nk))
-			return -1;
-		p = nk;
-		n = (int)strlen(nk);
-	}
-	if (ext2fs_dirhash2(h->version, p, n, NULL, 0, h->seed, &hash, &minor))
-		return -1;
-	*out = hash & ~1u;
-	return 0;
+	return e4_htree_entry_hash(h->version, h->seed,
+				   h->f2015 ? E4_FORMAT_2015 : E4_FORMAT_61,
+				   name, len, out);
 }
 
 /* A leaf block covers hashes lo <= h < hi, or h <= hi when the next dx
