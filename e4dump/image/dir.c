@@ -291,7 +291,10 @@ static struct e4_cipher *setup(struct e4_fs *fs, struct e4_dir *d,
 		d->facts.broken = 1;
 		return NULL;
 	}
+	/* a key trial for the policy starts with this directory's names */
+	fs->trial_hint = in->ino;
 	st = e4_fs_inode_cipher(fs, in->ino, &d->facts.ctx, E4_KEY_NAMES, &c);
+	fs->trial_hint = 0;
 	if (st == E4_OK || st == E4_NO_KEY)
 		return c;
 	d->facts.broken = 1;

@@ -34,6 +34,7 @@ struct e4_fs {
 	size_t nslots, capslots;
 	size_t *by_policy;              /* index positions sorted by key id */
 	size_t nby_policy;
+	uint32_t trial_hint;            /* the directory being listed */
 	uint8_t *key_used;              /* one per key of the store */
 	size_t nkey_used;
 	/* libext2fs' casefolding: 0 unchecked, 1 usable, -1 not */

@@ -150,9 +150,47 @@ static size_t policy_range(struct e4_fs *fs, const struct e4_enc_inode *v,
 	return hi - lo;
 }
 
+/* One unit of evidence: directory or symlink in, of context ctx. */
+static void trial_unit(struct e4_fs *fs, struct trial *t,
+		       const struct e4_master_key *k,
+		       const struct e4_context *ctx, const struct e4_inode *in)
+{
+	if (e4_keysetup_inode(k->raw, k->len, ctx, in->ino, fs->info.uuid,
+			      E4_KEY_NAMES, &t->c) != E4_OK)
+		return;
+	if (E4_ISDIR(in->mode))
+		e4_dir_iterate(fs, in, NULL, trial_dirent, t, NULL);
+	else
+		trial_symlink(fs, t, in);
+	e4_cipher_free(t->c);
+	t->c = NULL;
+	end_unit(t);
+}
+
+/* The directory being listed, when it has policy's names: tried first,
+ * since it is being read anyway and usually decides alone. */
+static uint32_t trial_hint(struct e4_fs *fs, struct trial *t,
+			   const struct e4_master_key *k,
+			   const struct e4_context *policy)
+{
+	struct e4_inode in;
+	struct e4_context ctx;
+	const char *why;
+
+	if (!fs->trial_hint ||
+	    e4_inode_read(fs, fs->trial_hint, NULL, &in) != E4_OK ||
+	    !E4_ISDIR(in.mode) ||
+	    e4_inode_context(fs, &in, &ctx, &why) != E4_OK ||
+	    !same_id(&ctx, policy) ||
+	    ctx.filenames_mode != policy->filenames_mode)
+		return 0;
+	trial_unit(fs, t, k, &ctx, &in);
+	return in.ino;
+}
+
 /* Evidence that key k opens policy, from the names of the policy's
- * directories and its symlink targets: the bits when they suffice, else
- * 0. */
+ * directories and its symlink targets (the directory at hand first, then
+ * the others in inode order): the bits when they suffice, else 0. */
 static unsigned int trial_key(struct e4_fs *fs, const struct e4_master_key *k,
 			      const struct e4_context *policy)
 {
@@ -160,9 +198,15 @@ static unsigned int trial_key(struct e4_fs *fs, const struct e4_master_key *k,
 	size_t n, first, count, u;
 	struct trial t;
 	e4_diag_fn diag = fs->opt.diag;
+	uint32_t hint;
 
 	memset(&t, 0, sizeof(t));
-	/* the index first, with its diagnostics (the trial is quiet) */
+	fs->opt.diag = quiet;
+	hint = trial_hint(fs, &t, k, policy);
+	fs->opt.diag = diag;
+	if (trial_done(&t))
+		return t.bits >= TRIAL_EVIDENCE_BITS ? t.bits : 0;
+	/* the index next, with its diagnostics (the trial is quiet) */
 	if (e4_fs_encrypted_inodes(fs, &v, &n, NULL) == E4_NOMEM)
 		return 0;
 	count = policy_range(fs, v, n, policy, &first);
@@ -171,22 +215,14 @@ static unsigned int trial_key(struct e4_fs *fs, const struct e4_master_key *k,
 		size_t i = fs->by_policy[first + u];
 		struct e4_inode in;
 
-		if (v[i].ctx_status != E4_OK || !same_id(&v[i].ctx, policy) ||
+		if (v[i].ino == hint || v[i].ctx_status != E4_OK ||
+		    !same_id(&v[i].ctx, policy) ||
 		    v[i].ctx.filenames_mode != policy->filenames_mode ||
 		    !(E4_ISDIR(v[i].mode) || E4_ISLNK(v[i].mode)))
 			continue;
 		if (e4_inode_read(fs, v[i].ino, NULL, &in) != E4_OK)
 			continue;
-		if (e4_keysetup_inode(k->raw, k->len, &v[i].ctx, in.ino,
-				      fs->info.uuid, E4_KEY_NAMES, &t.c) != E4_OK)
-			continue;
-		if (E4_ISDIR(in.mode))
-			e4_dir_iterate(fs, &in, NULL, trial_dirent, &t, NULL);
-		else
-			trial_symlink(fs, &t, &in);
-		e4_cipher_free(t.c);
-		t.c = NULL;
-		end_unit(&t);
+		trial_unit(fs, &t, k, &v[i].ctx, &in);
 	}
 	fs->opt.diag = diag;
 	/* less evidence does when every name of the policy was tried */
