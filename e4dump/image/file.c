@@ -6,26 +6,50 @@
 #include "fs_private.h"
 #include "kdf.h"
 
+/* Blocks read (and decrypted) at once. */
 #define CHUNK_BLOCKS 64
 
 struct e4_file {
 	struct e4_fs *fs;
 	struct e4_inode in;
 	char *path;
-	struct e4_cipher *cipher;   /* NULL: not encrypted */
+	struct e4_cipher *cipher;   /* NULL: not encrypted, or no data */
+	struct e4_context ctx;      /* when encrypted: for e4_file_dup */
 	struct e4_run *runs;        /* initialized runs, increasing */
 	size_t nruns;
 	uint8_t *inline_data;       /* inline files: their bytes */
 	size_t inline_len;
-	uint8_t *block;             /* pread: one block */
+	uint8_t *cin, *cout;        /* this file's chunk buffers */
+	size_t chunk_blocks;        /* their size, in blocks */
 };
+
+/* The contents cipher of an encrypted file (none is needed, only an
+ * open policy, when no block is mapped). */
+static enum e4_status file_cipher(struct e4_file *f)
+{
+	struct e4_fs *fs = f->fs;
+	const char *why;
+	enum e4_status st = e4_inode_context(fs, &f->in, &f->ctx, &why);
+
+	if (st == E4_NOT_FOUND) {
+		e4_report(fs, E4_DIAG_ERROR, E4_CORRUPT, f->in.ino, f->path,
+			  "encrypted inode without an encryption context");
+		return E4_CORRUPT;
+	}
+	if (st != E4_OK) {
+		e4_report(fs, E4_DIAG_ERROR, st, f->in.ino, f->path,
+			  "encryption context: %s", why);
+		return st;
+	}
+	return e4_fs_inode_cipher_reported(fs, f->in.ino, &f->ctx,
+					   E4_KEY_CONTENTS, f->path,
+					   f->nruns ? &f->cipher : NULL);
+}
 
 enum e4_status e4_file_open(struct e4_fs *fs, const struct e4_inode *in,
 			    const char *path, struct e4_file **out)
 {
 	struct e4_file *f;
-	struct e4_context ctx;
-	const char *why;
 	enum e4_status st;
 
 	*out = NULL;
@@ -40,23 +64,6 @@ enum e4_status e4_file_open(struct e4_fs *fs, const struct e4_inode *in,
 	f->fs = fs;
 	f->in = *in;
 	f->path = path ? strdup(path) : NULL;
-	if (in->encrypted) {
-		st = e4_inode_context(fs, in, &ctx, &why);
-		if (st == E4_NOT_FOUND) {
-			e4_report(fs, E4_DIAG_ERROR, E4_CORRUPT, in->ino, path,
-				  "encrypted inode without an encryption context");
-			st = E4_CORRUPT;
-		} else if (st != E4_OK) {
-			e4_report(fs, E4_DIAG_ERROR, st, in->ino, path,
-				  "encryption context: %s", why);
-		} else {
-			st = e4_fs_inode_cipher_reported(fs, in->ino, &ctx,
-							 E4_KEY_CONTENTS, path,
-							 &f->cipher);
-		}
-		if (st != E4_OK)
-			goto fail;
-	}
 	if (in->flags & E4_INODE_INLINE_DATA_FL) {
 		if (in->encrypted) {
 			/* Linux never makes one (ext4_set_context refuses) */
@@ -75,10 +82,56 @@ enum e4_status e4_file_open(struct e4_fs *fs, const struct e4_inode *in,
 		if (st != E4_OK)
 			goto fail;
 	}
+	if (in->encrypted) {
+		st = file_cipher(f);
+		if (st != E4_OK)
+			goto fail;
+	}
 	*out = f;
 	return E4_OK;
 fail:
 	e4_file_close(f);
+	return st;
+}
+
+enum e4_status e4_file_dup(const struct e4_file *f, struct e4_file **out)
+{
+	struct e4_file *g = calloc(1, sizeof(*g));
+	enum e4_status st = E4_NOMEM;
+
+	*out = NULL;
+	if (!g)
+		return E4_NOMEM;
+	g->fs = f->fs;
+	g->in = f->in;
+	g->ctx = f->ctx;
+	if (f->path && !(g->path = strdup(f->path)))
+		goto fail;
+	if (f->nruns) {
+		g->runs = malloc(f->nruns * sizeof(*g->runs));
+		if (!g->runs)
+			goto fail;
+		memcpy(g->runs, f->runs, f->nruns * sizeof(*g->runs));
+		g->nruns = f->nruns;
+	}
+	if (f->inline_data) {
+		g->inline_data = malloc(f->inline_len);
+		if (!g->inline_data)
+			goto fail;
+		memcpy(g->inline_data, f->inline_data, f->inline_len);
+		g->inline_len = f->inline_len;
+	}
+	if (f->cipher) {
+		/* the policy is decided: this derives the same key again */
+		st = e4_fs_inode_cipher(f->fs, f->in.ino, &f->ctx,
+					E4_KEY_CONTENTS, &g->cipher);
+		if (st != E4_OK)
+			goto fail;
+	}
+	*out = g;
+	return E4_OK;
+fail:
+	e4_file_close(g);
 	return st;
 }
 
@@ -87,10 +140,13 @@ void e4_file_close(struct e4_file *f)
 	if (!f)
 		return;
 	e4_cipher_free(f->cipher);
-	if (f->block)
-		e4_wipe(f->block, f->fs->info.block_size);
-	free(f->block);
+	if (f->cout)
+		e4_wipe(f->cout, f->chunk_blocks * f->fs->info.block_size);
+	free(f->cin);
+	free(f->cout);
 	free(f->runs);
+	if (f->inline_data)
+		e4_wipe(f->inline_data, f->inline_len);
 	free(f->inline_data);
 	free(f->path);
 	free(f);
@@ -119,28 +175,53 @@ static enum e4_status decrypt(struct e4_file *f, uint64_t lblk, const uint8_t *i
 	return E4_OK;
 }
 
-static enum e4_status chunk_buffers(struct e4_fs *fs)
+/* The chunk buffers, as large as the file needs (up to CHUNK_BLOCKS):
+ * a small file gets small ones. */
+static enum e4_status chunk_buffers(struct e4_file *f)
 {
-	size_t size = (size_t)CHUNK_BLOCKS * fs->info.block_size;
+	unsigned int bs = f->fs->info.block_size;
+	uint64_t want = f->nruns ? f->runs[f->nruns - 1].lblk + f->runs[f->nruns - 1].len : 1;
 
-	if (fs->chunk_size == size)
+	if (f->cin)
 		return E4_OK;
-	fs->chunk_in = malloc(size);
-	fs->chunk_out = malloc(size);
-	if (!fs->chunk_in || !fs->chunk_out) {
-		free(fs->chunk_in);
-		free(fs->chunk_out);
-		fs->chunk_in = fs->chunk_out = NULL;
+	if (want > CHUNK_BLOCKS)
+		want = CHUNK_BLOCKS;
+	f->cin = malloc((size_t)want * bs);
+	f->cout = f->cipher ? malloc((size_t)want * bs) : NULL;
+	if (!f->cin || (f->cipher && !f->cout)) {
+		free(f->cin);
+		free(f->cout);
+		f->cin = f->cout = NULL;
 		return E4_NOMEM;
 	}
-	fs->chunk_size = size;
+	f->chunk_blocks = (size_t)want;
 	return E4_OK;
+}
+
+/* n blocks of run data from pblk (file block lblk), decrypted: *data
+ * points at them in the chunk buffers. */
+static enum e4_status read_chunk(struct e4_file *f, uint64_t lblk, uint64_t pblk,
+				 uint64_t n, const uint8_t **data)
+{
+	enum e4_status st = e4_read_blocks(f->fs, pblk, n, f->cin);
+
+	if (st != E4_OK) {
+		e4_report(f->fs, E4_DIAG_ERROR, E4_IO, f->in.ino, f->path,
+			  "blocks %llu..%llu (file blocks %llu..%llu) cannot be read",
+			  (unsigned long long)pblk, (unsigned long long)(pblk + n - 1),
+			  (unsigned long long)lblk, (unsigned long long)(lblk + n - 1));
+		return E4_IO;
+	}
+	*data = f->cin;
+	if (!f->cipher)
+		return E4_OK;
+	*data = f->cout;
+	return decrypt(f, lblk, f->cin, f->cout, n);
 }
 
 enum e4_status e4_file_stream(struct e4_file *f, e4_sink_fn sink, void *arg)
 {
-	struct e4_fs *fs = f->fs;
-	unsigned int bs = fs->info.block_size;
+	unsigned int bs = f->fs->info.block_size;
 	uint64_t size = f->in.size;
 	enum e4_status st;
 
@@ -149,7 +230,9 @@ enum e4_status e4_file_stream(struct e4_file *f, e4_sink_fn sink, void *arg)
 
 		return n && sink(arg, 0, f->inline_data, n) ? E4_STOPPED : E4_OK;
 	}
-	st = chunk_buffers(fs);
+	if (!f->nruns)
+		return E4_OK;
+	st = chunk_buffers(f);
 	if (st != E4_OK)
 		return st;
 	for (size_t r = 0; r < f->nruns; r++) {
@@ -157,28 +240,15 @@ enum e4_status e4_file_stream(struct e4_file *f, e4_sink_fn sink, void *arg)
 		uint64_t left = f->runs[r].len;
 
 		while (left) {
-			uint64_t n = left < CHUNK_BLOCKS ? left : CHUNK_BLOCKS;
+			uint64_t n = left < f->chunk_blocks ? left : f->chunk_blocks;
 			uint64_t off = lblk * bs, len = n * bs;
-			const uint8_t *data = fs->chunk_in;
+			const uint8_t *data;
 
 			if (off >= size)
 				return E4_OK;
-			st = e4_read_blocks(fs, pblk, n, fs->chunk_in);
-			if (st != E4_OK) {
-				e4_report(fs, E4_DIAG_ERROR, E4_IO, f->in.ino, f->path,
-					  "blocks %llu..%llu (file blocks %llu..%llu) cannot be read",
-					  (unsigned long long)pblk,
-					  (unsigned long long)(pblk + n - 1),
-					  (unsigned long long)lblk,
-					  (unsigned long long)(lblk + n - 1));
-				return E4_IO;
-			}
-			if (f->cipher) {
-				st = decrypt(f, lblk, fs->chunk_in, fs->chunk_out, n);
-				if (st != E4_OK)
-					return st;
-				data = fs->chunk_out;
-			}
+			st = read_chunk(f, lblk, pblk, n, &data);
+			if (st != E4_OK)
+				return st;
 			if (len > size - off)
 				len = size - off;
 			if (sink(arg, off, data, (size_t)len))
@@ -191,23 +261,20 @@ enum e4_status e4_file_stream(struct e4_file *f, e4_sink_fn sink, void *arg)
 	return E4_OK;
 }
 
-/* The run holding lblk, or NULL (a hole). */
-static const struct e4_run *find_run(const struct e4_file *f, uint64_t lblk)
+/* The index of the first run that ends after lblk (nruns: none). */
+static size_t run_at(const struct e4_file *f, uint64_t lblk)
 {
 	size_t lo = 0, hi = f->nruns;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct e4_run *r = &f->runs[mid];
 
-		if (lblk < r->lblk)
-			hi = mid;
-		else if (lblk >= r->lblk + r->len)
+		if (f->runs[mid].lblk + f->runs[mid].len <= lblk)
 			lo = mid + 1;
 		else
-			return r;
+			hi = mid;
 	}
-	return NULL;
+	return lo;
 }
 
 enum e4_status e4_file_pread(struct e4_file *f, uint64_t off, void *buf,
@@ -215,7 +282,7 @@ enum e4_status e4_file_pread(struct e4_file *f, uint64_t off, void *buf,
 {
 	unsigned int bs = f->fs->info.block_size;
 	uint8_t *out = buf;
-	uint8_t in[65536];
+	enum e4_status st;
 
 	*got = 0;
 	if (off >= f->in.size)
@@ -228,40 +295,46 @@ enum e4_status e4_file_pread(struct e4_file *f, uint64_t off, void *buf,
 		if (off < f->inline_len)
 			n = f->inline_len - (size_t)off < len ?
 			    f->inline_len - (size_t)off : len;
-		memcpy(out, f->inline_data + off, n);
+		if (n)
+			memcpy(out, f->inline_data + off, n);
 		memset(out + n, 0, len - n);
 		*got = len;
 		return E4_OK;
 	}
-	if (!f->block && !(f->block = malloc(bs)))
-		return E4_NOMEM;
+	st = chunk_buffers(f);
+	if (st != E4_OK)
+		return st;
 	while (*got < len) {
-		uint64_t lblk = (off + *got) / bs;
-		size_t skip = (size_t)((off + *got) % bs);
-		size_t n = bs - skip < len - *got ? bs - skip : len - *got;
-		const struct e4_run *r = find_run(f, lblk);
+		uint64_t pos = off + *got, lblk = pos / bs, pblk, n;
+		size_t skip = (size_t)(pos % bs), take;
+		size_t i = run_at(f, lblk);
+		const struct e4_run *r = i < f->nruns ? &f->runs[i] : NULL;
+		const uint8_t *data;
 
-		if (!r) {
-			memset(out + *got, 0, n);
-		} else {
-			uint64_t pblk = r->pblk + (lblk - r->lblk);
-			enum e4_status st = e4_read_blocks(f->fs, pblk, 1, in);
+		if (!r || r->lblk > lblk) {
+			/* a hole: up to the next run, or the end */
+			size_t next = (size_t)(len - *got);
 
-			if (st == E4_OK && f->cipher)
-				st = decrypt(f, lblk, in, f->block, 1);
-			else if (st == E4_OK)
-				memcpy(f->block, in, bs);
-			else
-				e4_report(f->fs, E4_DIAG_ERROR, E4_IO, f->in.ino,
-					  f->path, "block %llu (file block %llu) cannot be read",
-					  (unsigned long long)pblk,
-					  (unsigned long long)lblk);
-			if (st != E4_OK)
-				return st;
-			memcpy(out + *got, f->block + skip, n);
+			if (r && r->lblk * bs - pos < next)
+				next = (size_t)(r->lblk * bs - pos);
+			memset(out + *got, 0, next);
+			*got += next;
+			continue;
 		}
-		*got += n;
+		n = r->lblk + r->len - lblk;
+		if (n > f->chunk_blocks)
+			n = f->chunk_blocks;
+		if (n > (skip + len - *got + bs - 1) / bs)
+			n = (skip + len - *got + bs - 1) / bs;
+		pblk = r->pblk + (lblk - r->lblk);
+		st = read_chunk(f, lblk, pblk, n, &data);
+		if (st != E4_OK)
+			return st;
+		take = (size_t)(n * bs - skip);
+		if (take > len - *got)
+			take = len - *got;
+		memcpy(out + *got, data + skip, take);
+		*got += take;
 	}
-	e4_wipe(in, sizeof(in));
 	return E4_OK;
 }

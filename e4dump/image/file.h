@@ -14,6 +14,12 @@ enum e4_status e4_file_open(struct e4_fs *fs, const struct e4_inode *in,
 			    const char *path, struct e4_file **out);
 void e4_file_close(struct e4_file *f);
 
+/* A second handle on the same file (its own buffers and cipher), for
+ * reading it in two threads at once: each handle is used by one thread
+ * at a time, and only when e4_fs_concurrent_reads(fs) says so.  Made in
+ * the thread that uses the filesystem. */
+enum e4_status e4_file_dup(const struct e4_file *f, struct e4_file **out);
+
 uint64_t e4_file_size(const struct e4_file *f);
 
 /* Read up to len bytes at off (holes and unwritten extents read as zeros;
@@ -26,7 +32,13 @@ enum e4_status e4_file_pread(struct e4_file *f, uint64_t off, void *buf,
 typedef int (*e4_sink_fn)(void *arg, uint64_t off, const uint8_t *data,
 			  size_t len);
 
-/* Pass the file's data, decrypted, in large chunks. */
+/* Pass the file's data, decrypted, in large chunks.
+ *
+ * Threads: e4_file_stream, e4_file_pread and e4_file_close touch nothing
+ * of the filesystem but its block reads and its diagnostics callback, so
+ * when e4_fs_concurrent_reads(fs) is true a file handle may be used in
+ * another thread than the one using the filesystem (the callback is then
+ * called from that thread too). */
 enum e4_status e4_file_stream(struct e4_file *f, e4_sink_fn sink, void *arg);
 
 #endif

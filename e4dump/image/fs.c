@@ -190,10 +190,6 @@ void e4_fs_close(struct e4_fs *fs)
 	free(fs->bad_groups);
 	e4_blockset_free(&fs->claimed);
 	free(fs->iblock);
-	if (fs->chunk_out)
-		e4_wipe(fs->chunk_out, fs->chunk_size); /* plaintext */
-	free(fs->chunk_in);
-	free(fs->chunk_out);
 	free(fs);
 }
 
@@ -229,4 +225,9 @@ enum e4_status e4_claim_block(struct e4_fs *fs, uint64_t pblk, uint32_t ino,
 	default:
 		return E4_OK;
 	}
+}
+
+int e4_fs_concurrent_reads(const struct e4_fs *fs)
+{
+	return fs->src->concurrent;
 }

@@ -104,6 +104,11 @@ struct e4_fs_info {
 };
 void e4_fs_get_info(const struct e4_fs *fs, struct e4_fs_info *out);
 
+/* Whether the image's source may be read from several threads at once
+ * (a file or block device: yes), so that file handles (file.h) may be
+ * read in other threads than the filesystem's. */
+int e4_fs_concurrent_reads(const struct e4_fs *fs);
+
 /* The name format in use: the option, else decided once by reading the
  * inode tables in order up to the first v1 encrypted directory that
  * decides: an htree whose leaf hashes fit one format's hash only, or (over
@@ -154,7 +159,7 @@ int e4_fs_key_used(const struct e4_fs *fs, size_t i);
 /* The cipher of inode ino (context ctx) for contents or names; the caller
  * frees it.  E4_NO_KEY when its policy stays locked.  The first use of a
  * policy reports which key opens it (info) or that none does (an error,
- * or a note when listing). */
+ * or a note when listing).  out NULL: only whether the policy is open. */
 enum e4_status e4_fs_inode_cipher(struct e4_fs *fs, uint32_t ino,
 				  const struct e4_context *ctx, enum e4_key_use use,
 				  struct e4_cipher **out);

@@ -50,9 +50,6 @@ struct e4_fs {
 	uint8_t *iblock;                /* the last inode table block read */
 	uint64_t iblock_nr;
 	int iblock_valid;
-	/* buffers of e4_file_stream, made once per filesystem */
-	uint8_t *chunk_in, *chunk_out;
-	size_t chunk_size;
 };
 
 /* Report a diagnostic (printf-style message; never key bytes). */
@@ -102,7 +99,8 @@ enum e4_status e4_dir_iterate(struct e4_fs *fs, const struct e4_inode *in,
 			      struct e4_dir_read_info *info);
 
 /* The cipher of inode ino, reporting why there is none (naming path):
- * E4_NO_KEY ("no key for descriptor ..."), an unsupported mode, ... */
+ * E4_NO_KEY ("no key for descriptor ..."), an unsupported mode, ...
+ * out NULL: only whether the policy is open, reported the same way. */
 enum e4_status e4_fs_inode_cipher_reported(struct e4_fs *fs, uint32_t ino,
 					   const struct e4_context *ctx,
 					   enum e4_key_use use,

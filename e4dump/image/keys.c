@@ -414,10 +414,11 @@ enum e4_status e4_fs_inode_cipher(struct e4_fs *fs, uint32_t ino,
 	const struct e4_master_key *k;
 	enum e4_status st;
 
-	*out = NULL;
+	if (out)
+		*out = NULL;
 	st = e4_fs_policy_key(fs, ctx, &pk);
 	report_policy(fs, ctx);
-	if (st != E4_OK)
+	if (st != E4_OK || !out)
 		return st;
 	if (pk.key < 0)
 		return e4_keysetup_dummy_2015(ctx, use, out);

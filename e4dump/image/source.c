@@ -82,6 +82,7 @@ enum e4_status e4_source_open_file(const char *path, struct e4_source **out)
 			s->size = bytes;
 	}
 	f->fd = fd;
+	s->concurrent = 1; /* pread */
 	s->ops = &file_ops;
 	s->arg = f;
 	*out = s;
@@ -132,6 +133,7 @@ enum e4_status e4_source_window(struct e4_source *base, uint64_t offset,
 	s->ops = &window_ops;
 	s->arg = w;
 	s->size = size ? size : base->size - offset;
+	s->concurrent = base->concurrent;
 	*out = s;
 	return E4_OK;
 }

@@ -20,6 +20,7 @@ struct e4_source {
 	void *arg;
 	uint64_t size;     /* bytes readable */
 	char *name;        /* for messages */
+	int concurrent;    /* read may run in several threads at once */
 };
 
 /* Open a regular file or block device read-only (O_RDONLY; the path is
