@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "escape.h"
 #include "file.h"
+#include "filewriter.h"
 #include "hardlinks.h"
 #include "nameset.h"
 #include "outdir.h"
@@ -40,20 +41,26 @@ struct extract {
 	struct outdir od;
 	struct hardlinks links;
 	struct xdir root;
+	struct filewriter *writer;
 	size_t done, skipped, renamed;
 	const char *start_path;
 	int stop;
 };
+
+static void inode_times(const struct e4_inode *in, struct timespec ts[2])
+{
+	ts[0].tv_sec = (time_t)in->atime.sec;
+	ts[0].tv_nsec = in->atime.nsec;
+	ts[1].tv_sec = (time_t)in->mtime.sec;
+	ts[1].tv_nsec = in->mtime.nsec;
+}
 
 static void set_times(int dirfd, const char *name, int fd,
 		      const struct e4_inode *in)
 {
 	struct timespec ts[2];
 
-	ts[0].tv_sec = (time_t)in->atime.sec;
-	ts[0].tv_nsec = in->atime.nsec;
-	ts[1].tv_sec = (time_t)in->mtime.sec;
-	ts[1].tv_nsec = in->mtime.nsec;
+	inode_times(in, ts);
 	if (fd >= 0)
 		futimens(fd, ts);
 	else if (name)
@@ -93,32 +100,18 @@ static char *out_rel(const struct xdir *d, const char *name)
 	return p;
 }
 
-static int file_sink(void *arg, uint64_t off, const uint8_t *data, size_t len)
-{
-	int fd = *(int *)arg;
-
-	while (len) {
-		ssize_t n = pwrite(fd, data, len, (off_t)off);
-
-		if (n <= 0)
-			return 1;
-		data += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
+/* A regular file: created here, written by the writer (filewriter.h);
+ * the first link of a hard-linked file is written at once, as the next
+ * links need its output inode. */
 static int write_file(struct extract *x, struct xdir *d, const char *name,
 		      const struct e4_walk_node *n)
 {
 	const struct e4_inode *in = n->inode;
 	const struct hardlink *first = NULL;
-	struct e4_file *f;
-	struct out_file of;
+	struct file_job job;
 	struct stat st;
-	enum e4_status es;
-	int err;
+	char *rel;
+	int rc;
 
 	if (in->links > 1 && (first = hardlinks_find(&x->links, in->ino))) {
 		if (outdir_link(&x->od, first->rel, first->dev, first->out_ino,
@@ -126,51 +119,43 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 			return 0;
 		/* fall back to a copy */
 	}
-	if (e4_file_open(x->s->fs, in, n->path, &f) != E4_OK)
+	memset(&job, 0, sizeof(job));
+	if (e4_file_open(x->s->fs, in, n->path, &job.file) != E4_OK)
 		return -1; /* reported */
-	if (outdir_file_open(&x->od, d->fd, name, &of)) {
+	job.path = strdup(n->path);
+	memcpy(job.name, name, strlen(name) + 1);
+	if (!job.path) {
+		report_error(x->r, "%s: out of memory", n->path);
+		e4_file_close(job.file);
+		return -1;
+	}
+	job.mode = out_mode(x, in);
+	if (outdir_file_open(&x->od, d->fd, job.name, job.mode, &job.out)) {
 		report_error(x->r, "%s: cannot create: %s", n->path, strerror(errno));
-		e4_file_close(f);
+		e4_file_close(job.file);
+		free(job.path);
 		return -1;
 	}
-	errno = 0;
-	es = e4_file_stream(f, file_sink, &of.fd);
-	err = errno;
-	e4_file_close(f);
-	if (es == E4_OK && ftruncate(of.fd, (off_t)in->size)) {
-		err = errno;
-		es = E4_IO;
+	job.chmod = (job.mode & ~(mode_t)0755) != 0; /* made with umask 0 */
+	job.size = in->size;
+	inode_times(in, job.times);
+	if (in->links == 1 || first) {
+		filewriter_submit(x->writer, &job);
+		return 0;
 	}
-	if (es != E4_OK) {
-		outdir_file_abort(&of); /* no partial files */
-		if (es == E4_STOPPED)
-			report_error(x->r, "%s: write failed: %s", n->path,
-				     err == ENOSPC ? "output device full" :
-				     strerror(err ? err : EIO));
+	job.st = &st;
+	rc = file_job_run(&x->od, x->r, &job, NULL);
+	file_job_free(&job);
+	if (rc)
 		return -1;
-	}
-	fchmod(of.fd, out_mode(x, in));
-	set_times(d->fd, name, of.fd, in);
-	if (fstat(of.fd, &st))
-		memset(&st, 0, sizeof(st));
-	if (outdir_file_commit(&x->od, &of)) {
-		report_error(x->r, "%s: %s: %s", n->path,
-			     x->od.force ? "cannot replace" : "write failed",
-			     errno == OUTDIR_EIMAGE ? "it is the image being read" :
-			     strerror(errno));
-		return -1;
-	}
-	if (in->links > 1 && !first) {
-		char *rel = out_rel(d, name);
-
-		if (!rel || hardlinks_add(&x->links, in->ino, st.st_dev, st.st_ino, rel)) {
-			if (x->links.full == 1) {
-				x->links.full = 2;
-				report_note(x->r, "too many hard-linked files to remember: further links are written as copies");
-			}
+	rel = out_rel(d, name);
+	if (!rel || hardlinks_add(&x->links, in->ino, st.st_dev, st.st_ino, rel)) {
+		if (x->links.full == 1) {
+			x->links.full = 2;
+			report_note(x->r, "too many hard-linked files to remember: further links are written as copies");
 		}
-		free(rel);
 	}
+	free(rel);
 	return 0;
 }
 
@@ -292,11 +277,12 @@ static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 }
 
 /* Close the descriptor of the ancestor FD_WINDOW levels up. */
-static void trim_fds(struct xdir *d)
+static void trim_fds(struct extract *x, struct xdir *d)
 {
 	for (int i = 0; d && i < FD_WINDOW; i++)
 		d = d->parent;
 	if (d && d->parent && d->fd >= 0) {
+		filewriter_drain(x->writer); /* its jobs use d->fd */
 		close(d->fd);
 		d->fd = -1;
 	}
@@ -305,6 +291,9 @@ static void trim_fds(struct xdir *d)
 static void finish_dir(struct extract *x, struct xdir *d,
 		       const struct e4_inode *in)
 {
+	/* its files are in place (a rename would change its times) and no
+	 * job uses d->fd */
+	filewriter_drain(x->writer);
 	fchmod(d->fd, out_mode(x, in));
 	set_times(-1, NULL, d->fd, in);
 	close(d->fd);
@@ -362,7 +351,7 @@ static enum e4_walk_action enter(void *arg, const struct e4_walk_node *n,
 		finish_dir(x, d, n->inode);
 		return E4_WALK_SKIP;
 	}
-	trim_fds(d);
+	trim_fds(x, d);
 	*data = d;
 	return E4_WALK_CONTINUE;
 }
@@ -434,11 +423,26 @@ int cmd_extract(const struct options *o, struct report *r)
 	}
 	x.root.fd = x.od.root_fd;
 	x.root.name = (char *)"";
+	/* modes are set exactly as in the image (outdir_file_open) */
+	umask(0);
+	x.writer = filewriter_start(s.fs, &x.od, r, session_extra_threads(&s, o, FILEWRITER_MAX_THREADS), 64);
+	if (!x.writer) {
+		report_error(r, "extract: out of memory");
+		close(x.od.root_fd);
+		session_close(&s);
+		return EXIT_FATAL;
+	}
 	if (e4_path_lookup(s.fs, path, &ino) != E4_OK)
 		x.skipped++;
 	else
 		e4_walk(s.fs, ino, path, &wo, &v, &x, &stats);
 	x.skipped += stats.problems;
+	{
+		size_t failed = filewriter_finish(x.writer);
+
+		x.done -= failed;
+		x.skipped += failed;
+	}
 	close(x.od.root_fd);
 	nameset_free(&x.root.names);
 	hardlinks_free(&x.links);

@@ -25,11 +25,13 @@ static const struct command commands[] = {
 	  1, 2, "ls [-l] [-R] [OPTIONS] IMAGE [PATH]",
 	  "list a directory, with decrypted names where a key opens it and\n"
 	  "      the names Linux shows without the key elsewhere" },
-	{ "cat", cmd_cat, OPTS_IMAGE, 2, 2, "cat [OPTIONS] IMAGE PATH",
+	{ "cat", cmd_cat, OPTS_IMAGE | OPT_BIT(OPT_THREADS), 2, 2,
+	  "cat [--threads N] [OPTIONS] IMAGE PATH",
 	  "write a file's decrypted contents (or a symlink's target) to stdout" },
 	{ "extract", cmd_extract,
-	  OPTS_IMAGE | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_FORCE) | OPT_BIT(OPT_KEEP_SETID),
-	  1, 2, "extract [--force] [--keep-setid] [OPTIONS] IMAGE [PATH] -o DIR",
+	  OPTS_IMAGE | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_FORCE) | OPT_BIT(OPT_KEEP_SETID) |
+	  OPT_BIT(OPT_THREADS),
+	  1, 2, "extract [--force] [--keep-setid] [--threads N] [OPTIONS] IMAGE [PATH] -o DIR",
 	  "extract a tree, decrypted, into DIR" },
 	{ "verify", cmd_verify, OPTS_IMAGE | OPT_BIT(OPT_JSON), 1, 1,
 	  "verify [--json] [OPTIONS] IMAGE",

@@ -40,6 +40,9 @@ static const struct opt_def defs[] = {
 	  "refuse directories of more entries (default 4194304)" },
 	{ OPT_MAX_DEPTH, 0, "max-depth", "N",
 	  "do not enter directories nested deeper (default 8192)" },
+	{ OPT_THREADS, 0, "threads", "N",
+	  "threads reading the image (default: 2 where the image\n"
+	  "                      allows it; 1: none besides the main one)" },
 	{ OPT_VERBOSE, 'v', "verbose", NULL, "say which key opened which policy" },
 	{ OPT_HELP, 'h', "help", NULL, "this help" },
 };
@@ -89,7 +92,9 @@ static int apply(struct options *o, const struct opt_def *d, const char *arg,
 		break;
 	case OPT_MAX_ENTRIES:
 	case OPT_MAX_DEPTH:
+	case OPT_THREADS:
 		if (number(arg, d->id == OPT_MAX_DEPTH ? &o->max_depth :
+				d->id == OPT_THREADS ? &o->threads :
 						       &o->max_entries)) {
 			report_error(r, "%s: --%s: \"%s\" is not a positive number",
 				     name, d->long_name, arg);

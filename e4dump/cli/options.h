@@ -13,6 +13,7 @@ enum opt_id {
 	OPT_VERBOSE, OPT_HELP, OPT_LONG, OPT_RECURSIVE, OPT_OUT, OPT_FORCE,
 	OPT_KEEP_SETID, OPT_JSON, OPT_SEED, OPT_CHECK, OPT_MAX_ENTRIES,
 	OPT_MAX_DEPTH,
+	OPT_THREADS,
 	OPT_COUNT
 };
 
@@ -37,6 +38,7 @@ struct options {
 	int json;                 /* verify --json */
 	int help;
 	unsigned long max_entries, max_depth; /* 0: the library's defaults */
+	unsigned long threads;    /* cat, extract --threads: 0 = automatic */
 	const char **key_files;
 	size_t n_key_files;
 	const char **pass_files;

@@ -142,26 +142,24 @@ static int place(struct outdir *o, int dirfd, const char *name, make_fn make,
 	return 0;
 }
 
-static int make_file(void *arg, int dirfd, const char *name)
+static int make_file(int *fd, int dirfd, const char *name, mode_t mode)
 {
-	int *fd = arg;
-
 	*fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-				  O_CLOEXEC, 0600);
+				  O_CLOEXEC, mode & 0755);
 	return *fd < 0 ? -1 : 0;
 }
 
 int outdir_file_open(struct outdir *o, int dirfd, const char *name,
-		     struct out_file *f)
+		     mode_t mode, struct out_file *f)
 {
 	f->dirfd = dirfd;
 	f->name = name;
 	f->tmp[0] = '\0';
 	if (!o->force)
-		return make_file(&f->fd, dirfd, name);
+		return make_file(&f->fd, dirfd, name, mode);
 	for (int tries = 0;; tries++) {
 		tmp_name(o, f->tmp);
-		if (!make_file(&f->fd, dirfd, f->tmp))
+		if (!make_file(&f->fd, dirfd, f->tmp, mode))
 			return 0;
 		if (errno != EEXIST || tries == 100)
 			return -1;

@@ -47,9 +47,11 @@ struct out_file {
 	char tmp[64];         /* "" without --force */
 };
 
-/* Create the file (mode 0600, O_EXCL, O_NOFOLLOW).  -1 with errno. */
+/* Create the file (O_EXCL, O_NOFOLLOW) with mode's bits of 0755 (less
+ * the umask): no setid, sticky or write bit for others while it is being
+ * written.  -1 with errno. */
 int outdir_file_open(struct outdir *o, int dirfd, const char *name,
-		     struct out_file *f);
+		     mode_t mode, struct out_file *f);
 /* Put it in place (closes f->fd).  -1 with errno; then nothing is left. */
 int outdir_file_commit(struct outdir *o, struct out_file *f);
 /* Remove what was written (closes f->fd); errno is kept. */

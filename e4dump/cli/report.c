@@ -1,4 +1,5 @@
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include "report.h"
 
@@ -12,12 +13,14 @@ static const char *prefix(enum e4_diag_level level)
 	}
 }
 
+/* extract's writer thread reports too: counts are atomic, and each line
+ * is written under stderr's lock. */
 static void count(struct report *r, enum e4_diag_level level)
 {
 	if (level == E4_DIAG_ERROR)
-		r->errors++;
+		atomic_fetch_add(&r->errors, 1);
 	else if (level == E4_DIAG_WARNING)
-		r->warnings++;
+		atomic_fetch_add(&r->warnings, 1);
 }
 
 void report_diag(void *arg, const struct e4_diag *d)
@@ -27,6 +30,7 @@ void report_diag(void *arg, const struct e4_diag *d)
 	count(r, d->level);
 	if (d->level == E4_DIAG_INFO && !r->verbose)
 		return;
+	flockfile(stderr);
 	fprintf(stderr, "e4dump: %s", prefix(d->level));
 	if (d->path && d->ino)
 		fprintf(stderr, "%s (inode %u): ", d->path, d->ino);
@@ -35,6 +39,7 @@ void report_diag(void *arg, const struct e4_diag *d)
 	else if (d->ino)
 		fprintf(stderr, "inode %u: ", d->ino);
 	fprintf(stderr, "%s\n", d->message);
+	funlockfile(stderr);
 }
 
 static void emit(struct report *r, enum e4_diag_level level, const char *fmt,
@@ -43,9 +48,11 @@ static void emit(struct report *r, enum e4_diag_level level, const char *fmt,
 	count(r, level);
 	if (level == E4_DIAG_INFO && !r->verbose)
 		return;
+	flockfile(stderr);
 	fprintf(stderr, "e4dump: %s", prefix(level));
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+	funlockfile(stderr);
 }
 
 #define REPORT_FN(name, level)                                  \

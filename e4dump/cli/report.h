@@ -3,13 +3,14 @@
 #ifndef E4DUMP_REPORT_H
 #define E4DUMP_REPORT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include "fs.h"
 
 struct report {
 	int verbose;            /* print E4_DIAG_INFO too */
-	size_t errors;          /* E4_DIAG_ERROR lines printed */
-	size_t warnings;
+	atomic_size_t errors;   /* E4_DIAG_ERROR lines printed */
+	atomic_size_t warnings;
 };
 
 /* e4_diag_fn for e4_fs_options (arg: struct report *). */

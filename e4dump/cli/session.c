@@ -1,5 +1,6 @@
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "kdf.h"
 #include "keyload.h"
 #include "commands.h"
@@ -93,4 +94,16 @@ int finish_stdout(int rc, struct report *r)
 		return EXIT_FATAL;
 	}
 	return rc;
+}
+
+unsigned int session_extra_threads(const struct session *s,
+				   const struct options *o, unsigned int max)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long n = o->threads ? o->threads - 1 :
+			  cpus > 1 ? (unsigned long)cpus - 1 : 0;
+
+	if (!e4_fs_concurrent_reads(s->fs))
+		return 0;
+	return n < max ? (unsigned int)n : max;
 }

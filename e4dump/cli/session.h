@@ -30,6 +30,12 @@ int session_open_diag(struct session *s, const struct options *o,
 		      void *diag_arg);
 void session_close(struct session *s);
 
+/* Threads besides the calling one that may read the image: none when its
+ * source cannot be read concurrently, else --threads less one, by default
+ * one per other online CPU (at most max). */
+unsigned int session_extra_threads(const struct session *s,
+				   const struct options *o, unsigned int max);
+
 /* The exit status after a command that ran: EXIT_SKIPPED when any error
  * was reported, else EXIT_DONE. */
 int session_status(const struct session *s);

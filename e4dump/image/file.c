@@ -198,12 +198,13 @@ static enum e4_status chunk_buffers(struct e4_file *f)
 	return E4_OK;
 }
 
-/* n blocks of run data from pblk (file block lblk), decrypted: *data
- * points at them in the chunk buffers. */
-static enum e4_status read_chunk(struct e4_file *f, uint64_t lblk, uint64_t pblk,
-				 uint64_t n, const uint8_t **data)
+/* n blocks of run data from pblk (file block lblk), read into cin and
+ * decrypted into cout: *data points at them. */
+static enum e4_status read_into(struct e4_file *f, uint64_t lblk, uint64_t pblk,
+				uint64_t n, uint8_t *cin, uint8_t *cout,
+				const uint8_t **data)
 {
-	enum e4_status st = e4_read_blocks(f->fs, pblk, n, f->cin);
+	enum e4_status st = e4_read_blocks(f->fs, pblk, n, cin);
 
 	if (st != E4_OK) {
 		e4_report(f->fs, E4_DIAG_ERROR, E4_IO, f->in.ino, f->path,
@@ -212,43 +213,181 @@ static enum e4_status read_chunk(struct e4_file *f, uint64_t lblk, uint64_t pblk
 			  (unsigned long long)lblk, (unsigned long long)(lblk + n - 1));
 		return E4_IO;
 	}
-	*data = f->cin;
+	*data = cin;
 	if (!f->cipher)
 		return E4_OK;
-	*data = f->cout;
-	return decrypt(f, lblk, f->cin, f->cout, n);
+	*data = cout;
+	return decrypt(f, lblk, cin, cout, n);
 }
 
-enum e4_status e4_file_stream(struct e4_file *f, e4_sink_fn sink, void *arg)
+static enum e4_status stream(struct e4_file *f, uint8_t *cin, uint8_t *cout,
+			     uint64_t chunk, e4_sink_fn sink, void *arg)
 {
 	unsigned int bs = f->fs->info.block_size;
 	uint64_t size = f->in.size;
 	enum e4_status st;
 
-	if (f->inline_data) {
-		size_t n = f->inline_len < size ? f->inline_len : (size_t)size;
-
-		return n && sink(arg, 0, f->inline_data, n) ? E4_STOPPED : E4_OK;
-	}
-	if (!f->nruns)
-		return E4_OK;
-	st = chunk_buffers(f);
-	if (st != E4_OK)
-		return st;
 	for (size_t r = 0; r < f->nruns; r++) {
 		uint64_t lblk = f->runs[r].lblk, pblk = f->runs[r].pblk;
 		uint64_t left = f->runs[r].len;
 
 		while (left) {
-			uint64_t n = left < f->chunk_blocks ? left : f->chunk_blocks;
+			uint64_t n = left < chunk ? left : chunk;
 			uint64_t off = lblk * bs, len = n * bs;
 			const uint8_t *data;
 
 			if (off >= size)
 				return E4_OK;
-			st = read_chunk(f, lblk, pblk, n, &data);
+			st = read_into(f, lblk, pblk, n, cin, cout, &data);
 			if (st != E4_OK)
 				return st;
+			if (len > size - off)
+				len = size - off;
+			if (sink(arg, off, data, (size_t)len))
+				return E4_STOPPED;
+			lblk += n;
+			pblk += n;
+			left -= n;
+		}
+	}
+	return E4_OK;
+}
+
+/* Files without runs to read: inline data, or nothing.  1 when done. */
+static int stream_trivial(struct e4_file *f, e4_sink_fn sink, void *arg,
+			  enum e4_status *st)
+{
+	*st = E4_OK;
+	if (f->inline_data) {
+		size_t n = f->inline_len < f->in.size ? f->inline_len :
+							(size_t)f->in.size;
+
+		if (n && sink(arg, 0, f->inline_data, n))
+			*st = E4_STOPPED;
+		return 1;
+	}
+	return !f->nruns;
+}
+
+enum e4_status e4_file_stream(struct e4_file *f, e4_sink_fn sink, void *arg)
+{
+	enum e4_status st;
+
+	if (stream_trivial(f, sink, arg, &st))
+		return st;
+	st = chunk_buffers(f);
+	if (st != E4_OK)
+		return st;
+	return stream(f, f->cin, f->cout, f->chunk_blocks, sink, arg);
+}
+
+struct e4_readbuf {
+	unsigned int bs;
+	uint8_t *win, *out;         /* read window, decrypted chunk */
+	uint64_t blocks;            /* size of each, in blocks */
+	uint64_t win_start, win_len; /* the image blocks in win */
+};
+
+enum e4_status e4_readbuf_new(const struct e4_fs *fs, size_t bytes,
+			      struct e4_readbuf **out)
+{
+	struct e4_readbuf *rb = calloc(1, sizeof(*rb));
+	unsigned int bs = fs->info.block_size;
+
+	*out = NULL;
+	if (!rb)
+		return E4_NOMEM;
+	rb->bs = bs;
+	rb->blocks = bytes / 2 / bs ? bytes / 2 / bs : 1;
+	rb->win = malloc((size_t)rb->blocks * bs);
+	rb->out = malloc((size_t)rb->blocks * bs);
+	if (!rb->win || !rb->out) {
+		e4_readbuf_free(rb);
+		return E4_NOMEM;
+	}
+	*out = rb;
+	return E4_OK;
+}
+
+void e4_readbuf_free(struct e4_readbuf *rb)
+{
+	if (!rb)
+		return;
+	if (rb->out)
+		e4_wipe(rb->out, (size_t)rb->blocks * rb->bs);
+	free(rb->win);
+	free(rb->out);
+	free(rb);
+}
+
+/* Blocks pblk..pblk+n-1 (n <= rb->blocks) in the window, reading them
+ * when they are not: a read that continues the window's blocks reads a
+ * whole window ahead (files written one after another), any other only
+ * what is asked. */
+static enum e4_status window_read(struct e4_file *f, struct e4_readbuf *rb,
+				  uint64_t lblk, uint64_t pblk, uint64_t n,
+				  const uint8_t **data)
+{
+	uint64_t want = n, total = f->fs->range.blocks;
+	enum e4_status st;
+
+	if (pblk >= rb->win_start && pblk - rb->win_start <= rb->win_len &&
+	    n <= rb->win_len - (pblk - rb->win_start)) {
+		*data = rb->win + (pblk - rb->win_start) * rb->bs;
+		return E4_OK;
+	}
+	if (rb->win_len && pblk == rb->win_start + rb->win_len && pblk < total)
+		want = total - pblk < rb->blocks ? total - pblk : rb->blocks;
+	if (want < n)
+		want = n;
+	st = e4_read_blocks(f->fs, pblk, want, rb->win);
+	if (st != E4_OK && want > n)
+		st = e4_read_blocks(f->fs, pblk, want = n, rb->win);
+	if (st != E4_OK) {
+		rb->win_len = 0;
+		e4_report(f->fs, E4_DIAG_ERROR, E4_IO, f->in.ino, f->path,
+			  "blocks %llu..%llu (file blocks %llu..%llu) cannot be read",
+			  (unsigned long long)pblk, (unsigned long long)(pblk + n - 1),
+			  (unsigned long long)lblk, (unsigned long long)(lblk + n - 1));
+		return E4_IO;
+	}
+	rb->win_start = pblk;
+	rb->win_len = want;
+	*data = rb->win;
+	return E4_OK;
+}
+
+enum e4_status e4_file_stream_buf(struct e4_file *f, struct e4_readbuf *rb,
+				  e4_sink_fn sink, void *arg)
+{
+	unsigned int bs = f->fs->info.block_size;
+	uint64_t size = f->in.size;
+	enum e4_status st;
+
+	if (stream_trivial(f, sink, arg, &st))
+		return st;
+	if (rb->bs != bs)
+		return E4_INVALID;
+	for (size_t r = 0; r < f->nruns; r++) {
+		uint64_t lblk = f->runs[r].lblk, pblk = f->runs[r].pblk;
+		uint64_t left = f->runs[r].len;
+
+		while (left) {
+			uint64_t n = left < rb->blocks ? left : rb->blocks;
+			uint64_t off = lblk * bs, len = n * bs;
+			const uint8_t *data;
+
+			if (off >= size)
+				return E4_OK;
+			st = window_read(f, rb, lblk, pblk, n, &data);
+			if (st != E4_OK)
+				return st;
+			if (f->cipher) {
+				st = decrypt(f, lblk, data, rb->out, n);
+				if (st != E4_OK)
+					return st;
+				data = rb->out;
+			}
 			if (len > size - off)
 				len = size - off;
 			if (sink(arg, off, data, (size_t)len))
@@ -327,7 +466,7 @@ enum e4_status e4_file_pread(struct e4_file *f, uint64_t off, void *buf,
 		if (n > (skip + len - *got + bs - 1) / bs)
 			n = (skip + len - *got + bs - 1) / bs;
 		pblk = r->pblk + (lblk - r->lblk);
-		st = read_chunk(f, lblk, pblk, n, &data);
+		st = read_into(f, lblk, pblk, n, f->cin, f->cout, &data);
 		if (st != E4_OK)
 			return st;
 		take = (size_t)(n * bs - skip);

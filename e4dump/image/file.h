@@ -41,4 +41,17 @@ typedef int (*e4_sink_fn)(void *arg, uint64_t off, const uint8_t *data,
  * called from that thread too). */
 enum e4_status e4_file_stream(struct e4_file *f, e4_sink_fn sink, void *arg);
 
+/* Read buffers for one thread streaming many files (made and used in
+ * that thread): nothing is allocated per file, and files laid out one
+ * after another are read a window (bytes / 2) at a time, not one system
+ * call each.  Plaintext stays in it until e4_readbuf_free wipes it. */
+struct e4_readbuf;
+enum e4_status e4_readbuf_new(const struct e4_fs *fs, size_t bytes,
+			      struct e4_readbuf **out);
+void e4_readbuf_free(struct e4_readbuf *rb);
+
+/* e4_file_stream through rb. */
+enum e4_status e4_file_stream_buf(struct e4_file *f, struct e4_readbuf *rb,
+				  e4_sink_fn sink, void *arg);
+
 #endif

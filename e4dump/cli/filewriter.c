@@ -1,0 +1,301 @@
+/* extract's file writer (filewriter.h).  The queue is a ring of jobs
+ * under one mutex, which each side takes once per batch of jobs, and each
+ * wakes the other only when it is asleep and there is enough to do: a run
+ * of small files costs few futex calls. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "filewriter.h"
+
+/* Jobs moved between the threads under one lock. */
+#define BATCH 16
+/* Each writer's read buffers (e4_readbuf). */
+#define READBUF (512 * 1024)
+
+struct filewriter {
+	struct e4_fs *fs;
+	struct outdir *od;
+	struct report *r;
+	unsigned int threads;       /* writer threads (0: none) */
+	pthread_t thread[FILEWRITER_MAX_THREADS];
+	pthread_mutex_t lock;
+	pthread_cond_t work;        /* the writer waits here */
+	pthread_cond_t progress;    /* the submitter waits here */
+	struct file_job stage[BATCH]; /* submitted, not yet in the ring */
+	unsigned int staged;
+	struct file_job *ring;
+	unsigned int cap, head, count;
+	struct file_job *done;      /* run, to be freed by the caller */
+	unsigned int done_cap, done_count;
+	unsigned int running;       /* writers holding jobs */
+	unsigned int writers_idle;
+	int caller_waiting, stopping;
+	size_t failed;
+	struct e4_readbuf *rb;      /* without threads: the caller's */
+};
+
+struct sink {
+	int fd;
+	uint64_t end;               /* where the written data ends */
+};
+
+static int file_sink(void *arg, uint64_t off, const uint8_t *data, size_t len)
+{
+	struct sink *s = arg;
+
+	if (off + len > s->end)
+		s->end = off + len;
+	while (len) {
+		ssize_t n = pwrite(s->fd, data, len, (off_t)off);
+
+		if (n <= 0)
+			return 1;
+		data += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
+		 struct e4_readbuf *rb)
+{
+	struct sink s = { job->out.fd, 0 };
+	enum e4_status es;
+	int err;
+
+	errno = 0;
+	es = rb ? e4_file_stream_buf(job->file, rb, file_sink, &s) :
+		  e4_file_stream(job->file, file_sink, &s);
+	err = errno;
+	/* a hole at the end, which the data did not reach */
+	if (es == E4_OK && s.end < job->size &&
+	    ftruncate(job->out.fd, (off_t)job->size)) {
+		err = errno;
+		es = E4_STOPPED;
+	}
+	if (es != E4_OK) {
+		outdir_file_abort(&job->out); /* no partial files */
+		if (es == E4_STOPPED)
+			report_error(r, "%s: write failed: %s", job->path,
+				     err == ENOSPC ? "output device full" :
+				     strerror(err ? err : EIO));
+		return -1;
+	}
+	if (job->chmod)
+		fchmod(job->out.fd, job->mode);
+	futimens(job->out.fd, job->times);
+	if (job->st && fstat(job->out.fd, job->st))
+		memset(job->st, 0, sizeof(*job->st));
+	if (outdir_file_commit(od, &job->out)) {
+		report_error(r, "%s: %s: %s", job->path,
+			     od->force ? "cannot replace" : "write failed",
+			     errno == OUTDIR_EIMAGE ? "it is the image being read" :
+			     strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void file_job_free(struct file_job *job)
+{
+	e4_file_close(job->file);
+	job->file = NULL;
+	free(job->path);
+	job->path = NULL;
+}
+
+/* What a job allocated is freed in the thread that allocated it (the
+ * caller's): freeing across threads contends for malloc's arena locks. */
+static void *writer_main(void *arg)
+{
+	struct filewriter *w = arg;
+	struct file_job batch[BATCH];
+	unsigned int n = 0, failed = 0;
+	struct e4_readbuf *rb = NULL;
+
+	e4_readbuf_new(w->fs, READBUF, &rb); /* without: e4_file_stream */
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		w->failed += failed;
+		for (unsigned int i = 0; i < n; i++)
+			w->done[w->done_count++] = batch[i];
+		while (!w->count && !w->stopping) {
+			w->writers_idle++;
+			if (w->caller_waiting && !w->running)
+				pthread_cond_signal(&w->progress);
+			pthread_cond_wait(&w->work, &w->lock);
+			w->writers_idle--;
+		}
+		if (!w->count)
+			break;
+		for (n = 0; n < BATCH && w->count; n++) {
+			batch[n] = w->ring[w->head];
+			batch[n].out.name = batch[n].name;
+			w->head = (w->head + 1) % w->cap;
+			w->count--;
+		}
+		w->running++;
+		if (w->caller_waiting && w->count <= w->cap / 2)
+			pthread_cond_signal(&w->progress);
+		pthread_mutex_unlock(&w->lock);
+		failed = 0;
+		for (unsigned int i = 0; i < n; i++)
+			if (file_job_run(w->od, w->r, &batch[i], rb))
+				failed++;
+		pthread_mutex_lock(&w->lock);
+		w->running--;
+	}
+	pthread_mutex_unlock(&w->lock);
+	e4_readbuf_free(rb);
+	return NULL;
+}
+
+/* Free the jobs the writers are done with (called under the lock). */
+static void collect(struct filewriter *w)
+{
+	for (unsigned int i = 0; i < w->done_count; i++)
+		file_job_free(&w->done[i]);
+	w->done_count = 0;
+}
+
+struct filewriter *filewriter_start(struct e4_fs *fs, struct outdir *od,
+				    struct report *r, unsigned int threads,
+				    unsigned int queue)
+{
+	struct filewriter *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->fs = fs;
+	w->od = od;
+	w->r = r;
+	if (threads > FILEWRITER_MAX_THREADS)
+		threads = FILEWRITER_MAX_THREADS;
+	if (!threads) {
+		e4_readbuf_new(fs, READBUF, &w->rb); /* without: e4_file_stream */
+		return w;
+	}
+	w->cap = queue < 2 * BATCH ? 2 * BATCH : queue;
+	w->ring = calloc(w->cap, sizeof(*w->ring));
+	/* done (not yet collected) + in the ring + held by writers: at most
+	 * what was there at the last collect and one batch published since */
+	w->done_cap = w->cap + (threads + 1) * BATCH;
+	w->done = calloc(w->done_cap, sizeof(*w->done));
+	if (!w->ring || !w->done)
+		goto fail;
+	if (pthread_mutex_init(&w->lock, NULL))
+		goto fail;
+	if (pthread_cond_init(&w->work, NULL) ||
+	    pthread_cond_init(&w->progress, NULL)) {
+		pthread_mutex_destroy(&w->lock);
+		goto fail;
+	}
+	for (; w->threads < threads; w->threads++)
+		if (pthread_create(&w->thread[w->threads], NULL, writer_main, w))
+			break;
+	if (w->threads)
+		return w;
+	pthread_cond_destroy(&w->work);
+	pthread_cond_destroy(&w->progress);
+	pthread_mutex_destroy(&w->lock);
+fail:
+	/* run without a thread */
+	free(w->ring);
+	free(w->done);
+	w->ring = w->done = NULL;
+	e4_readbuf_new(fs, READBUF, &w->rb);
+	return w;
+}
+
+/* Wake the writer when it sleeps and has enough to do (a quarter of the
+ * queue, or everything when the caller is about to wait). */
+static void wake_writer(struct filewriter *w, int all)
+{
+	if (w->writers_idle && w->count && (all || w->count >= w->cap / 4))
+		pthread_cond_signal(&w->work);
+}
+
+/* Move the staged jobs into the ring, waiting for room. */
+static void publish(struct filewriter *w)
+{
+	unsigned int i = 0;
+
+	pthread_mutex_lock(&w->lock);
+	collect(w);
+	while (i < w->staged) {
+		while (w->count == w->cap) {
+			wake_writer(w, 1);
+			w->caller_waiting = 1;
+			pthread_cond_wait(&w->progress, &w->lock);
+			w->caller_waiting = 0;
+			collect(w);
+		}
+		for (; i < w->staged && w->count < w->cap; i++)
+			w->ring[(w->head + w->count++) % w->cap] = w->stage[i];
+	}
+	w->staged = 0;
+	wake_writer(w, 0);
+	pthread_mutex_unlock(&w->lock);
+}
+
+void filewriter_submit(struct filewriter *w, const struct file_job *job)
+{
+	if (!w->threads) {
+		struct file_job now = *job;
+
+		now.out.name = now.name;
+		if (file_job_run(w->od, w->r, &now, w->rb))
+			w->failed++;
+		file_job_free(&now);
+		return;
+	}
+	w->stage[w->staged++] = *job;
+	if (w->staged == BATCH)
+		publish(w);
+}
+
+void filewriter_drain(struct filewriter *w)
+{
+	if (!w->threads)
+		return;
+	publish(w);
+	pthread_mutex_lock(&w->lock);
+	while (w->count || w->running) {
+		wake_writer(w, 1);
+		w->caller_waiting = 1;
+		pthread_cond_wait(&w->progress, &w->lock);
+		w->caller_waiting = 0;
+	}
+	collect(w);
+	pthread_mutex_unlock(&w->lock);
+}
+
+size_t filewriter_finish(struct filewriter *w)
+{
+	size_t failed;
+
+	if (!w)
+		return 0;
+	if (w->threads) {
+		filewriter_drain(w);
+		pthread_mutex_lock(&w->lock);
+		w->stopping = 1;
+		pthread_cond_broadcast(&w->work);
+		pthread_mutex_unlock(&w->lock);
+		for (unsigned int i = 0; i < w->threads; i++)
+			pthread_join(w->thread[i], NULL);
+		pthread_cond_destroy(&w->work);
+		pthread_cond_destroy(&w->progress);
+		pthread_mutex_destroy(&w->lock);
+	}
+	failed = w->failed;
+	e4_readbuf_free(w->rb);
+	free(w->done);
+	free(w->ring);
+	free(w);
+	return failed;
+}

@@ -1,0 +1,57 @@
+/* extract's file writer: one regular file's data streamed from the image
+ * into a created output file, then its mode and times, then put in place.
+ * With a thread, the writing overlaps the walk: the walking thread
+ * creates the file and opens it in the image (cheap), the writer thread
+ * reads, decrypts and writes it (the system calls that cost). */
+#ifndef E4DUMP_FILEWRITER_H
+#define E4DUMP_FILEWRITER_H
+
+#include <sys/stat.h>
+#include <time.h>
+#include "file.h"
+#include "outdir.h"
+#include "report.h"
+
+struct file_job {
+	struct e4_file *file;       /* file_job_free closes it */
+	struct out_file out;        /* created; closed by the writer */
+	char name[OUTDIR_NAME_MAX]; /* out.name points here when queued */
+	char *path;                 /* for messages; file_job_free frees it */
+	uint64_t size;
+	struct timespec times[2];   /* atime, mtime */
+	mode_t mode;                /* final mode */
+	int chmod;                  /* mode needs an fchmod (more than made) */
+	struct stat *st;            /* when set, the file's stat at the end */
+};
+
+struct filewriter;
+
+#define FILEWRITER_MAX_THREADS 16
+
+/* Start a writer: with threads (at most queue jobs waiting), or with none
+ * one that runs each job at once in the caller; NULL when out of memory.
+ * Without threads, nothing of the image is read outside the calling
+ * thread. */
+struct filewriter *filewriter_start(struct e4_fs *fs, struct outdir *od,
+				    struct report *r, unsigned int threads,
+				    unsigned int queue);
+
+/* Hand a job over (copied; waits while the queue is full; without a
+ * thread it runs at once).  A job that fails is reported and counted. */
+void filewriter_submit(struct filewriter *w, const struct file_job *job);
+
+/* Wait until every job handed over is done: before closing a directory
+ * descriptor a job may use, or changing what its jobs write into. */
+void filewriter_drain(struct filewriter *w);
+
+/* Drain, stop, free; the number of handed-over jobs that failed. */
+size_t filewriter_finish(struct filewriter *w);
+
+/* Run one job in the calling thread (reading through rb when not NULL):
+ * 0, or -1 (reported; nothing left in the output).  Then file_job_free,
+ * in the thread that made the job. */
+int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
+		 struct e4_readbuf *rb);
+void file_job_free(struct file_job *job);
+
+#endif

@@ -1,0 +1,95 @@
+#!/bin/bash
+# extract's writer threads (--threads): with none, one and several, the
+# tree written is the one mkfs.ext4 -d was given (names, sizes, modes,
+# mtimes (mkfs.ext4 -d keeps seconds only), hard links, a hole at the
+# end), and a write that fails in a writer thread is reported with the
+# file's path, leaves nothing behind, and the rest is extracted.
+# usage: threads.sh E4DUMP WORKDIR
+set -u
+. "$(dirname "$0")/../lib/common.sh"
+E4DUMP=$1
+workdir "$2"
+
+src=$W/src
+mkdir -p "$src/d1/d2" "$src/sticky" "$src/private"
+python3 - "$src" <<'EOF'
+import os, random, sys
+src = sys.argv[1]
+rnd = random.Random(11)
+for i in range(400):
+    d = ("", "d1", "d1/d2")[i % 3]
+    # sizes across one block, the 64-block chunk and the 256 KiB window
+    size = rnd.choice((0, 1, 4095, 4096, 4097, 70000, 262144, 300001,
+                       rnd.randrange(1, 20000)))
+    p = os.path.join(src, d, "f%03d" % i)
+    with open(p, "wb") as f:
+        f.write(rnd.randbytes(size))
+    # distinct mtimes
+    ns = 1_000_000_000 * (1_000_000_000 + i * 3607) + i * 1_000_003
+    os.utime(p, ns=(ns, ns))
+# a file whose data ends before its size (a hole at the end)
+with open(os.path.join(src, "tailhole"), "wb") as f:
+    f.write(b"head" * 1000)
+    f.truncate(1 << 20)
+EOF
+cp "$src/f000" "$src/private/secret"
+ln "$src/d1/f001" "$src/d1/d2/hardlink"
+chmod 0000 "$src/d1/f004"
+chmod 0640 "$src/d1/d2/f005"
+chmod 4755 "$src/f006"
+chmod 2711 "$src/f009"
+chmod 1777 "$src/sticky"
+chmod 0700 "$src/private"
+touch -h -d '2001-02-03 04:05:06.123456789' "$src/tailhole"
+mkfs.ext4 -q -F -b 4096 -I 256 -d "$src" "$W/img" 64M || give_up "mkfs.ext4 -d failed"
+
+# type, size (not of directories), mode and mtime of every entry
+# but lost+found, and a hash of each file's contents
+listing() {
+	(cd "$1" && find . -mindepth 1 ! -path './lost+found*' -printf '%P %y %s %m %Ts\n' |
+		awk '$2 == "d" { $3 = "-" } { print }' | sort &&
+		find . -type f ! -path './lost+found*' -print0 | sort -z | xargs -0 sha256sum)
+}
+want=$(listing "$src")
+
+for t in 1 2 8; do
+	rm -rf "$W/x$t"
+	expect "extract --threads $t" 0 '' -- \
+		"$E4DUMP" extract --keep-setid --threads "$t" "$W/img" -o "$W/x$t"
+	got=$(listing "$W/x$t")
+	if [ "$got" != "$want" ]; then
+		bad "--threads $t: the tree differs from mkfs.ext4's source"
+		diff <(echo "$want") <(echo "$got") | head -5
+	else
+		ok
+	fi
+	check "--threads $t: hard link kept" \
+		'[ "$(stat -c %i "$W/x$t/d1/f001")" = "$(stat -c %i "$W/x$t/d1/d2/hardlink")" ]'
+	check "--threads $t: tail hole kept sparse" \
+		'[ "$(stat -c %s "$W/x$t/tailhole")" = 1048576 ] && [ "$(du -k "$W/x$t/tailhole" | cut -f1)" -lt 1024 ]'
+done
+
+# Writes over 64 KiB fail (RLIMIT_FSIZE, SIGXFSZ ignored: EFBIG) in the
+# writer thread: each such file is reported by path and removed, every
+# other file is extracted, exit 1.
+big=$(cd "$src" && find . -type f -size +64k | wc -l)
+small=$(cd "$src" && find . -type f ! -size +64k | wc -l)
+for t in 1 2; do
+	rm -rf "$W/f$t"
+	(trap '' XFSZ; ulimit -f 64; "$E4DUMP" extract --threads "$t" "$W/img" -o "$W/f$t") \
+		>"$W/out" 2>"$W/err"
+	rc=$?
+	n=$(grep -c '^e4dump: error: /[^ ]*: write failed: File too large$' "$W/err")
+	check "--threads $t, EFBIG: exit 1 ($rc)" '[ $rc = 1 ]'
+	check "--threads $t, EFBIG: one error per big file ($n of $big)" '[ "$n" = "$big" ]'
+	left=$(cd "$W/f$t" && find . -type f ! -path './lost+found*' | wc -l)
+	check "--threads $t, EFBIG: the $small others extracted, no partial file ($left)" \
+		'[ "$left" = "$small" ] && ! find "$W/f$t" -type f -size +64k | grep -q .'
+	check "--threads $t, EFBIG: summary counts them" \
+		'grep -q "skipped $big\$" "$W/err"'
+done
+
+expect threads-zero 2 'threads: "0" is not a positive number' -- \
+	"$E4DUMP" extract --threads 0 "$W/img" -o "$W/z"
+expect threads-ls 2 'bad option' -- "$E4DUMP" ls --threads 2 "$W/img"
+finish
