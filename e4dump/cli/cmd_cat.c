@@ -1,9 +1,12 @@
 /* e4dump cat: a file's contents (or a symlink's target), decrypted. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "commands.h"
 #include "dir.h"
 #include "file.h"
+#include "kdf.h"
 #include "session.h"
 
 static int write_zeros(uint64_t n)
@@ -38,14 +41,170 @@ static int sink(void *arg, uint64_t off, const uint8_t *data, size_t len)
 	return 0;
 }
 
-static void cat_file(struct session *s, const struct e4_inode *in,
-		     const char *path)
+/* Large files are read in segments by reader threads, each segment
+ * k by reader k % readers into one of its two slots, while the main
+ * thread writes them out in order. */
+#define SEGMENT (2u << 20)
+#define MIN_PARALLEL (4 * SEGMENT)
+#define MAX_READERS 16
+#define READBUF (512 * 1024)
+
+struct reader {
+	struct par *p;
+	unsigned int index;
+	struct e4_file *f;          /* its own handle */
+	pthread_t thread;
+	uint8_t *slot[2];
+	size_t len[2];              /* bytes in a filled slot */
+	int state[2];               /* EMPTY, FULL or FAILED */
+};
+
+enum { EMPTY, FULL, FAILED };
+
+struct par {
+	struct e4_fs *fs;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	uint64_t size, segments;
+	unsigned int readers;
+	int stop;                   /* the writer gave up */
+	struct reader r[MAX_READERS];
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader *rd = arg;
+	struct par *p = rd->p;
+	struct e4_readbuf *rb = NULL;
+	int failed = 0, stop;
+
+	e4_readbuf_new(p->fs, READBUF, &rb); /* without: the handle's own */
+
+	for (uint64_t k = rd->index; k < p->segments; k += p->readers) {
+		int s = (int)((k / p->readers) % 2);
+		uint64_t off = k * SEGMENT;
+		size_t want = p->size - off < SEGMENT ? (size_t)(p->size - off) : SEGMENT;
+		size_t got = 0;
+
+		pthread_mutex_lock(&p->lock);
+		while (rd->state[s] != EMPTY && !p->stop)
+			pthread_cond_wait(&p->changed, &p->lock);
+		stop = p->stop;
+		pthread_mutex_unlock(&p->lock);
+		if (stop)
+			break;
+		failed = (rb ? e4_file_pread_buf(rd->f, rb, off, rd->slot[s], want, &got) :
+			  e4_file_pread(rd->f, off, rd->slot[s], want, &got)) != E4_OK ||
+			 got != want;
+		pthread_mutex_lock(&p->lock);
+		rd->len[s] = got;
+		rd->state[s] = failed ? FAILED : FULL;
+		pthread_cond_broadcast(&p->changed);
+		pthread_mutex_unlock(&p->lock);
+		if (failed)
+			break;
+	}
+	e4_readbuf_free(rb);
+	return NULL;
+}
+
+/* Stop the readers (the first started of them run) and free them. */
+static void par_stop(struct par *p, unsigned int started)
+{
+	pthread_mutex_lock(&p->lock);
+	p->stop = 1;
+	pthread_cond_broadcast(&p->changed);
+	pthread_mutex_unlock(&p->lock);
+	for (unsigned int i = 0; i < p->readers; i++) {
+		if (i < started)
+			pthread_join(p->r[i].thread, NULL);
+		for (int s = 0; s < 2; s++) {
+			if (p->r[i].slot[s])
+				e4_wipe(p->r[i].slot[s], SEGMENT);
+			free(p->r[i].slot[s]);
+		}
+		e4_file_close(p->r[i].f);
+	}
+	pthread_cond_destroy(&p->changed);
+	pthread_mutex_destroy(&p->lock);
+}
+
+/* 0 when written, 1 after a failure (reported), -1 when the threads could
+ * not be started (nothing written: read it in this thread). */
+static int cat_parallel(struct e4_fs *fs, struct e4_file *f, uint64_t size,
+			unsigned int readers)
+{
+	struct par *p = calloc(1, sizeof(*p));
+	int rc = 0, started = 0;
+
+	if (!p || pthread_mutex_init(&p->lock, NULL)) {
+		free(p);
+		return -1;
+	}
+	pthread_cond_init(&p->changed, NULL);
+	p->fs = fs;
+	p->size = size;
+	p->segments = (size + SEGMENT - 1) / SEGMENT;
+	/* every reader is made before any starts: each reads p->readers */
+	p->readers = readers;
+	for (unsigned int i = 0; i < readers; i++) {
+		struct reader *rd = &p->r[i];
+
+		rd->p = p;
+		rd->index = i;
+		rd->slot[0] = malloc(SEGMENT);
+		rd->slot[1] = malloc(SEGMENT);
+		if (!rd->slot[0] || !rd->slot[1] || e4_file_dup(f, &rd->f) != E4_OK)
+			started = -1;
+	}
+	for (unsigned int i = 0; i < readers && started >= 0; i++) {
+		if (pthread_create(&p->r[i].thread, NULL, reader_main, &p->r[i]))
+			break;
+		started++;
+	}
+	if (started < (int)readers) {
+		/* nothing is written yet: the caller reads it alone */
+		par_stop(p, started < 0 ? 0 : (unsigned int)started);
+		free(p);
+		return -1;
+	}
+	for (uint64_t k = 0; k < p->segments && !rc; k++) {
+		struct reader *rd = &p->r[k % p->readers];
+		int s = (int)((k / p->readers) % 2), state;
+
+		pthread_mutex_lock(&p->lock);
+		while (rd->state[s] == EMPTY)
+			pthread_cond_wait(&p->changed, &p->lock);
+		state = rd->state[s];
+		pthread_mutex_unlock(&p->lock);
+		if (state == FAILED ||
+		    fwrite(rd->slot[s], 1, rd->len[s], stdout) != rd->len[s])
+			rc = 1;
+		pthread_mutex_lock(&p->lock);
+		rd->state[s] = EMPTY;
+		pthread_cond_broadcast(&p->changed);
+		pthread_mutex_unlock(&p->lock);
+	}
+	par_stop(p, p->readers);
+	free(p);
+	return rc;
+}
+
+static void cat_file(struct session *s, const struct options *o,
+		     const struct e4_inode *in, const char *path)
 {
 	struct e4_file *f;
 	struct cat c = { 0, 0 };
+	unsigned int extra = session_extra_threads(s, o, MAX_READERS);
 
 	if (e4_file_open(s->fs, in, path, &f) != E4_OK)
 		return; /* reported */
+	if (extra && in->size >= MIN_PARALLEL &&
+	    cat_parallel(s->fs, f, in->size, extra + 1 > MAX_READERS ? MAX_READERS :
+			 extra + 1) >= 0) {
+		e4_file_close(f);
+		return;
+	}
 	if (e4_file_stream(f, sink, &c) == E4_OK && !c.failed &&
 	    c.pos < in->size && write_zeros(in->size - c.pos))
 		c.failed = 1;
@@ -65,7 +224,7 @@ int cmd_cat(const struct options *o, struct report *r)
 	if (e4_path_lookup(s.fs, path, &ino) == E4_OK &&
 	    e4_inode_read(s.fs, ino, path, &in) == E4_OK) {
 		if (E4_ISREG(in.mode)) {
-			cat_file(&s, &in, path);
+			cat_file(&s, o, &in, path);
 		} else if (E4_ISLNK(in.mode)) {
 			char *target;
 			size_t len;

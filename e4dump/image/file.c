@@ -19,8 +19,7 @@ struct e4_file {
 	size_t nruns;
 	uint8_t *inline_data;       /* inline files: their bytes */
 	size_t inline_len;
-	uint8_t *cin, *cout;        /* this file's chunk buffers */
-	size_t chunk_blocks;        /* their size, in blocks */
+	struct e4_readbuf *rb;      /* this handle's own, made when needed */
 };
 
 /* The contents cipher of an encrypted file (none is needed, only an
@@ -140,10 +139,7 @@ void e4_file_close(struct e4_file *f)
 	if (!f)
 		return;
 	e4_cipher_free(f->cipher);
-	if (f->cout)
-		e4_wipe(f->cout, f->chunk_blocks * f->fs->info.block_size);
-	free(f->cin);
-	free(f->cout);
+	e4_readbuf_free(f->rb);
 	free(f->runs);
 	if (f->inline_data)
 		e4_wipe(f->inline_data, f->inline_len);
@@ -175,84 +171,6 @@ static enum e4_status decrypt(struct e4_file *f, uint64_t lblk, const uint8_t *i
 	return E4_OK;
 }
 
-/* The chunk buffers, as large as the file needs (up to CHUNK_BLOCKS):
- * a small file gets small ones. */
-static enum e4_status chunk_buffers(struct e4_file *f)
-{
-	unsigned int bs = f->fs->info.block_size;
-	uint64_t want = f->nruns ? f->runs[f->nruns - 1].lblk + f->runs[f->nruns - 1].len : 1;
-
-	if (f->cin)
-		return E4_OK;
-	if (want > CHUNK_BLOCKS)
-		want = CHUNK_BLOCKS;
-	f->cin = malloc((size_t)want * bs);
-	f->cout = f->cipher ? malloc((size_t)want * bs) : NULL;
-	if (!f->cin || (f->cipher && !f->cout)) {
-		free(f->cin);
-		free(f->cout);
-		f->cin = f->cout = NULL;
-		return E4_NOMEM;
-	}
-	f->chunk_blocks = (size_t)want;
-	return E4_OK;
-}
-
-/* n blocks of run data from pblk (file block lblk), read into cin and
- * decrypted into cout: *data points at them. */
-static enum e4_status read_into(struct e4_file *f, uint64_t lblk, uint64_t pblk,
-				uint64_t n, uint8_t *cin, uint8_t *cout,
-				const uint8_t **data)
-{
-	enum e4_status st = e4_read_blocks(f->fs, pblk, n, cin);
-
-	if (st != E4_OK) {
-		e4_report(f->fs, E4_DIAG_ERROR, E4_IO, f->in.ino, f->path,
-			  "blocks %llu..%llu (file blocks %llu..%llu) cannot be read",
-			  (unsigned long long)pblk, (unsigned long long)(pblk + n - 1),
-			  (unsigned long long)lblk, (unsigned long long)(lblk + n - 1));
-		return E4_IO;
-	}
-	*data = cin;
-	if (!f->cipher)
-		return E4_OK;
-	*data = cout;
-	return decrypt(f, lblk, cin, cout, n);
-}
-
-static enum e4_status stream(struct e4_file *f, uint8_t *cin, uint8_t *cout,
-			     uint64_t chunk, e4_sink_fn sink, void *arg)
-{
-	unsigned int bs = f->fs->info.block_size;
-	uint64_t size = f->in.size;
-	enum e4_status st;
-
-	for (size_t r = 0; r < f->nruns; r++) {
-		uint64_t lblk = f->runs[r].lblk, pblk = f->runs[r].pblk;
-		uint64_t left = f->runs[r].len;
-
-		while (left) {
-			uint64_t n = left < chunk ? left : chunk;
-			uint64_t off = lblk * bs, len = n * bs;
-			const uint8_t *data;
-
-			if (off >= size)
-				return E4_OK;
-			st = read_into(f, lblk, pblk, n, cin, cout, &data);
-			if (st != E4_OK)
-				return st;
-			if (len > size - off)
-				len = size - off;
-			if (sink(arg, off, data, (size_t)len))
-				return E4_STOPPED;
-			lblk += n;
-			pblk += n;
-			left -= n;
-		}
-	}
-	return E4_OK;
-}
-
 /* Files without runs to read: inline data, or nothing.  1 when done. */
 static int stream_trivial(struct e4_file *f, e4_sink_fn sink, void *arg,
 			  enum e4_status *st)
@@ -267,18 +185,6 @@ static int stream_trivial(struct e4_file *f, e4_sink_fn sink, void *arg,
 		return 1;
 	}
 	return !f->nruns;
-}
-
-enum e4_status e4_file_stream(struct e4_file *f, e4_sink_fn sink, void *arg)
-{
-	enum e4_status st;
-
-	if (stream_trivial(f, sink, arg, &st))
-		return st;
-	st = chunk_buffers(f);
-	if (st != E4_OK)
-		return st;
-	return stream(f, f->cin, f->cout, f->chunk_blocks, sink, arg);
 }
 
 struct e4_readbuf {
@@ -416,35 +322,44 @@ static size_t run_at(const struct e4_file *f, uint64_t lblk)
 	return lo;
 }
 
-enum e4_status e4_file_pread(struct e4_file *f, uint64_t off, void *buf,
-			     size_t len, size_t *got)
+static enum e4_status inline_pread(struct e4_file *f, uint64_t off, void *buf,
+				   size_t len, size_t *got)
 {
-	unsigned int bs = f->fs->info.block_size;
 	uint8_t *out = buf;
-	enum e4_status st;
+	size_t n = 0;
 
 	*got = 0;
 	if (off >= f->in.size)
 		return E4_OK;
 	if (len > f->in.size - off)
 		len = (size_t)(f->in.size - off);
-	if (f->inline_data) {
-		size_t n = 0;
+	if (off < f->inline_len)
+		n = f->inline_len - (size_t)off < len ? f->inline_len - (size_t)off : len;
+	if (n)
+		memcpy(out, f->inline_data + off, n);
+	memset(out + n, 0, len - n);
+	*got = len;
+	return E4_OK;
+}
 
-		if (off < f->inline_len)
-			n = f->inline_len - (size_t)off < len ?
-			    f->inline_len - (size_t)off : len;
-		if (n)
-			memcpy(out, f->inline_data + off, n);
-		memset(out + n, 0, len - n);
-		*got = len;
+enum e4_status e4_file_pread_buf(struct e4_file *f, struct e4_readbuf *rb,
+				 uint64_t off, void *buf, size_t len, size_t *got)
+{
+	unsigned int bs = f->fs->info.block_size;
+	uint8_t *out = buf;
+	enum e4_status st;
+
+	*got = 0;
+	if (rb->bs != bs)
+		return E4_INVALID;
+	if (off >= f->in.size)
 		return E4_OK;
-	}
-	st = chunk_buffers(f);
-	if (st != E4_OK)
-		return st;
+	if (len > f->in.size - off)
+		len = (size_t)(f->in.size - off);
+	if (f->inline_data)
+		return inline_pread(f, off, buf, len, got);
 	while (*got < len) {
-		uint64_t pos = off + *got, lblk = pos / bs, pblk, n;
+		uint64_t pos = off + *got, lblk = pos / bs, n;
 		size_t skip = (size_t)(pos % bs), take;
 		size_t i = run_at(f, lblk);
 		const struct e4_run *r = i < f->nruns ? &f->runs[i] : NULL;
@@ -452,7 +367,7 @@ enum e4_status e4_file_pread(struct e4_file *f, uint64_t off, void *buf,
 
 		if (!r || r->lblk > lblk) {
 			/* a hole: up to the next run, or the end */
-			size_t next = (size_t)(len - *got);
+			size_t next = len - *got;
 
 			if (r && r->lblk * bs - pos < next)
 				next = (size_t)(r->lblk * bs - pos);
@@ -461,19 +376,67 @@ enum e4_status e4_file_pread(struct e4_file *f, uint64_t off, void *buf,
 			continue;
 		}
 		n = r->lblk + r->len - lblk;
-		if (n > f->chunk_blocks)
-			n = f->chunk_blocks;
+		if (n > rb->blocks)
+			n = rb->blocks;
 		if (n > (skip + len - *got + bs - 1) / bs)
 			n = (skip + len - *got + bs - 1) / bs;
-		pblk = r->pblk + (lblk - r->lblk);
-		st = read_into(f, lblk, pblk, n, f->cin, f->cout, &data);
+		st = window_read(f, rb, lblk, r->pblk + (lblk - r->lblk), n, &data);
 		if (st != E4_OK)
 			return st;
 		take = (size_t)(n * bs - skip);
 		if (take > len - *got)
 			take = len - *got;
-		memcpy(out + *got, data + skip, take);
+		if (f->cipher && !skip && take == n * bs) {
+			/* whole blocks: decrypted where they go */
+			st = decrypt(f, lblk, data, out + *got, n);
+			if (st != E4_OK)
+				return st;
+		} else {
+			if (f->cipher) {
+				st = decrypt(f, lblk, data, rb->out, n);
+				if (st != E4_OK)
+					return st;
+				data = rb->out;
+			}
+			memcpy(out + *got, data + skip, take);
+		}
 		*got += take;
 	}
 	return E4_OK;
+}
+
+/* The handle's own read buffers, as large as the file needs (up to
+ * CHUNK_BLOCKS): a small file gets small ones. */
+static enum e4_status own_readbuf(struct e4_file *f)
+{
+	uint64_t want = f->nruns ? f->runs[f->nruns - 1].lblk + f->runs[f->nruns - 1].len : 1;
+
+	if (f->rb)
+		return E4_OK;
+	if (want > CHUNK_BLOCKS)
+		want = CHUNK_BLOCKS;
+	return e4_readbuf_new(f->fs, 2 * (size_t)want * f->fs->info.block_size,
+			      &f->rb);
+}
+
+enum e4_status e4_file_stream(struct e4_file *f, e4_sink_fn sink, void *arg)
+{
+	enum e4_status st;
+
+	if (stream_trivial(f, sink, arg, &st))
+		return st;
+	st = own_readbuf(f);
+	return st != E4_OK ? st : e4_file_stream_buf(f, f->rb, sink, arg);
+}
+
+enum e4_status e4_file_pread(struct e4_file *f, uint64_t off, void *buf,
+			     size_t len, size_t *got)
+{
+	enum e4_status st;
+
+	*got = 0;
+	if (f->inline_data)
+		return inline_pread(f, off, buf, len, got);
+	st = own_readbuf(f);
+	return st != E4_OK ? st : e4_file_pread_buf(f, f->rb, off, buf, len, got);
 }

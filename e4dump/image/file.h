@@ -50,6 +50,11 @@ enum e4_status e4_readbuf_new(const struct e4_fs *fs, size_t bytes,
 			      struct e4_readbuf **out);
 void e4_readbuf_free(struct e4_readbuf *rb);
 
+/* e4_file_pread through rb: whole blocks are decrypted straight into
+ * buf. */
+enum e4_status e4_file_pread_buf(struct e4_file *f, struct e4_readbuf *rb,
+				 uint64_t off, void *buf, size_t len, size_t *got);
+
 /* e4_file_stream through rb. */
 enum e4_status e4_file_stream_buf(struct e4_file *f, struct e4_readbuf *rb,
 				  e4_sink_fn sink, void *arg);

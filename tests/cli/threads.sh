@@ -1,9 +1,10 @@
 #!/bin/bash
-# extract's writer threads (--threads): with none, one and several, the
-# tree written is the one mkfs.ext4 -d was given (names, sizes, modes,
-# mtimes (mkfs.ext4 -d keeps seconds only), hard links, a hole at the
-# end), and a write that fails in a writer thread is reported with the
-# file's path, leaves nothing behind, and the rest is extracted.
+# cat's reader threads and extract's writer threads (--threads).  Extract
+# with none, one and several writes the tree mkfs.ext4 -d was given
+# (names, sizes, modes, mtimes (mkfs.ext4 -d keeps seconds only), hard
+# links, a hole at the end); a write that fails in a writer thread is
+# reported with the file's path, leaves nothing behind, and the rest is
+# extracted.  Cat in parallel segments gives the same bytes.
 # usage: threads.sh E4DUMP WORKDIR
 set -u
 . "$(dirname "$0")/../lib/common.sh"
@@ -87,6 +88,47 @@ for t in 1 2; do
 		'[ "$left" = "$small" ] && ! find "$W/f$t" -type f -size +64k | grep -q .'
 	check "--threads $t, EFBIG: summary counts them" \
 		'grep -q "skipped $big\$" "$W/err"'
+done
+
+# cat of a large file in parallel segments (--threads 2 and 5) gives the
+# bytes of --threads 1 and of mkfs.ext4's source: data, holes inside and
+# at the end.
+mkdir -p "$W/bigsrc"
+python3 - "$W/bigsrc/big" <<'PY'
+import random, sys
+rnd = random.Random(5)
+with open(sys.argv[1], "wb") as f:
+    for i in range(9):                   # 9 x 2.5 MiB, every other a hole
+        if i % 2 == 0:
+            f.write(rnd.randbytes(5 << 19))
+        else:
+            f.seek(5 << 19, 1)
+    f.truncate(f.tell() + 3333333)       # and a hole at the end
+PY
+mkfs.ext4 -q -F -b 4096 -d "$W/bigsrc" "$W/bigimg" 64M || give_up "mkfs.ext4 -d (big) failed"
+want=$(sha256sum <"$W/bigsrc/big")
+for t in 1 2 5; do
+	"$E4DUMP" cat --threads "$t" "$W/bigimg" /big >"$W/cat$t" 2>"$W/err"
+	rc=$?
+	check "cat --threads $t: exit 0 ($rc), bytes of the source" \
+		'[ $rc = 0 ] && [ "$(sha256sum <"$W/cat$t")" = "$want" ] && ! [ -s "$W/err" ]'
+done
+
+# A read that fails in a reader thread (the image ends inside the file's
+# last extent, after its extent tree block): exit 1, errors that each name
+# the file and a range that cannot be read (readers ahead of the first
+# failure may report theirs too), and what was written is a prefix of the
+# file, never other bytes.
+blk=$(debugfs -R "bmap /big 5500" "$W/bigimg" 2>/dev/null)
+head -c $(( (blk + 1) * 4096 )) "$W/bigimg" >"$W/cut.img"
+for t in 1 2 3; do
+	"$E4DUMP" cat --threads "$t" "$W/cut.img" /big >"$W/cut$t" 2>"$W/err"
+	rc=$?
+	n=$(stat -c %s "$W/cut$t")
+	check "cut image, cat --threads $t: exit 1 ($rc), errors naming /big" \
+		'[ $rc = 1 ] && grep -q . "$W/err" && ! grep -v "^e4dump: error: /big (inode [0-9]*): blocks .* cannot be read$" "$W/err"'
+	check "cut image, cat --threads $t: a prefix of the file ($n bytes)" \
+		'[ "$n" -lt $((5500 * 4096)) ] && cmp -s "$W/cut$t" <(head -c "$n" "$W/bigsrc/big")'
 done
 
 expect threads-zero 2 'threads: "0" is not a positive number' -- \
