@@ -1,5 +1,6 @@
-/* Directory listings (dir.h): entries in one arena, names decrypted with
- * the directory's policy or given the no-key names Linux shows. */
+/* Directory listings (dir.h): entries in an arena of chunks, names
+ * decrypted with the directory's policy or given the no-key names Linux
+ * shows. */
 #include <stdlib.h>
 #include <string.h>
 #include "casefold.h"
@@ -12,6 +13,13 @@
 
 /* Zero padding that shows a name with '/' or NUL is really the key's. */
 #define HOSTILE_EVIDENCE_BITS 32
+
+/* Arena offsets: chunk index << ARENA_SHIFT | position in the chunk.
+ * Chunks grow from 256 bytes to 1 MiB and are never moved: a large
+ * listing costs no copying (nor wiping of old copies). */
+#define ARENA_SHIFT 20
+#define ARENA_CHUNK_MAX (1u << ARENA_SHIFT)
+#define ARENA_CHUNKS_MAX 4096u
 
 /* One entry, compactly; strings are offsets into the arena. */
 struct ent {
@@ -29,8 +37,9 @@ struct e4_dir {
 	struct e4_dir_read_info info;
 	struct ent *v;
 	size_t n, cap;
-	uint8_t *arena;
-	size_t alen, acap;
+	uint8_t **chunk;          /* the arena */
+	size_t nchunks, chunks_cap;
+	size_t used, last_size;   /* of the last chunk */
 	int nomem, over;
 	size_t max;
 };
@@ -46,35 +55,57 @@ static const char *problem_text(enum e4_name_problem p)
 	}
 }
 
+static const uint8_t *at(const struct e4_dir *d, uint32_t off)
+{
+	return d->chunk[off >> ARENA_SHIFT] + (off & (ARENA_CHUNK_MAX - 1));
+}
+
+/* The size of chunk i. */
+static size_t chunk_size(size_t i)
+{
+	return i < 12 ? (size_t)256 << i : ARENA_CHUNK_MAX;
+}
+
+/* A new last chunk for len bytes (every string is at most 256: a name,
+ * its ciphertext or its no-key name): 0, or -1 (out of memory). */
+static int new_chunk(struct e4_dir *d, size_t len)
+{
+	size_t size = chunk_size(d->nchunks);
+	uint8_t *c;
+
+	if (len > size || d->nchunks == ARENA_CHUNKS_MAX)
+		return -1;
+	if (d->nchunks == d->chunks_cap) {
+		size_t cap = d->chunks_cap ? 2 * d->chunks_cap : 16;
+		uint8_t **v = realloc(d->chunk, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		d->chunk = v;
+		d->chunks_cap = cap;
+	}
+	if (!(c = malloc(size)))
+		return -1;
+	d->chunk[d->nchunks++] = c;
+	d->used = 0;
+	d->last_size = size;
+	return 0;
+}
+
 /* Append len bytes to the arena; its offset, or UINT32_MAX. */
 static uint32_t put(struct e4_dir *d, const void *p, size_t len)
 {
-	size_t off = d->alen;
+	uint32_t off;
 
-	if (d->alen + len > d->acap) {
-		size_t cap = d->acap ? d->acap : 4096;
-		uint8_t *a;
-
-		while (cap < d->alen + len)
-			cap *= 2;
-		if (cap > UINT32_MAX || !(a = malloc(cap))) {
-			d->nomem = 1;
-			return UINT32_MAX;
-		}
-		/* by hand, so the old copy (plaintext names) is wiped */
-		if (d->alen)
-			memcpy(a, d->arena, d->alen);
-		if (d->arena) {
-			e4_wipe(d->arena, d->acap);
-			free(d->arena);
-		}
-		d->arena = a;
-		d->acap = cap;
+	if ((!d->nchunks || d->used + len > d->last_size) && new_chunk(d, len)) {
+		d->nomem = 1;
+		return UINT32_MAX;
 	}
+	off = (uint32_t)((d->nchunks - 1) << ARENA_SHIFT | d->used);
 	if (len)
-		memcpy(d->arena + off, p, len);
-	d->alen += len;
-	return (uint32_t)off;
+		memcpy(d->chunk[d->nchunks - 1] + d->used, p, len);
+	d->used += len;
+	return off;
 }
 
 static int collect(void *arg, const struct e4_dirent *de)
@@ -119,7 +150,7 @@ static int collect(void *arg, const struct e4_dirent *de)
 static void nokey_name(struct e4_fs *fs, const struct e4_dir *d,
 		       const struct ent *e, char *out)
 {
-	const uint8_t *raw = d->arena + e->raw_off;
+	const uint8_t *raw = at(d, e->raw_off);
 	uint32_t hash = 0, minor = 0;
 	ext2_dirhash_t h, m;
 
@@ -174,7 +205,7 @@ static void decrypt_names(struct e4_dir *d, struct e4_cipher *c,
 		size_t n = 0;
 		enum e4_status st;
 
-		memcpy(raw, d->arena + e->raw_off, e->raw_len);
+		memcpy(raw, at(d, e->raw_off), e->raw_len);
 		st = e4_decrypt_path(c, raw, e->raw_len, plain, &n);
 		if (st == E4_OK && memchr(plain, '/', n)) {
 			st = E4_BAD_KEY;
@@ -226,9 +257,9 @@ static void decrypt_names(struct e4_dir *d, struct e4_cipher *c,
 static int cmp_ent(const void *a, const void *b, void *arg)
 {
 	const struct ent *x = a, *y = b;
-	const uint8_t *arena = arg;
+	const struct e4_dir *d = arg;
 	size_t n = x->name_len < y->name_len ? x->name_len : y->name_len;
-	int c = memcmp(arena + x->name_off, arena + y->name_off, n);
+	int c = memcmp(at(d, x->name_off), at(d, y->name_off), n);
 
 	if (c)
 		return c;
@@ -241,7 +272,7 @@ static int same_name(const struct e4_dir *d, const struct ent *x,
 		     const struct ent *y)
 {
 	return x->name_len == y->name_len &&
-	       !memcmp(d->arena + x->name_off, d->arena + y->name_off, x->name_len);
+	       !memcmp(at(d, x->name_off), at(d, y->name_off), x->name_len);
 }
 
 /* Join a directory's display path and an entry's shown name. */
@@ -264,7 +295,7 @@ static void report_entry(struct e4_fs *fs, const struct e4_dir *d,
 			 enum e4_problem problem, const char *fmt,
 			 const char *arg, uint32_t other)
 {
-	char *p = entry_path(path, d->arena + e->name_off, e->name_len);
+	char *p = entry_path(path, at(d, e->name_off), e->name_len);
 
 	e4_report_p(fs, E4_DIAG_ERROR, E4_CORRUPT, problem, e->ino, p ? p : path,
 		    fmt, arg, other);
@@ -318,11 +349,9 @@ enum e4_status e4_dir_list(struct e4_fs *fs, const struct e4_inode *in,
 	*out = NULL;
 	if (!d)
 		return E4_NOMEM;
-	/* never NULL: an entry with an empty name points into it too */
-	d->acap = 256;
-	d->arena = malloc(d->acap);
-	if (!d->arena) {
-		free(d);
+	/* a first chunk: an entry with an empty name points into it too */
+	if (new_chunk(d, 0)) {
+		e4_dir_free(d);
 		return E4_NOMEM;
 	}
 	d->max = fs->opt.max_dir_entries;
@@ -385,7 +414,7 @@ enum e4_status e4_dir_list(struct e4_fs *fs, const struct e4_inode *in,
 		return E4_NOMEM;
 	}
 	if (!(flags & E4_LIST_UNSORTED) && d->n > 1)
-		qsort_r(d->v, d->n, sizeof(*d->v), cmp_ent, d->arena);
+		qsort_r(d->v, d->n, sizeof(*d->v), cmp_ent, d);
 	for (size_t i = 0; i < d->n; i++) {
 		struct ent *e = &d->v[i];
 
@@ -411,9 +440,13 @@ void e4_dir_free(struct e4_dir *d)
 {
 	if (!d)
 		return;
-	if (d->arena)
-		e4_wipe(d->arena, d->acap);
-	free(d->arena);
+	for (size_t i = 0; i < d->nchunks; i++) {
+		size_t size = i + 1 == d->nchunks ? d->used : chunk_size(i);
+
+		e4_wipe(d->chunk[i], size);
+		free(d->chunk[i]);
+	}
+	free(d->chunk);
 	free(d->v);
 	free(d);
 }
@@ -431,11 +464,11 @@ void e4_dir_get(const struct e4_dir *d, size_t i, struct e4_entry *out)
 	out->file_type = e->file_type;
 	out->state = (enum e4_name_state)e->state;
 	out->problem = (enum e4_name_problem)e->problem;
-	out->name = d->arena + e->name_off;
+	out->name = at(d, e->name_off);
 	out->name_len = e->name_len;
-	out->raw = d->arena + e->raw_off;
+	out->raw = at(d, e->raw_off);
 	out->raw_len = e->raw_len;
-	out->plain = e->has_plain ? d->arena + e->plain_off : NULL;
+	out->plain = e->has_plain ? at(d, e->plain_off) : NULL;
 	out->plain_len = e->plain_len;
 	out->name_len_field = e->len_field;
 	out->has_hash = e->has_hash;
