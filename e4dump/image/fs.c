@@ -189,6 +189,7 @@ void e4_fs_close(struct e4_fs *fs)
 	free(fs->key_used);
 	free(fs->bad_groups);
 	e4_blockset_free(&fs->claimed);
+	e4_icache_free(fs);
 	free(fs->iblock);
 	free(fs);
 }

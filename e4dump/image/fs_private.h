@@ -47,9 +47,9 @@ struct e4_fs {
 	uint64_t itable_blocks;         /* per group */
 	uint8_t *bad_groups;            /* bitmap: table outside the fs */
 	unsigned int n_bad_groups;
-	uint8_t *iblock;                /* the last inode table block read */
-	uint64_t iblock_nr;
-	int iblock_valid;
+	uint8_t *iblock;                /* a block read outside the cache */
+	struct e4_icache_slot *icache;  /* inode-table windows (itable.c) */
+	uint64_t icache_clock;
 };
 
 /* Report a diagnostic (printf-style message; never key bytes). */
@@ -116,6 +116,7 @@ enum e4_status e4_itable_check(struct e4_fs *fs);
  * E4_INVALID (number out of range), E4_CORRUPT (its group's table is
  * outside the filesystem), E4_IO; nothing reported. */
 enum e4_status e4_inode_bytes(struct e4_fs *fs, uint32_t ino, const uint8_t **p);
+void e4_icache_free(struct e4_fs *fs);
 
 /* Claim metadata block pblk for inode ino.  E4_OK, or E4_CORRUPT with
  * *other set when another inode has it; E4_NOMEM. */

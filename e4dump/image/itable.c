@@ -7,6 +7,22 @@
 
 #define SCAN_BLOCKS 64
 
+/* Inode-table blocks are cached in windows of ICACHE_WINDOW bytes, in a
+ * set-associative cache of at most ICACHE_BYTES filled as used: an htree
+ * lists in hash order, so consecutive entries' inodes lie all over the
+ * tables, and a one-block cache missed at nearly every entry. */
+#define ICACHE_BYTES (32u << 20)
+#define ICACHE_WINDOW (64u << 10)
+#define ICACHE_WAYS 4
+#define ICACHE_SETS (ICACHE_BYTES / ICACHE_WINDOW / ICACHE_WAYS)
+
+struct e4_icache_slot {
+	uint64_t win;       /* window number + 1; 0: empty */
+	uint64_t nblocks;   /* blocks read into data */
+	uint64_t age;       /* last use */
+	uint8_t *data;
+};
+
 static int has_gdt_csum(struct ext2_super_block *sb)
 {
 	return ext2fs_has_feature_gdt_csum(sb) ||
@@ -60,11 +76,58 @@ static int group_uninit(const struct e4_fs *fs, dgrp_t g)
 	       ext2fs_bg_flags_test(fs->ext2, g, EXT2_BG_INODE_UNINIT);
 }
 
+void e4_icache_free(struct e4_fs *fs)
+{
+	if (!fs->icache)
+		return;
+	for (size_t i = 0; i < ICACHE_SETS * ICACHE_WAYS; i++)
+		free(fs->icache[i].data);
+	free(fs->icache);
+	fs->icache = NULL;
+}
+
+/* Block blk of an inode table, from the cache or read into it with its
+ * window; NULL when the window cannot be read (the caller reads the block
+ * alone). */
+static const uint8_t *icache_block(struct e4_fs *fs, uint64_t blk)
+{
+	unsigned int bs = fs->info.block_size;
+	uint64_t wblocks = ICACHE_WINDOW / bs ? ICACHE_WINDOW / bs : 1;
+	uint64_t win = blk / wblocks, first = win * wblocks;
+	struct e4_icache_slot *set, *victim;
+
+	if (!fs->icache &&
+	    !(fs->icache = calloc(ICACHE_SETS * ICACHE_WAYS, sizeof(*fs->icache))))
+		return NULL;
+	set = &fs->icache[(win * 0x9e3779b97f4a7c15ull >> 32) % ICACHE_SETS * ICACHE_WAYS];
+	victim = &set[0];
+	for (int i = 0; i < ICACHE_WAYS; i++) {
+		if (set[i].win == win + 1 && blk - first < set[i].nblocks) {
+			set[i].age = ++fs->icache_clock;
+			return set[i].data + (blk - first) * bs;
+		}
+		if (set[i].age < victim->age)
+			victim = &set[i];
+	}
+	if (!victim->data && !(victim->data = malloc((size_t)wblocks * bs)))
+		return NULL;
+	victim->win = 0;
+	if (wblocks > fs->range.blocks - first)
+		wblocks = fs->range.blocks - first;
+	if (e4_read_blocks(fs, first, wblocks, victim->data) != E4_OK)
+		return NULL;
+	victim->win = win + 1;
+	victim->nblocks = wblocks;
+	victim->age = ++fs->icache_clock;
+	return victim->data + (blk - first) * bs;
+}
+
 enum e4_status e4_inode_bytes(struct e4_fs *fs, uint32_t ino, const uint8_t **p)
 {
 	struct ext2_super_block *sb = fs->ext2->super;
 	unsigned int bs = fs->info.block_size, isize = EXT2_INODE_SIZE(sb);
 	uint32_t ipg = sb->s_inodes_per_group;
+	const uint8_t *b;
 	dgrp_t g;
 	uint64_t off, blk;
 	enum e4_status st;
@@ -76,21 +139,20 @@ enum e4_status e4_inode_bytes(struct e4_fs *fs, uint32_t ino, const uint8_t **p)
 		return E4_CORRUPT;
 	if (group_uninit(fs, g)) {
 		memset(fs->iblock, 0, isize); /* never initialized: unused */
-		fs->iblock_valid = 0;
 		*p = fs->iblock;
 		return E4_OK;
 	}
 	off = (uint64_t)((ino - 1) % ipg) * isize;
 	blk = ext2fs_inode_table_loc(fs->ext2, g) + off / bs;
-	if (blk != fs->iblock_nr || !fs->iblock_valid) {
-		fs->iblock_valid = 0;
+	b = icache_block(fs, blk);
+	if (!b) {
+		/* one unreadable block must not cost its window's inodes */
 		st = e4_read_blocks(fs, blk, 1, fs->iblock);
 		if (st != E4_OK)
 			return st;
-		fs->iblock_nr = blk;
-		fs->iblock_valid = 1;
+		b = fs->iblock;
 	}
-	*p = fs->iblock + off % bs;
+	*p = b + off % bs;
 	return E4_OK;
 }
 
