@@ -116,6 +116,7 @@ enum e4_status e4_fs_open_source(struct e4_fs **out, struct e4_source *src,
 	}
 	if (opt)
 		fs->opt = *opt;
+	e4_algs_new(&fs->algs); /* without: fetched at each key setup */
 	if (!fs->opt.max_dir_entries)
 		fs->opt.max_dir_entries = E4_DEFAULT_MAX_DIR_ENTRIES;
 	if (!fs->opt.max_depth)
@@ -190,6 +191,7 @@ void e4_fs_close(struct e4_fs *fs)
 	free(fs->bad_groups);
 	e4_blockset_free(&fs->claimed);
 	e4_icache_free(fs);
+	e4_algs_free(fs->algs);
 	free(fs->iblock);
 	free(fs);
 }

@@ -5,6 +5,7 @@
 #define E4_FS_PRIVATE_H
 
 #include <ext2fs/ext2fs.h>
+#include "algs.h"
 #include "blockset.h"
 #include "extent.h"
 #include "fs.h"
@@ -49,6 +50,7 @@ struct e4_fs {
 	unsigned int n_bad_groups;
 	uint8_t *iblock;                /* a block read outside the cache */
 	struct e4_icache_slot *icache;  /* inode-table windows (itable.c) */
+	struct e4_algs *algs;           /* NULL: OpenSSL fetches each time */
 	uint64_t icache_clock;
 };
 

@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 #include "adiantum.h"
+#include "algs_impl.h"
 #include "cipher.h"
 #include "fscrypt_disk.h"
 #include "hctr2.h"
@@ -16,7 +17,10 @@ struct e4_cipher {
 	uint32_t iv_ino;      /* inode number or its hash, per iv_scheme */
 	EVP_CIPHER *cipher;   /* fetched once */
 	EVP_CIPHER_CTX *dec;  /* keyed once; only the IV changes per call */
-	EVP_CIPHER_CTX *enc;
+	EVP_CIPHER_CTX *enc;  /* made at the first encryption (vectors) */
+	int enc_tried;
+	uint8_t key[E4_MAX_KEY_SIZE]; /* for enc; wiped with the struct */
+	size_t keylen;
 	EVP_CIPHER_CTX *essiv; /* AES-256-ECB keyed with SHA-256(key) */
 	struct e4_adiantum *adiantum; /* mode 9 instead of the EVP contexts */
 	struct e4_hctr2 *hctr2;       /* mode 10 likewise */
@@ -51,8 +55,60 @@ void e4_cipher_free(struct e4_cipher *c)
 enum e4_status e4_cipher_new(struct e4_cipher **out, uint8_t mode,
 			     const uint8_t *key, size_t keylen)
 {
+	return e4_cipher_new_algs(NULL, out, mode, key, keylen);
+}
+
+static const OSSL_PARAM *cts_params(uint8_t mode, OSSL_PARAM params[2])
+{
+	/* The kernel's cts(cbc(aes)) swaps the last two blocks: CS3. */
+	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_CIPHER_PARAM_CTS_MODE,
+						     (char *)"CS3", 0);
+	params[1] = OSSL_PARAM_construct_end();
+	return is_cts(mode) ? params : NULL;
+}
+
+/* The encryption context, made at first use: decryption needs none.
+ * OpenSSL refuses to encrypt with XTS keys whose halves are equal: then
+ * NULL, and encryption fails. */
+static EVP_CIPHER_CTX *enc_ctx(struct e4_cipher *c)
+{
+	OSSL_PARAM params[2];
+
+	if (c->enc || c->enc_tried)
+		return c->enc;
+	c->enc_tried = 1;
+	c->enc = EVP_CIPHER_CTX_new();
+	if (c->enc && !EVP_EncryptInit_ex2(c->enc, c->cipher, c->key, NULL,
+					   cts_params(c->mode, params))) {
+		EVP_CIPHER_CTX_free(c->enc);
+		c->enc = NULL;
+	} else if (c->enc && c->mode == E4_MODE_AES_128_CBC) {
+		EVP_CIPHER_CTX_set_padding(c->enc, 0);
+	}
+	return c->enc;
+}
+
+static EVP_CIPHER *cipher_of(const struct e4_algs *a, uint8_t mode)
+{
+	EVP_CIPHER *e;
+
+	if (!a)
+		return EVP_CIPHER_fetch(NULL,
+			mode == E4_MODE_AES_256_XTS ? "AES-256-XTS" :
+			mode == E4_MODE_AES_128_CBC ? "AES-128-CBC" :
+			mode == E4_MODE_AES_128_CTS ? "AES-128-CBC-CTS" :
+						      "AES-256-CBC-CTS", NULL);
+	e = mode == E4_MODE_AES_256_XTS ? a->aes_256_xts :
+	    mode == E4_MODE_AES_128_CBC ? a->aes_128_cbc :
+	    mode == E4_MODE_AES_128_CTS ? a->aes_128_cts : a->aes_256_cts;
+	return EVP_CIPHER_up_ref(e) ? e : NULL;
+}
+
+enum e4_status e4_cipher_new_algs(const struct e4_algs *a,
+				  struct e4_cipher **out, uint8_t mode,
+				  const uint8_t *key, size_t keylen)
+{
 	const struct e4_mode_info *m = e4_mode_lookup(mode);
-	const char *alg;
 	struct e4_cipher *c;
 	OSSL_PARAM params[2];
 
@@ -79,18 +135,16 @@ enum e4_status e4_cipher_new(struct e4_cipher **out, uint8_t mode,
 		*out = c;
 		return E4_OK;
 	}
-	alg = mode == E4_MODE_AES_256_XTS ? "AES-256-XTS" :
-	      mode == E4_MODE_AES_128_CBC ? "AES-128-CBC" :
-	      mode == E4_MODE_AES_128_CTS ? "AES-128-CBC-CTS" : "AES-256-CBC-CTS";
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return E4_NOMEM;
 	c->mode = mode;
-	c->cipher = EVP_CIPHER_fetch(NULL, alg, NULL);
+	c->cipher = cipher_of(a, mode);
 	c->dec = EVP_CIPHER_CTX_new();
-	c->enc = EVP_CIPHER_CTX_new();
-	if (!c->cipher || !c->dec || !c->enc)
+	if (!c->cipher || !c->dec || keylen > sizeof(c->key))
 		goto fail;
+	memcpy(c->key, key, keylen);
+	c->keylen = keylen;
 	if (mode == E4_MODE_AES_128_CBC) {
 		/* essiv(cbc(aes),sha256): the IV is encrypted with AES-256
 		 * keyed with SHA-256 of the data key. */
@@ -99,30 +153,18 @@ enum e4_status e4_cipher_new(struct e4_cipher **out, uint8_t mode,
 
 		c->essiv = EVP_CIPHER_CTX_new();
 		if (!c->essiv || !EVP_Digest(key, keylen, salt, &sl, EVP_sha256(), NULL) ||
-		    !EVP_EncryptInit_ex(c->essiv, EVP_aes_256_ecb(), NULL, salt, NULL) ||
+		    !EVP_EncryptInit_ex2(c->essiv, a ? a->aes_256_ecb : EVP_aes_256_ecb(),
+					 salt, NULL, NULL) ||
 		    !EVP_CIPHER_CTX_set_padding(c->essiv, 0)) {
 			OPENSSL_cleanse(salt, sizeof(salt));
 			goto fail;
 		}
 		OPENSSL_cleanse(salt, sizeof(salt));
 	}
-	/* The kernel's cts(cbc(aes)) swaps the last two blocks: CS3. */
-	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_CIPHER_PARAM_CTS_MODE,
-						     (char *)"CS3", 0);
-	params[1] = OSSL_PARAM_construct_end();
 	if (!EVP_DecryptInit_ex2(c->dec, c->cipher, key, NULL,
-				 is_cts(mode) ? params : NULL) ||
+				 cts_params(mode, params)) ||
 	    (mode == E4_MODE_AES_128_CBC && !EVP_CIPHER_CTX_set_padding(c->dec, 0)))
 		goto fail;
-	/* OpenSSL refuses to encrypt with XTS keys whose halves are equal;
-	 * encryption is only for vectors, so set it up lazily-tolerant. */
-	if (!EVP_EncryptInit_ex2(c->enc, c->cipher, key, NULL,
-				 is_cts(mode) ? params : NULL)) {
-		EVP_CIPHER_CTX_free(c->enc);
-		c->enc = NULL;
-	} else if (mode == E4_MODE_AES_128_CBC) {
-		EVP_CIPHER_CTX_set_padding(c->enc, 0);
-	}
 	*out = c;
 	return E4_OK;
 fail:
@@ -210,7 +252,7 @@ static enum e4_status data_unit(struct e4_cipher *c, int enc, uint64_t lblk,
 		if (!EVP_EncryptUpdate(c->essiv, iv, &n, iv, 16) || n != 16)
 			return E4_CRYPTO;
 	}
-	return run(enc ? c->enc : c->dec, enc, iv, in, out, len);
+	return run(enc ? enc_ctx(c) : c->dec, enc, iv, in, out, len);
 }
 
 enum e4_status e4_decrypt_data_unit(struct e4_cipher *c, uint64_t lblk,
@@ -281,7 +323,7 @@ enum e4_status e4_encrypt_name(struct e4_cipher *c, const uint8_t *in,
 	if (is_wide(c->mode))
 		return wide(c, 1, 0, in, out, len);
 	make_iv(c, iv, 0);
-	return run(c->enc, 1, iv, in, out, len);
+	return run(enc_ctx(c), 1, iv, in, out, len);
 }
 
 /* Length of a printable UTF-8 character at s, or 0. */

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "algs.h"
 #include "e4status.h"
 #include "fscrypt_disk.h"
 
@@ -16,6 +17,10 @@ struct e4_cipher;
  * are length-preserving wide-block modes with a 32-byte IV. */
 enum e4_status e4_cipher_new(struct e4_cipher **out, uint8_t mode,
 			     const uint8_t *key, size_t keylen);
+/* The same with algorithms fetched once (algs.h; NULL: fetched now). */
+enum e4_status e4_cipher_new_algs(const struct e4_algs *a,
+				  struct e4_cipher **out, uint8_t mode,
+				  const uint8_t *key, size_t keylen);
 void e4_cipher_free(struct e4_cipher *c);
 
 /* How the 64-bit IV number of a data unit is formed (fscrypt_generate_iv):

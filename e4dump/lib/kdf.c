@@ -5,6 +5,7 @@
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
 #include <openssl/params.h>
+#include "algs_impl.h"
 #include "kdf.h"
 #include "siphash_dirhash.h"
 
@@ -17,6 +18,15 @@ enum e4_status e4_v1_derive_key(uint8_t *out, size_t keysize,
 				const uint8_t *master, size_t master_len,
 				const uint8_t nonce[E4_NONCE_SIZE])
 {
+	return e4_v1_derive_key_algs(NULL, out, keysize, master, master_len,
+				     nonce);
+}
+
+enum e4_status e4_v1_derive_key_algs(const struct e4_algs *a, uint8_t *out,
+				     size_t keysize, const uint8_t *master,
+				     size_t master_len,
+				     const uint8_t nonce[E4_NONCE_SIZE])
+{
 	EVP_CIPHER_CTX *ctx;
 	int n = 0, ok;
 
@@ -26,7 +36,8 @@ enum e4_status e4_v1_derive_key(uint8_t *out, size_t keysize,
 	ctx = EVP_CIPHER_CTX_new();
 	if (!ctx)
 		return E4_NOMEM;
-	ok = EVP_EncryptInit_ex(ctx, EVP_aes_128_ecb(), NULL, nonce, NULL) &&
+	ok = EVP_EncryptInit_ex2(ctx, a ? a->aes_128_ecb : EVP_aes_128_ecb(),
+				 nonce, NULL, NULL) &&
 	     EVP_CIPHER_CTX_set_padding(ctx, 0) &&
 	     EVP_EncryptUpdate(ctx, out, &n, master, (int)keysize) &&
 	     (size_t)n == keysize;
@@ -57,6 +68,15 @@ enum e4_status e4_hkdf_sha512(uint8_t *out, size_t out_len,
 			      uint8_t context, const uint8_t *info,
 			      size_t info_len)
 {
+	return e4_hkdf_sha512_algs(NULL, out, out_len, master, master_len,
+				   context, info, info_len);
+}
+
+enum e4_status e4_hkdf_sha512_algs(const struct e4_algs *a, uint8_t *out,
+				   size_t out_len, const uint8_t *master,
+				   size_t master_len, uint8_t context,
+				   const uint8_t *info, size_t info_len)
+{
 	uint8_t full[8 + 1 + 64];
 	EVP_KDF *kdf;
 	EVP_KDF_CTX *ctx;
@@ -69,9 +89,10 @@ enum e4_status e4_hkdf_sha512(uint8_t *out, size_t out_len,
 	full[8] = context;
 	if (info_len)
 		memcpy(full + 9, info, info_len);
-	kdf = EVP_KDF_fetch(NULL, "HKDF", NULL);
-	ctx = kdf ? EVP_KDF_CTX_new(kdf) : NULL;
-	EVP_KDF_free(kdf);
+	kdf = a ? a->hkdf : EVP_KDF_fetch(NULL, "HKDF", NULL);
+	ctx = kdf ? EVP_KDF_CTX_new(kdf) : NULL; /* holds its own reference */
+	if (!a)
+		EVP_KDF_free(kdf);
 	if (!ctx)
 		return E4_CRYPTO;
 	*q++ = OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST,

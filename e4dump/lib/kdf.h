@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "algs.h"
 #include "e4status.h"
 #include "fscrypt_disk.h"
 
@@ -13,6 +14,11 @@
 enum e4_status e4_v1_derive_key(uint8_t *out, size_t keysize,
 				const uint8_t *master, size_t master_len,
 				const uint8_t nonce[E4_NONCE_SIZE]);
+/* The same with algorithms fetched once (algs.h; NULL: fetched now). */
+enum e4_status e4_v1_derive_key_algs(const struct e4_algs *a, uint8_t *out,
+				     size_t keysize, const uint8_t *master,
+				     size_t master_len,
+				     const uint8_t nonce[E4_NONCE_SIZE]);
 
 /* e4crypt's descriptor: first 8 bytes of SHA-512(SHA-512(key)). */
 enum e4_status e4_e4crypt_descriptor(uint8_t out[E4_KEY_DESCRIPTOR_SIZE],
@@ -31,6 +37,10 @@ enum e4_status e4_hkdf_sha512(uint8_t *out, size_t out_len,
 			      const uint8_t *master, size_t master_len,
 			      uint8_t context, const uint8_t *info,
 			      size_t info_len);
+enum e4_status e4_hkdf_sha512_algs(const struct e4_algs *a, uint8_t *out,
+				   size_t out_len, const uint8_t *master,
+				   size_t master_len, uint8_t context,
+				   const uint8_t *info, size_t info_len);
 
 /* v2 key identifier: HKDF context 1, no info, 16 bytes. */
 enum e4_status e4_v2_key_identifier(uint8_t out[E4_KEY_IDENTIFIER_SIZE],

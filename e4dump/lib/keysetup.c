@@ -4,7 +4,8 @@
 #include "modes.h"
 
 /* v1 (fs/crypto/keysetup_v1.c). */
-static enum e4_status v1_key(const uint8_t *master, size_t master_len,
+static enum e4_status v1_key(const struct e4_algs *a,
+			     const uint8_t *master, size_t master_len,
 			     const struct e4_context *ctx, uint8_t mode,
 			     uint8_t *dk, size_t keysize)
 {
@@ -18,11 +19,12 @@ static enum e4_status v1_key(const uint8_t *master, size_t master_len,
 	}
 	if (master_len < keysize)
 		return E4_BAD_KEY;
-	return e4_v1_derive_key(dk, keysize, master, master_len, ctx->nonce);
+	return e4_v1_derive_key_algs(a, dk, keysize, master, master_len, ctx->nonce);
 }
 
 /* v2 (fs/crypto/keysetup.c fscrypt_setup_v2_file_key). */
-static enum e4_status v2_key(const uint8_t *master, size_t master_len,
+static enum e4_status v2_key(const struct e4_algs *a,
+			     const uint8_t *master, size_t master_len,
 			     const struct e4_context *ctx, uint8_t mode,
 			     uint32_t ino, const uint8_t fs_uuid[16],
 			     uint8_t *dk, size_t keysize,
@@ -38,20 +40,20 @@ static enum e4_status v2_key(const uint8_t *master, size_t master_len,
 	if (ctx->flags & E4_POLICY_FLAG_DIRECT_KEY) {
 		if (mode != E4_MODE_ADIANTUM)
 			return E4_UNSUPPORTED;
-		return e4_hkdf_sha512(dk, keysize, master, master_len,
+		return e4_hkdf_sha512_algs(a, dk, keysize, master, master_len,
 				      E4_HKDF_DIRECT_KEY, &mode, 1);
 	}
 	if (ctx->flags & E4_POLICY_FLAG_IV_INO_LBLK_64) {
 		*scheme = E4_IV_INO_LBLK_64;
 		*iv_ino = ino;
-		return e4_hkdf_sha512(dk, keysize, master, master_len,
+		return e4_hkdf_sha512_algs(a, dk, keysize, master, master_len,
 				      E4_HKDF_IV_INO_LBLK_64_KEY, info, 17);
 	}
 	if (ctx->flags & E4_POLICY_FLAG_IV_INO_LBLK_32) {
 		uint8_t hk[16];
 		uint64_t h = 0;
 
-		st = e4_hkdf_sha512(hk, 16, master, master_len,
+		st = e4_hkdf_sha512_algs(a, hk, 16, master, master_len,
 				    E4_HKDF_INODE_HASH_KEY, NULL, 0);
 		if (st == E4_OK)
 			st = e4_siphash_u64(&h, hk, ino);
@@ -60,10 +62,10 @@ static enum e4_status v2_key(const uint8_t *master, size_t master_len,
 			return st;
 		*scheme = E4_IV_INO_LBLK_32;
 		*iv_ino = (uint32_t)h;
-		return e4_hkdf_sha512(dk, keysize, master, master_len,
+		return e4_hkdf_sha512_algs(a, dk, keysize, master, master_len,
 				      E4_HKDF_IV_INO_LBLK_32_KEY, info, 17);
 	}
-	return e4_hkdf_sha512(dk, keysize, master, master_len,
+	return e4_hkdf_sha512_algs(a, dk, keysize, master, master_len,
 			      E4_HKDF_PER_FILE_ENC_KEY, ctx->nonce, E4_NONCE_SIZE);
 }
 
@@ -79,11 +81,29 @@ static const struct e4_mode_info *mode_of(const struct e4_context *ctx,
 	return *st == E4_OK ? m : NULL;
 }
 
+static enum e4_status derive(const struct e4_algs *a, const uint8_t *master,
+			     size_t master_len, const struct e4_context *ctx,
+			     uint32_t ino, const uint8_t fs_uuid[16],
+			     enum e4_key_use use, uint8_t dk[E4_MAX_KEY_SIZE],
+			     size_t *dk_len, enum e4_iv_scheme *scheme,
+			     uint32_t *iv_ino);
+
 enum e4_status e4_keysetup_derive(const uint8_t *master, size_t master_len,
 				  const struct e4_context *ctx, uint32_t ino,
 				  const uint8_t fs_uuid[16], enum e4_key_use use,
 				  uint8_t dk[E4_MAX_KEY_SIZE], size_t *dk_len,
 				  enum e4_iv_scheme *scheme, uint32_t *iv_ino)
+{
+	return derive(NULL, master, master_len, ctx, ino, fs_uuid, use, dk,
+		      dk_len, scheme, iv_ino);
+}
+
+static enum e4_status derive(const struct e4_algs *a, const uint8_t *master,
+			     size_t master_len, const struct e4_context *ctx,
+			     uint32_t ino, const uint8_t fs_uuid[16],
+			     enum e4_key_use use, uint8_t dk[E4_MAX_KEY_SIZE],
+			     size_t *dk_len, enum e4_iv_scheme *scheme,
+			     uint32_t *iv_ino)
 {
 	enum e4_status st;
 	const struct e4_mode_info *m = mode_of(ctx, use, &st);
@@ -94,10 +114,10 @@ enum e4_status e4_keysetup_derive(const uint8_t *master, size_t master_len,
 	if (!m)
 		return st;
 	if (ctx->version == E4_CONTEXT_V2)
-		st = v2_key(master, master_len, ctx, m->mode, ino, fs_uuid, dk,
+		st = v2_key(a, master, master_len, ctx, m->mode, ino, fs_uuid, dk,
 			    m->keysize, scheme, iv_ino);
 	else if (ctx->version == E4_CONTEXT_V1)
-		st = v1_key(master, master_len, ctx, m->mode, dk, m->keysize);
+		st = v1_key(a, master, master_len, ctx, m->mode, dk, m->keysize);
 	else
 		st = E4_UNRECOGNIZED;
 	if (st != E4_OK) {
@@ -113,6 +133,16 @@ enum e4_status e4_keysetup_inode(const uint8_t *master, size_t master_len,
 				 const uint8_t fs_uuid[16], enum e4_key_use use,
 				 struct e4_cipher **out)
 {
+	return e4_keysetup_inode_algs(NULL, master, master_len, ctx, ino,
+				      fs_uuid, use, out);
+}
+
+enum e4_status e4_keysetup_inode_algs(const struct e4_algs *a,
+				      const uint8_t *master, size_t master_len,
+				      const struct e4_context *ctx, uint32_t ino,
+				      const uint8_t fs_uuid[16],
+				      enum e4_key_use use, struct e4_cipher **out)
+{
 	enum e4_status st;
 	enum e4_iv_scheme scheme;
 	uint32_t iv_ino;
@@ -120,11 +150,12 @@ enum e4_status e4_keysetup_inode(const uint8_t *master, size_t master_len,
 	size_t dk_len;
 
 	*out = NULL;
-	st = e4_keysetup_derive(master, master_len, ctx, ino, fs_uuid, use, dk,
-				&dk_len, &scheme, &iv_ino);
+	st = derive(a, master, master_len, ctx, ino, fs_uuid, use, dk, &dk_len,
+		    &scheme, &iv_ino);
 	if (st == E4_OK)
-		st = e4_cipher_new(out, use == E4_KEY_NAMES ? ctx->filenames_mode :
-					ctx->contents_mode, dk, dk_len);
+		st = e4_cipher_new_algs(a, out, use == E4_KEY_NAMES ?
+					ctx->filenames_mode : ctx->contents_mode,
+					dk, dk_len);
 	e4_wipe(dk, sizeof(dk));
 	if (st != E4_OK)
 		return st;

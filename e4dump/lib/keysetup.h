@@ -31,6 +31,12 @@ enum e4_status e4_keysetup_inode(const uint8_t *master, size_t master_len,
 				 const struct e4_context *ctx, uint32_t ino,
 				 const uint8_t fs_uuid[16], enum e4_key_use use,
 				 struct e4_cipher **out);
+/* The same with algorithms fetched once (algs.h; NULL: fetched now). */
+enum e4_status e4_keysetup_inode_algs(const struct e4_algs *a,
+				      const uint8_t *master, size_t master_len,
+				      const struct e4_context *ctx, uint32_t ino,
+				      const uint8_t fs_uuid[16],
+				      enum e4_key_use use, struct e4_cipher **out);
 
 /* The key and IV scheme e4_keysetup_inode uses, without a cipher: dk gets
  * the mode's key size in *dk_len bytes (the caller wipes dk); *scheme and

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "algs.h"
 #include "blockset.h"
 #include "dirblock.h"
 #include "escape.h"
@@ -169,6 +170,54 @@ START_TEST(keysetup_kat)
 		  "6004d128d91fb1475a8015ec4a47fec2c7fe5a5150375516f1ed44f69149c3cf"
 		  "ea43a26aa7c1a3c4fbdbfa2d2de7f3ca8d5d09dc7e44b821e68d69efd0a0335a",
 		  E4_IV_INO_LBLK_32, 0x09ff2b69);
+}
+END_TEST
+
+/* Fetched-once algorithms (algs.h) give the ciphers fetching by name
+ * gives: same bytes out of every mode and policy version and flag. */
+START_TEST(keysetup_algs_same)
+{
+	static const int cases[][4] = {
+		/* version, contents mode, names mode, flags */
+		{ 1, 1, 4, 0 }, { 1, 5, 6, 0 }, { 1, 9, 9, 4 }, { 2, 1, 4, 0 },
+		{ 2, 1, 6, 8 }, { 2, 1, 4, 16 }, { 2, 9, 9, 4 }, { 2, 1, 10, 0 },
+	};
+	uint8_t master[64], uuid[16], in[4096], a[4096], b[4096];
+	struct e4_algs *al;
+
+	for (int i = 0; i < 64; i++)
+		master[i] = (uint8_t)(3 * i + 1);
+	memset(uuid, 0x5a, sizeof(uuid));
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = (uint8_t)(i * 7);
+	ck_assert_int_eq(e4_algs_new(&al), E4_OK);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct e4_context c;
+
+		ctx_of(&c, cases[i][0], cases[i][1], cases[i][2], cases[i][3]);
+		for (int use = 0; use < 2; use++) {
+			struct e4_cipher *x, *y;
+			size_t n = use == E4_KEY_NAMES ? 32 : sizeof(in);
+
+			ck_assert_int_eq(e4_keysetup_inode(master, 64, &c, 12, uuid,
+							   (enum e4_key_use)use, &x), E4_OK);
+			ck_assert_int_eq(e4_keysetup_inode_algs(al, master, 64, &c, 12, uuid,
+								(enum e4_key_use)use, &y), E4_OK);
+			if (use == E4_KEY_NAMES) {
+				ck_assert_int_eq(e4_encrypt_name(x, in, n, a), E4_OK);
+				ck_assert_int_eq(e4_encrypt_name(y, in, n, b), E4_OK);
+			} else {
+				ck_assert_int_eq(e4_encrypt_data_unit(x, 5, in, a, n), E4_OK);
+				ck_assert_int_eq(e4_decrypt_data_unit(y, 5, a, b, n), E4_OK);
+				ck_assert(!memcmp(b, in, n));
+				ck_assert_int_eq(e4_encrypt_data_unit(y, 5, in, b, n), E4_OK);
+			}
+			ck_assert_msg(!memcmp(a, b, n), "case %zu use %d", i, use);
+			e4_cipher_free(x);
+			e4_cipher_free(y);
+		}
+	}
+	e4_algs_free(al);
 }
 END_TEST
 
@@ -571,6 +620,7 @@ Suite *core_suite(void)
 	tcase_add_test(tc, escape_terminal);
 	tcase_add_test(tc, keystore_match);
 	tcase_add_test(tc, keysetup_kat);
+	tcase_add_test(tc, keysetup_algs_same);
 	tcase_add_test(tc, keysetup_refusals);
 	tcase_add_test(tc, keysetup_dirhash_key);
 	tcase_add_test(tc, fname_sizes);
