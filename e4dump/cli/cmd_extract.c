@@ -386,7 +386,7 @@ int cmd_extract(const struct options *o, struct report *r)
 	struct session s;
 	struct extract x;
 	struct e4_walk_options wo = { 1, 1, E4_LIST_KEEP_UNSAFE };
-	struct e4_walk_visitor v = { entry, enter, leave };
+	struct e4_walk_visitor v = { .entry = entry, .enter = enter, .leave = leave };
 	struct e4_walk_stats stats;
 	const char *path = o->n_args > 1 ? o->args[1] : "/";
 	struct stat img;

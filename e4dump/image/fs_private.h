@@ -29,7 +29,9 @@ struct e4_fs {
 	/* the index of encrypted inodes */
 	struct e4_enc_inode *idx;
 	size_t nidx, capidx, in_use;
-	int idx_state;                  /* 0 not built, 1 built, -1 failed */
+	int idx_state;                  /* 0 not built, 1 built, -1 failed,
+					 * 2 being built by a scan */
+	enum e4_status idx_error;       /* why it failed */
 	/* policies and keys */
 	struct e4_policy_slot **slots;  /* open addressing on the key id */
 	size_t nslots, capslots;
@@ -52,6 +54,8 @@ struct e4_fs {
 	struct e4_icache_slot *icache;  /* inode-table windows (itable.c) */
 	struct e4_algs *algs;           /* NULL: OpenSSL fetches each time */
 	uint64_t icache_clock;
+	uint32_t scan_ino;              /* the inode a scan is visiting, */
+	const uint8_t *scan_raw;        /* and its bytes in the scan's buffer */
 };
 
 /* Report a diagnostic (printf-style message; never key bytes). */
@@ -119,6 +123,12 @@ enum e4_status e4_itable_check(struct e4_fs *fs);
  * outside the filesystem), E4_IO; nothing reported. */
 enum e4_status e4_inode_bytes(struct e4_fs *fs, uint32_t ino, const uint8_t **p);
 void e4_icache_free(struct e4_fs *fs);
+/* The index of encrypted inodes, built by a scan (index.c): add one
+ * in-use inode (non-zero when out of memory), then end with the scan's
+ * status: E4_OK makes it built, E4_STOPPED discards it, E4_NOMEM and
+ * E4_IO make it failed. */
+int e4_index_add(struct e4_fs *fs, const struct e4_inode *in);
+void e4_index_done(struct e4_fs *fs, enum e4_status st);
 
 /* Claim metadata block pblk for inode ino.  E4_OK, or E4_CORRUPT with
  * *other set when another inode has it; E4_NOMEM. */

@@ -3,9 +3,8 @@
 #include <string.h>
 #include "fs_private.h"
 
-static int index_inode(void *arg, const struct e4_inode *in)
+int e4_index_add(struct e4_fs *fs, const struct e4_inode *in)
 {
-	struct e4_fs *fs = arg;
 	struct ext2_inode_large raw;
 	struct e4_enc_inode e;
 
@@ -36,26 +35,40 @@ static int index_inode(void *arg, const struct e4_inode *in)
 	return 0;
 }
 
+void e4_index_done(struct e4_fs *fs, enum e4_status st)
+{
+	if (st == E4_OK) {
+		fs->idx_state = 1;
+		return;
+	}
+	if (st == E4_STOPPED) { /* a caller's scan ended early: incomplete */
+		free(fs->idx);
+		fs->idx = NULL;
+		fs->nidx = fs->capidx = fs->in_use = 0;
+		fs->idx_state = 0;
+		return;
+	}
+	if (st == E4_NOMEM)
+		e4_report(fs, E4_DIAG_ERROR, E4_NOMEM, 0, fs->info.name,
+			  "out of memory for the inode index");
+	fs->idx_state = -1;
+	fs->idx_error = st;
+}
+
 enum e4_status e4_fs_encrypted_inodes(struct e4_fs *fs,
 				      const struct e4_enc_inode **v,
 				      size_t *n, size_t *in_use)
 {
-	enum e4_status st = E4_OK;
-
-	if (fs->idx_state == 0) {
-		st = e4_fs_scan_inodes(fs, 0, index_inode, fs);
-		if (st == E4_STOPPED) {
-			e4_report(fs, E4_DIAG_ERROR, E4_NOMEM, 0, fs->info.name,
-				  "out of memory for the inode index");
-			st = E4_NOMEM;
-		}
-		fs->idx_state = st == E4_OK ? 1 : -1;
-	} else if (fs->idx_state < 0) {
-		st = E4_IO;
+	if (fs->idx_state == 2) {
+		/* asked from the callback of a scan that builds it: start
+		 * again, whole; that scan sees it built and stops adding */
+		e4_index_done(fs, E4_STOPPED);
 	}
+	if (fs->idx_state == 0)
+		e4_fs_scan_inodes(fs, E4_SCAN_INDEX, NULL, NULL);
 	*v = fs->idx;
 	*n = fs->nidx;
 	if (in_use)
 		*in_use = fs->in_use;
-	return st;
+	return fs->idx_state > 0 ? E4_OK : fs->idx_error;
 }

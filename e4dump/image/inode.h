@@ -65,11 +65,15 @@ enum e4_status e4_inode_read(struct e4_fs *fs, uint32_t ino, const char *path,
 typedef int (*e4_inode_fn)(void *arg, const struct e4_inode *in);
 
 /* Scan the inode tables in inode order: every in-use inode (links > 0, a
- * mode, no dtime), or with all every inode.  Inodes that fail
- * e4_inode_read's checks are reported and skipped.  E4_OK, E4_STOPPED, or
- * E4_IO (reported) when the scan could not go on. */
-enum e4_status e4_fs_scan_inodes(struct e4_fs *fs, int all, e4_inode_fn fn,
-				 void *arg);
+ * mode, no dtime), or with E4_SCAN_ALL every inode.  Inodes that fail
+ * e4_inode_read's checks are reported and skipped.  With E4_SCAN_INDEX
+ * (in-use inodes only) the scan also builds the index of encrypted inodes
+ * (e4_fs_encrypted_inodes) when it is not built yet, so that a caller
+ * needing both reads the tables once.  E4_OK, E4_STOPPED, or E4_IO
+ * (reported) when the scan could not go on. */
+enum e4_scan_flags { E4_SCAN_ALL = 1, E4_SCAN_INDEX = 2 };
+enum e4_status e4_fs_scan_inodes(struct e4_fs *fs, unsigned int flags,
+				 e4_inode_fn fn, void *arg);
 
 /* Read the encryption context of an inode.  E4_NOT_FOUND when it has
  * none; E4_CORRUPT or E4_UNRECOGNIZED with *why (static) for a bad one;

@@ -134,6 +134,12 @@ enum e4_status e4_inode_bytes(struct e4_fs *fs, uint32_t ino, const uint8_t **p)
 
 	if (ino < 1 || ino > sb->s_inodes_count)
 		return E4_INVALID;
+	/* A scan's callback reading its own inode again (its xattrs) must
+	 * not read the table a second time, nor fill the cache with it. */
+	if (ino == fs->scan_ino && fs->scan_raw) {
+		*p = fs->scan_raw;
+		return E4_OK;
+	}
 	g = (ino - 1) / ipg;
 	if (group_bad(fs, g))
 		return E4_CORRUPT;
@@ -156,9 +162,13 @@ enum e4_status e4_inode_bytes(struct e4_fs *fs, uint32_t ino, const uint8_t **p)
 	return E4_OK;
 }
 
-enum e4_status e4_fs_scan_inodes(struct e4_fs *fs, int all, e4_inode_fn fn,
-				 void *arg)
+enum e4_status e4_fs_scan_inodes(struct e4_fs *fs, unsigned int flags,
+				 e4_inode_fn fn, void *arg)
 {
+	int all = flags & E4_SCAN_ALL;
+	int indexing = !all && (flags & E4_SCAN_INDEX) && fs->idx_state == 0;
+	uint32_t outer_ino = fs->scan_ino; /* a scan from a scan's callback */
+	const uint8_t *outer_raw = fs->scan_raw;
 	struct ext2_super_block *sb = fs->ext2->super;
 	unsigned int bs = fs->info.block_size, isize = EXT2_INODE_SIZE(sb);
 	uint32_t ipg = sb->s_inodes_per_group, per_block = bs / isize;
@@ -205,13 +215,26 @@ enum e4_status e4_fs_scan_inodes(struct e4_fs *fs, int all, e4_inode_fn fn,
 					continue;
 				if (e4_inode_decode(fs, ino, &raw, NULL, &in) != E4_OK)
 					continue; /* reported */
-				if (fn(arg, &in))
+				fs->scan_ino = ino;
+				fs->scan_raw = buf + (size_t)k * isize;
+				if (indexing && e4_index_add(fs, &in))
+					indexing = -1; /* out of memory */
+				if (indexing)
+					fs->idx_state = 2; /* being built */
+				if (fn && fn(arg, &in))
 					st = E4_STOPPED;
+				/* the callback needed the whole index: built */
+				if (indexing && fs->idx_state != 2)
+					indexing = 0;
+				fs->scan_ino = outer_ino;
+				fs->scan_raw = outer_raw;
 				if (st != E4_OK)
 					break;
 			}
 		}
 	}
 	free(buf);
+	if (indexing)
+		e4_index_done(fs, indexing < 0 ? E4_NOMEM : st);
 	return st;
 }

@@ -189,12 +189,17 @@ static int step(struct walker *w)
 	w->stats->entries++;
 	/* the inode's mode, not the entry's file type, says what it is */
 	want = w->o->need_inodes || w->o->recursive;
-	if (want && e4_inode_read(fs, e.ino, n.path, &in) == E4_OK) {
+	if (want && w->v->skip_inode && w->v->skip_inode(w->arg, e.ino)) {
+		want = 0;
+		n.inode_skipped = 1;
+	}
+	if (want && (n.inode_status = e4_inode_read(fs, e.ino, n.path, &in)) == E4_OK) {
 		if (in.in_use) {
 			have = 1;
 		} else {
 			e4_report_p(fs, E4_DIAG_ERROR, E4_CORRUPT, E4_P_UNUSED_INODE,
 				    e.ino, n.path, "the entry's inode is not in use");
+			n.inode_status = E4_NOT_FOUND;
 		}
 	}
 	if (want && !have)

@@ -25,7 +25,12 @@ struct e4_walk_node {
 	uint32_t ino;
 	const struct e4_entry *entry; /* NULL for the start */
 	const struct e4_dir_facts *parent; /* the listing it is in, or NULL */
-	const struct e4_inode *inode; /* NULL when it could not be read */
+	const struct e4_inode *inode; /* NULL when it could not be read, or
+				       * was not read (inode_skipped) */
+	int inode_skipped;            /* skip_inode() said it need not be */
+	enum e4_status inode_status;  /* when the walk read it and inode is
+				       * NULL: E4_NOT_FOUND (not in use) or
+				       * the read's error; else E4_OK */
 	void *parent_data;            /* what enter_dir gave its directory */
 };
 
@@ -39,6 +44,12 @@ struct e4_walk_visitor {
 	/* After its entries (the listing is freed after). */
 	void (*leave)(void *arg, const struct e4_walk_node *n,
 		      const struct e4_dir *listing, void *data);
+	/* Optional, for a caller that has scanned the inode tables: non-zero
+	 * when the entry's inode ino is known to be in use and not a
+	 * directory, so that the walk need not read it.  Reading every
+	 * entry's inode in the listing's (hash) order costs more than the
+	 * scan itself. */
+	int (*skip_inode)(void *arg, uint32_t ino);
 };
 
 struct e4_walk_options {

@@ -322,6 +322,9 @@ void verify_free(struct verify *v)
 		free(v->paths[i].name);
 	}
 	free(v->paths);
+	for (size_t g = 0; g < v->nkind_groups; g++)
+		free(v->kinds[g]);
+	free(v->kinds);
 	pnode_unref(v->root);
 	memset(v, 0, sizeof(*v));
 }

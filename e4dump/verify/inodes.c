@@ -59,20 +59,35 @@ static void check_context(struct verify *v, const struct e4_enc_inode *e)
 		      c->flags);
 }
 
+/* Nonces sorted by their first 8 bytes as one integer, then all 16 (the
+ * kernel's nonces are random, so the integer nearly always decides). */
+struct nonce_ref {
+	uint64_t head;
+	const struct e4_enc_inode *in;
+};
+
 static int cmp_nonce(const void *a, const void *b)
 {
-	const struct e4_enc_inode *x = *(const struct e4_enc_inode *const *)a;
-	const struct e4_enc_inode *y = *(const struct e4_enc_inode *const *)b;
-	int c = memcmp(x->ctx.nonce, y->ctx.nonce, E4_NONCE_SIZE);
+	const struct nonce_ref *x = a, *y = b;
+	int c;
 
-	return c ? c : (x->ino > y->ino) - (x->ino < y->ino);
+	if (x->head != y->head)
+		return x->head < y->head ? -1 : 1;
+	c = memcmp(x->in->ctx.nonce, y->in->ctx.nonce, E4_NONCE_SIZE);
+	return c ? c : (x->in->ino > y->in->ino) - (x->in->ino < y->in->ino);
+}
+
+static int same_nonce(const struct nonce_ref *x, const struct nonce_ref *y)
+{
+	return x->head == y->head &&
+	       !memcmp(x->in->ctx.nonce, y->in->ctx.nonce, E4_NONCE_SIZE);
 }
 
 /* Each inode has its own random nonce; hard links share the inode. */
 static void check_nonces(struct verify *v, const struct e4_enc_inode *idx,
 			 size_t nidx)
 {
-	const struct e4_enc_inode **s = malloc((nidx ? nidx : 1) * sizeof(*s));
+	struct nonce_ref *s = malloc((nidx ? nidx : 1) * sizeof(*s));
 	size_t n = 0;
 
 	if (!s) {
@@ -80,18 +95,20 @@ static void check_nonces(struct verify *v, const struct e4_enc_inode *idx,
 		return;
 	}
 	for (size_t i = 0; i < nidx; i++)
-		if (idx[i].ctx_status == E4_OK)
-			s[n++] = &idx[i];
+		if (idx[i].ctx_status == E4_OK) {
+			memcpy(&s[n].head, idx[i].ctx.nonce, sizeof(s[n].head));
+			s[n++].in = &idx[i];
+		}
 	qsort(s, n, sizeof(*s), cmp_nonce);
 	for (size_t i = 0; i < n; i++) {
 		const struct e4_enc_inode *o = NULL;
 
-		if (i > 0 && !memcmp(s[i - 1]->ctx.nonce, s[i]->ctx.nonce, E4_NONCE_SIZE))
-			o = s[i - 1];
-		else if (i + 1 < n && !memcmp(s[i + 1]->ctx.nonce, s[i]->ctx.nonce, E4_NONCE_SIZE))
-			o = s[i + 1];
+		if (i > 0 && same_nonce(&s[i - 1], &s[i]))
+			o = s[i - 1].in;
+		else if (i + 1 < n && same_nonce(&s[i + 1], &s[i]))
+			o = s[i + 1].in;
 		if (o)
-			vfind(v, CHECK_CONTEXT_NONCE_REUSE, s[i]->ino, NULL,
+			vfind(v, CHECK_CONTEXT_NONCE_REUSE, s[i].in->ino, NULL,
 			      "same nonce as inode %u", o->ino);
 	}
 	free(s);
@@ -259,11 +276,73 @@ static void check_inode(struct verify *v, const struct e4_inode *in)
 	}
 }
 
+enum { KIND_UNSEEN, KIND_DIR, KIND_FILE };
+
+/* Kind of ino in the scan's map: 2 bits per inode, a map per group made
+ * when the scan reaches it, so memory follows the inode tables in use. */
+static void note_kind(struct verify *v, const struct e4_inode *in)
+{
+	uint32_t ipg = e4_fs_ext2(v->fs)->super->s_inodes_per_group;
+	size_t g = (in->ino - 1) / ipg, i = (in->ino - 1) % ipg;
+
+	if (!v->kinds) {
+		size_t n = e4_fs_ext2(v->fs)->group_desc_count;
+
+		if (!(v->kinds = calloc(n ? n : 1, sizeof(*v->kinds)))) {
+			v->nomem = 1;
+			return;
+		}
+		v->nkind_groups = n;
+	}
+	if (g >= v->nkind_groups)
+		return;
+	if (!v->kinds[g] && !(v->kinds[g] = calloc(ipg / 4 + 1, 1))) {
+		v->nomem = 1;
+		return;
+	}
+	v->kinds[g][i / 4] |= (uint8_t)((E4_ISDIR(in->mode) ? KIND_DIR : KIND_FILE)
+					<< (i % 4 * 2));
+}
+
+int verify_known_file(struct verify *v, uint32_t ino)
+{
+	uint32_t ipg = e4_fs_ext2(v->fs)->super->s_inodes_per_group;
+	size_t g, i;
+
+	if (!ino)
+		return 0;
+	g = (ino - 1) / ipg;
+	i = (ino - 1) % ipg;
+	return g < v->nkind_groups && v->kinds[g] &&
+	       (v->kinds[g][i / 4] >> (i % 4 * 2) & 3) == KIND_FILE;
+}
+
+const struct e4_enc_inode *verify_enc_inode(struct verify *v, uint32_t ino)
+{
+	const struct e4_enc_inode *idx;
+	size_t lo = 0, hi;
+
+	if (e4_fs_encrypted_inodes(v->fs, &idx, &hi, NULL) != E4_OK)
+		return NULL;
+	while (lo < hi) { /* the index is in inode order */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (idx[mid].ino == ino)
+			return &idx[mid];
+		if (idx[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 static int scan_inode(void *arg, const struct e4_inode *in)
 {
 	struct verify *v = arg;
 
 	v->inodes++;
+	note_kind(v, in);
 	check_inode(v, in);
 	return v->nomem ? 1 : 0;
 }
@@ -274,7 +353,9 @@ int verify_inodes(struct verify *v)
 	const struct e4_enc_inode *idx;
 	size_t n, flagged = 0;
 
-	if (e4_fs_encrypted_inodes(v->fs, &idx, &n, NULL) != E4_OK)
+	/* one read of the tables: the scan builds the index too */
+	if (e4_fs_scan_inodes(v->fs, E4_SCAN_INDEX, scan_inode, v) == E4_IO ||
+	    e4_fs_encrypted_inodes(v->fs, &idx, &n, NULL) != E4_OK)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		check_context(v, &idx[i]);
@@ -289,5 +370,5 @@ int verify_inodes(struct verify *v)
 		vfind(v, CHECK_SB_ENCRYPTION_LEVEL, 0, NULL,
 		      "s_encryption_level is %u, not 0", sb->s_encryption_level);
 	check_special_dirs(v);
-	return e4_fs_scan_inodes(v->fs, 0, scan_inode, v) == E4_IO ? -1 : 0;
+	return 0;
 }

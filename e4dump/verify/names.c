@@ -4,11 +4,15 @@
  * policies. */
 #include <stdlib.h>
 #include <string.h>
+#include "escape.h"
 #include "verify.h"
 
 /* The bytes a name is compared by for duplicates: what it decrypts to,
- * else its stored bytes. */
+ * else its stored bytes; sorted by a hash of them first, so that most
+ * comparisons are of one integer (colliding hashes only cost the full
+ * comparison, never correctness). */
 struct dname {
+	uint64_t h;
 	const uint8_t *p;
 	size_t len;
 	int dec;
@@ -16,17 +20,36 @@ struct dname {
 	size_t index;
 };
 
-static int cmp_name(const void *a, const void *b)
+static uint64_t fnv1a(int dec, const uint8_t *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)dec;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static int same_dname(const struct dname *x, const struct dname *y)
+{
+	return x->h == y->h && x->dec == y->dec && x->len == y->len &&
+	       !memcmp(x->p, y->p, x->len);
+}
+
+static int cmp_dname(const void *a, const void *b)
 {
 	const struct dname *x = a, *y = b;
 	int c;
 
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
 	if (x->dec != y->dec)
 		return x->dec - y->dec;
 	c = memcmp(x->p, y->p, x->len < y->len ? x->len : y->len);
 	if (c)
 		return c;
-	return (x->len > y->len) - (x->len < y->len);
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
 }
 
 static int decrypted(const struct e4_entry *e)
@@ -35,8 +58,26 @@ static int decrypted(const struct e4_entry *e)
 			    e->problem == E4_NAME_UNTRUSTED);
 }
 
+int verify_entry_ref(struct verify *v, const struct e4_dir *d, size_t i,
+		     struct pnode *dir, struct vref *at)
+{
+	struct e4_entry e;
+	char *name;
+
+	e4_dir_get(d, i, &e);
+	name = malloc(E4_ESCAPE_SIZE(e.name_len));
+	if (!name) {
+		v->nomem = 1;
+		return -1;
+	}
+	e4_escape(e.name, e.name_len, name, E4_ESCAPE_SLASH);
+	at->dir = dir;
+	at->name = name;
+	return 0;
+}
+
 void verify_duplicates(struct verify *v, const struct e4_dir *d,
-		       const struct vref *at)
+		       struct pnode *dir)
 {
 	const struct e4_dir_facts *f = e4_dir_facts(d);
 	size_t n = e4_dir_count(d);
@@ -53,21 +94,24 @@ void verify_duplicates(struct verify *v, const struct e4_dir *d,
 		s[i].dec = decrypted(&e);
 		s[i].p = s[i].dec ? e.plain : e.raw;
 		s[i].len = s[i].dec ? e.plain_len : e.raw_len;
+		s[i].h = fnv1a(s[i].dec, s[i].p, s[i].len);
 		s[i].ino = e.ino;
 		s[i].index = i;
 	}
-	qsort(s, n, sizeof(*s), cmp_name);
-	for (size_t i = 0; i < n; i++) {
-		int before = i > 0 && !cmp_name(&s[i - 1], &s[i]);
-		int after = i + 1 < n && !cmp_name(&s[i], &s[i + 1]);
+	qsort(s, n, sizeof(*s), cmp_dname);
+	for (size_t i = 0; i < n && !v->nomem; i++) {
+		int before = i > 0 && same_dname(&s[i - 1], &s[i]);
+		int after = i + 1 < n && same_dname(&s[i], &s[i + 1]);
 		const struct dname *other = before ? &s[i - 1] : after ? &s[i + 1] : NULL;
+		struct vref at;
 
-		if (!other)
+		if (!other || verify_entry_ref(v, d, s[i].index, dir, &at))
 			continue;
-		vfind(v, CHECK_NAME_DUPLICATE, s[i].ino, &at[s[i].index],
+		vfind(v, CHECK_NAME_DUPLICATE, s[i].ino, &at,
 		      "%s the same name as the entry for inode %u in this directory",
 		      !f->encrypted ? "has" : s[i].dec ? "decrypts to" :
 		      "has the same ciphertext, so", other->ino);
+		free((char *)at.name);
 	}
 	free(s);
 }
@@ -98,7 +142,7 @@ static void check_padding(struct verify *v, const struct e4_entry *e,
 void verify_encrypted_entry(struct verify *v, const struct e4_entry *e,
 			    const struct vref *path, const struct e4_context *dctx,
 			    int dctx_ok, int have_key,
-			    const struct e4_inode *child)
+			    const struct child_facts *child)
 {
 	struct ext2_super_block *sb = e4_fs_ext2(v->fs)->super;
 	int dec = decrypted(e);
@@ -132,21 +176,17 @@ void verify_encrypted_entry(struct verify *v, const struct e4_entry *e,
 			      E4_ISLNK(child->mode) ? "symlink" : "file");
 		return;
 	}
-	if (dctx_ok) {
-		struct e4_context cctx;
-		const char *why;
+	if (dctx_ok && child->ctx_status == E4_OK &&
+	    !e4_context_same_policy(&child->ctx, dctx)) {
+		const struct e4_context *cctx = &child->ctx;
+		char a[33], b[33];
 
-		if (e4_inode_context(v->fs, child, &cctx, &why) == E4_OK &&
-		    !e4_context_same_policy(&cctx, dctx)) {
-			char a[33], b[33];
-
-			e4_context_key_id_hex(dctx, a);
-			e4_context_key_id_hex(&cctx, b);
-			vfind(v, CHECK_POLICY_DIFFERS, e->ino, path,
-			      "policy v%u %u/%u flags 0x%02x key %s differs from its directory's v%u %u/%u flags 0x%02x key %s",
-			      cctx.version, cctx.contents_mode, cctx.filenames_mode,
-			      cctx.flags, b, dctx->version, dctx->contents_mode,
-			      dctx->filenames_mode, dctx->flags, a);
-		}
+		e4_context_key_id_hex(dctx, a);
+		e4_context_key_id_hex(cctx, b);
+		vfind(v, CHECK_POLICY_DIFFERS, e->ino, path,
+		      "policy v%u %u/%u flags 0x%02x key %s differs from its directory's v%u %u/%u flags 0x%02x key %s",
+		      cctx->version, cctx->contents_mode, cctx->filenames_mode,
+		      cctx->flags, b, dctx->version, dctx->contents_mode,
+		      dctx->filenames_mode, dctx->flags, a);
 	}
 }

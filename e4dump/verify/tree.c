@@ -16,7 +16,7 @@
  * recomputed from the decrypted name. */
 static void check_casefold_hashes(struct verify *v, const struct e4_dir *d,
 				  const struct e4_context *dctx, int dctx_ok,
-				  const struct vref *at)
+				  struct pnode *dir)
 {
 	const struct e4_dir_facts *f = e4_dir_facts(d);
 	const struct ext2fs_nls_table *enc = e4_fs_casefold_table(v->fs);
@@ -30,14 +30,18 @@ static void check_casefold_hashes(struct verify *v, const struct e4_dir *d,
 
 		have_key = e4_keysetup_dirhash_key(mk->raw, mk->len, dctx, key) == E4_OK;
 	}
-	for (size_t i = 0; i < e4_dir_count(d); i++) {
+	for (size_t i = 0; i < e4_dir_count(d) && !v->nomem; i++) {
 		struct e4_entry e;
+		struct vref at;
 		uint32_t h, m;
 
 		e4_dir_get(d, i, &e);
 		if (!e.has_hash) {
-			vfind(v, CHECK_DIRENT_CASEFOLD_HASH, f->ino, &at[i],
+			if (verify_entry_ref(v, d, i, dir, &at))
+				break;
+			vfind(v, CHECK_DIRENT_CASEFOLD_HASH, f->ino, &at,
 			      "entry of a casefolded encrypted directory has no room for its hash pair");
+			free((char *)at.name);
 			continue;
 		}
 		if (!have_key || !e.plain || !(e.state == E4_NAME_DECRYPTED ||
@@ -46,10 +50,13 @@ static void check_casefold_hashes(struct verify *v, const struct e4_dir *d,
 		if (e.plain_len && v->fs->info.casefold_feature && !enc)
 			break; /* libext2fs' casefolding unusable: cannot judge */
 		if (!e4_casefold_dirhash(enc, key, e.plain, e.plain_len, &h, &m) &&
-		    (h != e.hash || m != e.minor_hash))
-			vfind(v, CHECK_DIRENT_CASEFOLD_HASH, f->ino, &at[i],
+		    (h != e.hash || m != e.minor_hash) &&
+		    !verify_entry_ref(v, d, i, dir, &at)) {
+			vfind(v, CHECK_DIRENT_CASEFOLD_HASH, f->ino, &at,
 			      "stored hash pair %08x/%08x, but the casefolded name hashes to %08x/%08x",
 			      e.hash, e.minor_hash, h, m);
+			free((char *)at.name);
+		}
 	}
 	e4_wipe(key, sizeof(key));
 }
@@ -62,77 +69,99 @@ static const char *last_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-static void check_dir(struct verify *v, const struct e4_walk_node *n,
-		      const struct e4_dir *d, struct pnode *node)
-{
-	const struct e4_dir_facts *f = e4_dir_facts(d);
-	struct ext2_super_block *sb = e4_fs_ext2(v->fs)->super;
+/* What the walk keeps of a directory while it is in it. */
+struct vdir {
+	struct pnode *node;
+	const struct e4_dir_facts *f;
 	struct e4_context dctx;
-	const char *why;
-	size_t count = e4_dir_count(d);
-	struct vref *at = calloc(count ? count : 1, sizeof(*at));
-	struct vref self = { node, NULL };
-	int dctx_ok = 0;
+	int dctx_ok;
+};
+
+/* The checks of a whole listing: duplicates, casefold hashes, htree.
+ * Entries' places are made only for findings. */
+static void check_dir(struct verify *v, const struct e4_walk_node *n,
+		      const struct e4_dir *d, struct vdir *vd)
+{
+	const struct e4_dir_facts *f = vd->f;
+	struct ext2_super_block *sb = e4_fs_ext2(v->fs)->super;
+	struct vref self = { vd->node, NULL };
 
 	v->dirs++;
-	if (!at) {
-		v->nomem = 1;
-		return;
-	}
-	if (f->encrypted)
-		dctx_ok = e4_inode_context(v->fs, n->inode, &dctx, &why) == E4_OK;
-	for (size_t i = 0; i < count && !v->nomem; i++) {
-		struct e4_entry e;
-		struct e4_inode child;
-		enum e4_status st;
-		char *name;
-		int child_ok;
-
-		e4_dir_get(d, i, &e);
-		name = malloc(E4_ESCAPE_SIZE(e.name_len));
-		if (!name) {
-			v->nomem = 1;
-			break;
-		}
-		e4_escape(e.name, e.name_len, name, E4_ESCAPE_SLASH);
-		at[i].dir = node;
-		at[i].name = name;
-		st = e4_inode_read(v->fs, e.ino, NULL, &child);
-		child_ok = st == E4_OK;
-		/* an inode ext4 refuses is its own finding (inode.size) */
-		if (!child_ok && st != E4_CORRUPT)
-			vfind(v, CHECK_DIRENT_BAD_INODE, f->ino, &at[i],
-			      "entry points to inode %u, which cannot be read", e.ino);
-		else if (child_ok && !child.in_use)
-			vfind(v, CHECK_DIRENT_BAD_INODE, f->ino, &at[i],
-			      "entry points to inode %u, which is not in use", e.ino);
-		if (f->encrypted)
-			verify_encrypted_entry(v, &e, &at[i], &dctx, dctx_ok,
-					       f->have_key,
-					       child_ok && child.in_use ? &child : NULL);
-	}
-	if (!v->nomem && f->encrypted && f->casefolded)
-		check_casefold_hashes(v, d, &dctx, dctx_ok, at);
-	if (!v->nomem && count > 1)
-		verify_duplicates(v, d, at);
+	if (f->encrypted && f->casefolded)
+		check_casefold_hashes(v, d, &vd->dctx, vd->dctx_ok, vd->node);
+	if (!v->nomem && e4_dir_count(d) > 1)
+		verify_duplicates(v, d, vd->node);
 	if (!v->nomem && f->indexed && ext2fs_has_feature_dir_index(sb) &&
 	    !(n->inode->flags & E4_INODE_INLINE_DATA_FL))
 		verify_htree(v, n->inode, &self);
-	for (size_t i = 0; i < count; i++)
-		free((char *)at[i].name);
-	free(at);
+}
+
+/* An entry's inode: its encryption from the index (the scan read it), or
+ * read when the index does not have it.  0 when it cannot be had. */
+static int child_facts(struct verify *v, const struct e4_walk_node *n,
+		       struct child_facts *cf)
+{
+	const struct e4_enc_inode *ei = verify_enc_inode(v, n->ino);
+	const struct e4_inode *c = n->inode;
+	struct e4_inode in;
+	const char *why;
+
+	if (ei) {
+		cf->mode = ei->mode;
+		cf->encrypted = ei->flagged;
+		cf->ctx_status = ei->ctx_status;
+		cf->ctx = ei->ctx;
+		return 1;
+	}
+	if (!c) {
+		if (e4_inode_read(v->fs, n->ino, n->path, &in) != E4_OK || !in.in_use)
+			return 0;
+		c = &in;
+	}
+	cf->mode = c->mode;
+	cf->encrypted = c->encrypted;
+	cf->ctx_status = e4_inode_context(v->fs, c, &cf->ctx, &why);
+	return 1;
+}
+
+/* One entry: its inode in use, and in an encrypted directory its name,
+ * encryption and policy. */
+static void check_entry(struct verify *v, const struct e4_walk_node *n,
+			const struct vdir *vd, const struct vref *at)
+{
+	const struct e4_entry *e = n->entry;
+	struct child_facts cf;
+	int have = 0;
+
+	if (n->inode_status == E4_NOT_FOUND)
+		vfind(v, CHECK_DIRENT_BAD_INODE, vd->f->ino, at,
+		      "entry points to inode %u, which is not in use", e->ino);
+	/* an inode ext4 refuses is its own finding (inode.size) */
+	else if (n->inode_status != E4_OK && n->inode_status != E4_CORRUPT)
+		vfind(v, CHECK_DIRENT_BAD_INODE, vd->f->ino, at,
+		      "entry points to inode %u, which cannot be read", e->ino);
+	else if (n->inode_status == E4_OK && vd->f->encrypted)
+		have = child_facts(v, n, &cf);
+	if (vd->f->encrypted)
+		verify_encrypted_entry(v, e, at, &vd->dctx, vd->dctx_ok,
+				       vd->f->have_key, have ? &cf : NULL);
 }
 
 static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 {
 	struct verify *v = arg;
-	struct vref at = { n->parent_data, n->entry ? last_name(n->path) : NULL };
+	const struct vdir *vd = n->parent_data;
+	struct vref at = { v->root, NULL };
 
-	if (!n->entry)
-		at.dir = v->root;
+	if (n->entry) {
+		at.dir = vd->node;
+		at.name = last_name(n->path);
+	}
 	verify_saw_path(v, n->ino, &at);
-	if (n->entry)
+	if (n->entry) {
 		v->entries++;
+		check_entry(v, n, vd, &at);
+	}
 	return v->nomem ? E4_WALK_STOP : E4_WALK_CONTINUE;
 }
 
@@ -140,22 +169,28 @@ static enum e4_walk_action enter(void *arg, const struct e4_walk_node *n,
 				 const struct e4_dir *listing, void **data)
 {
 	struct verify *v = arg;
-	struct pnode *node;
+	struct vdir *vd = calloc(1, sizeof(*vd));
+	const char *why;
 
-	if (!n->entry) {
-		node = pnode_ref(v->root);
-	} else {
+	if (vd && !n->entry) {
+		vd->node = pnode_ref(v->root);
+	} else if (vd) {
 		const char *name = last_name(n->path);
 
-		node = pnode_new(n->parent_data, name, strlen(name));
+		vd->node = pnode_new(((const struct vdir *)n->parent_data)->node,
+				     name, strlen(name));
 	}
-	if (!node) {
+	if (!vd || !vd->node) {
+		free(vd);
 		v->nomem = 1;
 		return E4_WALK_STOP;
 	}
-	*data = node;
-	v->cur = node;
-	check_dir(v, n, listing, node);
+	*data = vd;
+	v->cur = vd->node;
+	vd->f = e4_dir_facts(listing);
+	if (vd->f->encrypted)
+		vd->dctx_ok = e4_inode_context(v->fs, n->inode, &vd->dctx, &why) == E4_OK;
+	check_dir(v, n, listing, vd);
 	return v->nomem ? E4_WALK_STOP : E4_WALK_CONTINUE;
 }
 
@@ -163,17 +198,26 @@ static void leave(void *arg, const struct e4_walk_node *n,
 		  const struct e4_dir *listing, void *data)
 {
 	struct verify *v = arg;
-	struct pnode *node = data;
+	struct vdir *vd = data;
 
 	(void)n, (void)listing;
-	v->cur = node->parent;
-	pnode_unref(node);
+	v->cur = vd->node->parent;
+	pnode_unref(vd->node);
+	free(vd);
+}
+
+static int skip_inode(void *arg, uint32_t ino)
+{
+	return verify_known_file(arg, ino);
 }
 
 void verify_tree(struct verify *v)
 {
 	struct e4_walk_options wo = { 1, 0, 0 };
-	struct e4_walk_visitor vis = { entry, enter, leave };
+	struct e4_walk_visitor vis = {
+		.entry = entry, .enter = enter, .leave = leave,
+		.skip_inode = skip_inode,
+	};
 
 	e4_walk(v->fs, EXT2_ROOT_INO, "/", &wo, &vis, v, NULL);
 }

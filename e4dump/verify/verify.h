@@ -59,7 +59,19 @@ struct verify {
 	struct path_of *paths;      /* open addressing on ino */
 	size_t npaths, cappaths;
 	size_t dirs, entries, inodes;
+	/* What the inode scan saw, so the walk need not read every entry's
+	 * inode again: per block group, 2 bits per inode (inodes.c). */
+	uint8_t **kinds;
+	size_t nkind_groups;
 	int nomem;
+};
+
+/* What an entry's inode is, from the index or read (tree.c). */
+struct child_facts {
+	uint16_t mode;
+	int encrypted;              /* EXT4_ENCRYPT_FL */
+	enum e4_status ctx_status;  /* of e4_inode_context */
+	struct e4_context ctx;
 };
 
 struct pnode *pnode_new(struct pnode *parent, const char *name, size_t len);
@@ -83,15 +95,23 @@ void verify_tree(struct verify *v);
 void verify_encrypted_entry(struct verify *v, const struct e4_entry *e,
 			    const struct vref *at, const struct e4_context *dctx,
 			    int dctx_ok, int have_key,
-			    const struct e4_inode *child);
-/* Entries of one directory with the same (decrypted or stored) name;
- * at[i] is entry i's place. */
+			    const struct child_facts *child);
+/* Entries of one directory (dir) with the same (decrypted or stored)
+ * name. */
 void verify_duplicates(struct verify *v, const struct e4_dir *d,
-		       const struct vref *at);
+		       struct pnode *dir);
+/* Entry i of listing d as a place in dir, its name malloc'd (the caller
+ * frees it); made only for a finding.  -1 (v->nomem) out of memory. */
+int verify_entry_ref(struct verify *v, const struct e4_dir *d, size_t i,
+		     struct pnode *dir, struct vref *at);
 /* One indexed directory's dx blocks and the hashes of its leaf entries. */
 void verify_htree(struct verify *v, const struct e4_inode *dir,
 		  const struct vref *at);
 /* Every in-use inode: contexts, nonces, sizes, blocks, symlink headers. */
 int verify_inodes(struct verify *v);
+/* After verify_inodes: 1 when the scan saw ino in use and not a
+ * directory; the entry of the index for ino, or NULL. */
+int verify_known_file(struct verify *v, uint32_t ino);
+const struct e4_enc_inode *verify_enc_inode(struct verify *v, uint32_t ino);
 
 #endif

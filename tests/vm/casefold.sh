@@ -1,8 +1,8 @@
 #!/bin/bash
 # Casefold + encryption (vm/scenarios/v2-casefold.scn, written by Linux 6.1):
 # * every entry of every casefolded encrypted directory carries the hash
-#   pair the kernel computed, and casefold_dirhash() (e4dump/src/
-#   casefold_hash.c) recomputes each one from the decrypted name and the
+#   pair the kernel computed, and e4_casefold_dirhash() (e4dump/
+#   image/casefold.c) recomputes each one from the decrypted name and the
 #   directory's dirhash key (casefold_check image); hashing without folding
 #   changes exactly the pairs of the names that folding changes (Python's
 #   unicodedata says which), so the check depends on the fold;
