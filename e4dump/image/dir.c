@@ -3,6 +3,7 @@
  * shows. */
 #include <stdlib.h>
 #include <string.h>
+#include "bigmem.h"
 #include "casefold.h"
 #include "dir.h"
 #include "dirblock.h"
@@ -15,11 +16,12 @@
 #define HOSTILE_EVIDENCE_BITS 32
 
 /* Arena offsets: chunk index << ARENA_SHIFT | position in the chunk.
- * Chunks grow from 256 bytes to 1 MiB and are never moved: a large
- * listing costs no copying (nor wiping of old copies). */
-#define ARENA_SHIFT 20
+ * Chunks grow from 256 bytes to 2 MiB (huge pages, bigmem.h) and are
+ * never moved: a large listing costs no copying (nor wiping of old
+ * copies). */
+#define ARENA_SHIFT 21
 #define ARENA_CHUNK_MAX (1u << ARENA_SHIFT)
-#define ARENA_CHUNKS_MAX 4096u
+#define ARENA_CHUNKS_MAX 2048u
 
 /* One entry, compactly; strings are offsets into the arena. */
 struct ent {
@@ -63,7 +65,7 @@ static const uint8_t *at(const struct e4_dir *d, uint32_t off)
 /* The size of chunk i. */
 static size_t chunk_size(size_t i)
 {
-	return i < 12 ? (size_t)256 << i : ARENA_CHUNK_MAX;
+	return i < 13 ? (size_t)256 << i : ARENA_CHUNK_MAX;
 }
 
 /* A new last chunk for len bytes (every string is at most 256: a name,
@@ -84,7 +86,7 @@ static int new_chunk(struct e4_dir *d, size_t len)
 		d->chunk = v;
 		d->chunks_cap = cap;
 	}
-	if (!(c = malloc(size)))
+	if (!(c = e4_big_realloc(NULL, 0, size)))
 		return -1;
 	d->chunk[d->nchunks++] = c;
 	d->used = 0;
@@ -121,7 +123,8 @@ static int collect(void *arg, const struct e4_dirent *de)
 	}
 	if (d->n == d->cap) {
 		size_t cap = d->cap ? 2 * d->cap : 64;
-		struct ent *v = realloc(d->v, cap * sizeof(*v));
+		struct ent *v = e4_big_realloc(d->v, d->cap * sizeof(*v),
+						cap * sizeof(*v));
 
 		if (!v) {
 			d->nomem = 1;
@@ -444,10 +447,10 @@ void e4_dir_free(struct e4_dir *d)
 		size_t size = i + 1 == d->nchunks ? d->used : chunk_size(i);
 
 		e4_wipe(d->chunk[i], size);
-		free(d->chunk[i]);
+		e4_big_free(d->chunk[i], chunk_size(i));
 	}
 	free(d->chunk);
-	free(d->v);
+	e4_big_free(d->v, d->cap * sizeof(*d->v));
 	free(d);
 }
 

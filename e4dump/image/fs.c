@@ -6,6 +6,7 @@
 #include <string.h>
 #include <et/com_err.h>
 #include <ext2fs/ext2_err.h>
+#include "bigmem.h"
 #include "fs_private.h"
 #include "io.h"
 #include "kdf.h"
@@ -181,7 +182,7 @@ void e4_fs_close(struct e4_fs *fs)
 	if (fs->ext2)
 		ext2fs_close_free(&fs->ext2);
 	e4_source_close(fs->src);
-	free(fs->idx);
+	e4_big_free(fs->idx, fs->capidx * sizeof(*fs->idx));
 	for (size_t i = 0; i < fs->capslots; i++)
 		free(fs->slots[i]);
 	free(fs->slots);

@@ -1,6 +1,7 @@
 /* The index of encrypted inodes: one scan of the inode tables. */
 #include <stdlib.h>
 #include <string.h>
+#include "bigmem.h"
 #include "fs_private.h"
 
 int e4_index_add(struct e4_fs *fs, const struct e4_inode *in)
@@ -24,7 +25,8 @@ int e4_index_add(struct e4_fs *fs, const struct e4_inode *in)
 		return 0;
 	if (fs->nidx == fs->capidx) {
 		size_t cap = fs->capidx ? 2 * fs->capidx : 64;
-		struct e4_enc_inode *v = realloc(fs->idx, cap * sizeof(*v));
+		struct e4_enc_inode *v = e4_big_realloc(fs->idx, fs->capidx * sizeof(*v),
+							 cap * sizeof(*v));
 
 		if (!v)
 			return -1;
@@ -42,7 +44,7 @@ void e4_index_done(struct e4_fs *fs, enum e4_status st)
 		return;
 	}
 	if (st == E4_STOPPED) { /* a caller's scan ended early: incomplete */
-		free(fs->idx);
+		e4_big_free(fs->idx, fs->capidx * sizeof(*fs->idx));
 		fs->idx = NULL;
 		fs->nidx = fs->capidx = fs->in_use = 0;
 		fs->idx_state = 0;

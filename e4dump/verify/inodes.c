@@ -3,6 +3,7 @@
  * and symlink headers (from one more pass over the inode table). */
 #include <stdlib.h>
 #include <string.h>
+#include "bigmem.h"
 #include "blockmap.h"
 #include "kdf.h"
 #include "symlink.h"
@@ -87,7 +88,7 @@ static int same_nonce(const struct nonce_ref *x, const struct nonce_ref *y)
 static void check_nonces(struct verify *v, const struct e4_enc_inode *idx,
 			 size_t nidx)
 {
-	struct nonce_ref *s = malloc((nidx ? nidx : 1) * sizeof(*s));
+	struct nonce_ref *s = e4_big_realloc(NULL, 0, (nidx ? nidx : 1) * sizeof(*s));
 	size_t n = 0;
 
 	if (!s) {
@@ -111,7 +112,7 @@ static void check_nonces(struct verify *v, const struct e4_enc_inode *idx,
 			vfind(v, CHECK_CONTEXT_NONCE_REUSE, s[i].in->ino, NULL,
 			      "same nonce as inode %u", o->ino);
 	}
-	free(s);
+	e4_big_free(s, (nidx ? nidx : 1) * sizeof(*s));
 }
 
 static void check_special_dirs(struct verify *v)

@@ -4,6 +4,7 @@
  * policies. */
 #include <stdlib.h>
 #include <string.h>
+#include "bigmem.h"
 #include "escape.h"
 #include "verify.h"
 
@@ -81,7 +82,7 @@ void verify_duplicates(struct verify *v, const struct e4_dir *d,
 {
 	const struct e4_dir_facts *f = e4_dir_facts(d);
 	size_t n = e4_dir_count(d);
-	struct dname *s = malloc(n * sizeof(*s));
+	struct dname *s = e4_big_realloc(NULL, 0, n * sizeof(*s));
 
 	if (!s) {
 		v->nomem = 1;
@@ -113,7 +114,7 @@ void verify_duplicates(struct verify *v, const struct e4_dir *d,
 		      "has the same ciphertext, so", other->ino);
 		free((char *)at.name);
 	}
-	free(s);
+	e4_big_free(s, n * sizeof(*s));
 }
 
 static void check_padding(struct verify *v, const struct e4_entry *e,

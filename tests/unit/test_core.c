@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "algs.h"
+#include "bigmem.h"
 #include "blockset.h"
 #include "dirblock.h"
 #include "escape.h"
@@ -612,6 +613,35 @@ START_TEST(blockset_owners)
 }
 END_TEST
 
+START_TEST(bigmem_keeps_contents)
+{
+	/* grows from the heap into mappings and back, keeping the bytes */
+	const size_t sizes[] = { 100, E4_BIGMEM_HUGE - 1, E4_BIGMEM_HUGE,
+				 3 * E4_BIGMEM_HUGE + 5, 3 * E4_BIGMEM_HUGE + 9,
+				 E4_BIGMEM_HUGE + 1, 4096, 0, 7 };
+	size_t have = 0, kept, bad = 0;
+	uint8_t *p = NULL;
+
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		uint8_t *q = e4_big_realloc(p, have, sizes[k]);
+
+		ck_assert_ptr_nonnull(q);
+		kept = have < sizes[k] ? have : sizes[k];
+		for (size_t i = 0; i < kept; i++)
+			bad += q[i] != (uint8_t)(i * 131 + (i >> 16));
+		ck_assert_uint_eq(bad, 0);
+		if (sizes[k] >= E4_BIGMEM_HUGE)
+			ck_assert_uint_eq((uintptr_t)q % E4_BIGMEM_HUGE, 0);
+		for (size_t i = 0; i < sizes[k]; i++)
+			q[i] = (uint8_t)(i * 131 + (i >> 16));
+		p = q;
+		have = sizes[k];
+	}
+	e4_big_free(p, have);
+	e4_big_free(NULL, E4_BIGMEM_HUGE);
+}
+END_TEST
+
 Suite *core_suite(void)
 {
 	Suite *s = suite_create("core");
@@ -632,6 +662,7 @@ Suite *core_suite(void)
 	tcase_add_test(tc, xattr_rules);
 	tcase_add_test(tc, blockset_grows);
 	tcase_add_test(tc, blockset_owners);
+	tcase_add_test(tc, bigmem_keeps_contents);
 	suite_add_tcase(s, tc);
 	return s;
 }
