@@ -55,7 +55,8 @@ struct e4_fs {
 	struct e4_algs *algs;           /* NULL: OpenSSL fetches each time */
 	uint64_t icache_clock;
 	uint8_t *icache_map;            /* the windows' memory, or NULL */
-	size_t icache_map_len, icache_map_used;
+	size_t icache_map_used;
+	int icache_tried;                /* the block was asked for once */
 	uint32_t scan_ino;              /* the inode a scan is visiting, */
 	const uint8_t *scan_raw;        /* and its bytes in the scan's buffer */
 };

@@ -3,7 +3,7 @@
  * one inode's bytes, and a scan of every table. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include "bigmem.h"
 #include "fs_private.h"
 
 #define SCAN_BLOCKS 64
@@ -82,7 +82,7 @@ void e4_icache_free(struct e4_fs *fs)
 	if (!fs->icache)
 		return;
 	if (fs->icache_map)
-		munmap(fs->icache_map, fs->icache_map_len);
+		e4_big_free(fs->icache_map, ICACHE_BYTES);
 	else
 		for (size_t i = 0; i < ICACHE_SETS * ICACHE_WAYS; i++)
 			free(fs->icache[i].data);
@@ -92,32 +92,16 @@ void e4_icache_free(struct e4_fs *fs)
 }
 
 /* Memory for one more window.  Windows are handed out one after another
- * from one mapping advised for huge pages: a fresh 4 KiB page costs a
- * fault (a trap to the hypervisor on these VMs), and a listing fills
- * hundreds of windows, so one fault per 2 MiB is much cheaper.  Without
- * the mapping, malloc. */
+ * from one huge-page block (bigmem.h): a listing fills hundreds of
+ * windows.  Without the block, malloc. */
 static uint8_t *icache_window(struct e4_fs *fs)
 {
-	const size_t huge = 2u << 20;
-
-	if (!fs->icache_map && !fs->icache_map_len) {
-		void *m = mmap(NULL, ICACHE_BYTES + huge, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-		fs->icache_map_len = ICACHE_BYTES + huge; /* tried once */
-		if (m != MAP_FAILED) {
-			fs->icache_map = m;
-#ifdef MADV_HUGEPAGE
-			madvise((uint8_t *)m + (huge - (uintptr_t)m % huge) % huge,
-				ICACHE_BYTES, MADV_HUGEPAGE);
-#endif
-		}
+	if (!fs->icache_tried) {
+		fs->icache_tried = 1;
+		fs->icache_map = e4_big_realloc(NULL, 0, ICACHE_BYTES);
 	}
-	if (fs->icache_map) {
-		uint8_t *base = fs->icache_map + (huge - (uintptr_t)fs->icache_map % huge) % huge;
-
-		return base + (fs->icache_map_used++) * (size_t)ICACHE_WINDOW;
-	}
+	if (fs->icache_map)
+		return fs->icache_map + (fs->icache_map_used++) * (size_t)ICACHE_WINDOW;
 	return malloc(ICACHE_WINDOW);
 }
 
