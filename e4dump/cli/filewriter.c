@@ -107,6 +107,20 @@ void file_job_free(struct file_job *job)
 	job->path = NULL;
 }
 
+/* Up to BATCH jobs from the head of the ring (called under the lock). */
+static unsigned int take_batch(struct filewriter *w, struct file_job *batch)
+{
+	unsigned int n;
+
+	for (n = 0; n < BATCH && w->count; n++) {
+		batch[n] = w->ring[w->head];
+		batch[n].out.name = batch[n].name;
+		w->head = (w->head + 1) % w->cap;
+		w->count--;
+	}
+	return n;
+}
+
 /* What a job allocated is freed in the thread that allocated it (the
  * caller's): freeing across threads contends for malloc's arena locks. */
 static void *writer_main(void *arg)
@@ -132,12 +146,7 @@ static void *writer_main(void *arg)
 		}
 		if (!w->count)
 			break;
-		for (n = 0; n < BATCH && w->count; n++) {
-			batch[n] = w->ring[w->head];
-			batch[n].out.name = batch[n].name;
-			w->head = (w->head + 1) % w->cap;
-			w->count--;
-		}
+		n = take_batch(w, batch);
 		w->running++;
 		if (w->caller_waiting && w->count <= w->cap / 2)
 			pthread_cond_signal(&w->progress);
@@ -197,8 +206,11 @@ struct filewriter *filewriter_start(struct e4_fs *fs, struct outdir *od,
 	for (; w->threads < threads; w->threads++)
 		if (pthread_create(&w->thread[w->threads], NULL, writer_main, w))
 			break;
-	if (w->threads)
+	if (w->threads) {
+		/* the caller's, for the batches it runs itself (publish) */
+		e4_readbuf_new(fs, READBUF, &w->rb);
 		return w;
+	}
 	pthread_cond_destroy(&w->work);
 	pthread_cond_destroy(&w->progress);
 	pthread_mutex_destroy(&w->lock);
@@ -219,7 +231,28 @@ static void wake_writer(struct filewriter *w, int all)
 		pthread_cond_signal(&w->work);
 }
 
-/* Move the staged jobs into the ring, waiting for room. */
+/* Run a batch of the ring in the caller's thread (called under the lock,
+ * with jobs in the ring): when the writers are behind (creating, writing
+ * and closing files is most of the work), so that the caller's core
+ * writes too instead of waiting. */
+static void run_here(struct filewriter *w)
+{
+	struct file_job batch[BATCH];
+	unsigned int n = take_batch(w, batch), failed = 0;
+
+	wake_writer(w, 1);
+	pthread_mutex_unlock(&w->lock);
+	for (unsigned int k = 0; k < n; k++) {
+		if (file_job_run(w->od, w->r, &batch[k], w->rb))
+			failed++;
+		file_job_free(&batch[k]);
+	}
+	pthread_mutex_lock(&w->lock);
+	w->failed += failed;
+	collect(w);
+}
+
+/* Move the staged jobs into the ring; when it is full, run jobs here. */
 static void publish(struct filewriter *w)
 {
 	unsigned int i = 0;
@@ -227,13 +260,8 @@ static void publish(struct filewriter *w)
 	pthread_mutex_lock(&w->lock);
 	collect(w);
 	while (i < w->staged) {
-		while (w->count == w->cap) {
-			wake_writer(w, 1);
-			w->caller_waiting = 1;
-			pthread_cond_wait(&w->progress, &w->lock);
-			w->caller_waiting = 0;
-			collect(w);
-		}
+		while (w->count == w->cap)
+			run_here(w);
 		for (; i < w->staged && w->count < w->cap; i++)
 			w->ring[(w->head + w->count++) % w->cap] = w->stage[i];
 	}
@@ -265,6 +293,10 @@ void filewriter_drain(struct filewriter *w)
 	publish(w);
 	pthread_mutex_lock(&w->lock);
 	while (w->count || w->running) {
+		if (w->count) {
+			run_here(w);
+			continue;
+		}
 		wake_writer(w, 1);
 		w->caller_waiting = 1;
 		pthread_cond_wait(&w->progress, &w->lock);

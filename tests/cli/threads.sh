@@ -2,7 +2,7 @@
 # cat's reader threads and extract's writer threads (--threads).  Extract
 # with none, one and several writes the tree mkfs.ext4 -d was given
 # (names, sizes, modes, mtimes (mkfs.ext4 -d keeps seconds only), hard
-# links, a hole at the end); a write that fails in a writer thread is
+# links, a hole at the end), also of thousands of small files; a write that fails in a writer thread is
 # reported with the file's path, leaves nothing behind, and the rest is
 # extracted.  Cat in parallel segments gives the same bytes.
 # usage: threads.sh E4DUMP WORKDIR
@@ -68,6 +68,34 @@ for t in 1 2 8; do
 		'[ "$(stat -c %i "$W/x$t/d1/f001")" = "$(stat -c %i "$W/x$t/d1/d2/hardlink")" ]'
 	check "--threads $t: tail hole kept sparse" \
 		'[ "$(stat -c %s "$W/x$t/tailhole")" = 1048576 ] && [ "$(du -k "$W/x$t/tailhole" | cut -f1)" -lt 1024 ]'
+done
+
+# Thousands of small files in 30 directories with one writer thread:
+# creating and closing files is most of the work, the writer falls
+# behind, and the thread that walks the tree runs batches of the queue
+# itself (filewriter.c run_here: when the queue is full, and at the end of
+# each directory instead of waiting for the writer); every file is
+# written once, whole, with its mtime.
+mkdir -p "$W/manysrc"
+python3 - "$W/manysrc" <<'PY'
+import os, random, sys
+rnd = random.Random(5)
+for i in range(3000):
+    d = os.path.join(sys.argv[1], "d%02d" % (i % 30))
+    os.makedirs(d, exist_ok=True)
+    p = os.path.join(d, "s%04d" % i)
+    with open(p, "wb") as f:
+        f.write(rnd.randbytes(rnd.randrange(0, 3000)))
+    os.utime(p, (1_500_000_000 + i, 1_500_000_000 + i))
+PY
+mkfs.ext4 -q -F -b 1024 -d "$W/manysrc" "$W/manyimg" 32M || give_up "mkfs.ext4 -d (many) failed"
+want_many=$(listing "$W/manysrc")
+for rep in 1 2 3; do
+	rm -rf "$W/m$rep"
+	expect "extract --threads 2, 3000 small files ($rep)" 0 '' -- \
+		"$E4DUMP" extract --threads 2 "$W/manyimg" -o "$W/m$rep"
+	check "--threads 2, 3000 small files ($rep): the tree of the source" \
+		'[ "$(listing "$W/m$rep")" = "$want_many" ]'
 done
 
 # Writes over 64 KiB fail (RLIMIT_FSIZE, SIGXFSZ ignored: EFBIG) in the
