@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bigmem.h"
 #include "commands.h"
 #include "dir.h"
 #include "file.h"
@@ -121,7 +122,7 @@ static void par_stop(struct par *p, unsigned int started)
 		for (int s = 0; s < 2; s++) {
 			if (p->r[i].slot[s])
 				e4_wipe(p->r[i].slot[s], SEGMENT);
-			free(p->r[i].slot[s]);
+			e4_big_free(p->r[i].slot[s], SEGMENT);
 		}
 		e4_file_close(p->r[i].f);
 	}
@@ -152,8 +153,9 @@ static int cat_parallel(struct e4_fs *fs, struct e4_file *f, uint64_t size,
 
 		rd->p = p;
 		rd->index = i;
-		rd->slot[0] = malloc(SEGMENT);
-		rd->slot[1] = malloc(SEGMENT);
+		/* one huge page each: no 4 KiB faults on first use */
+		rd->slot[0] = e4_big_realloc(NULL, 0, SEGMENT);
+		rd->slot[1] = e4_big_realloc(NULL, 0, SEGMENT);
 		if (!rd->slot[0] || !rd->slot[1] || e4_file_dup(f, &rd->f) != E4_OK)
 			started = -1;
 	}
