@@ -9,48 +9,24 @@
 #include "verify.h"
 
 /* The bytes a name is compared by for duplicates: what it decrypts to,
- * else its stored bytes; sorted by a hash of them first, so that most
- * comparisons are of one integer (colliding hashes only cost the full
- * comparison, never correctness). */
+ * else its stored bytes.  Duplicates are found with a hash table of
+ * entry indices (linear in the directory: a sort of a 1,000,000-entry
+ * directory took 15 times what 100,000 did); a hash of the bytes decides
+ * most probes, equal hashes cost a full comparison, never correctness. */
 struct dname {
-	uint64_t h;
 	const uint8_t *p;
 	size_t len;
 	int dec;
 	uint32_t ino;
-	size_t index;
 };
 
-static uint64_t fnv1a(int dec, const uint8_t *p, size_t len)
+static uint32_t fnv1a(int dec, const uint8_t *p, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)dec;
+	uint32_t h = 0x811c9dc5u ^ (uint32_t)dec;
 
 	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
+		h = (h ^ p[i]) * 0x01000193u;
 	return h;
-}
-
-static int same_dname(const struct dname *x, const struct dname *y)
-{
-	return x->h == y->h && x->dec == y->dec && x->len == y->len &&
-	       !memcmp(x->p, y->p, x->len);
-}
-
-static int cmp_dname(const void *a, const void *b)
-{
-	const struct dname *x = a, *y = b;
-	int c;
-
-	if (x->h != y->h)
-		return x->h < y->h ? -1 : 1;
-	if (x->dec != y->dec)
-		return x->dec - y->dec;
-	c = memcmp(x->p, y->p, x->len < y->len ? x->len : y->len);
-	if (c)
-		return c;
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	return (x->index > y->index) - (x->index < y->index);
 }
 
 static int decrypted(const struct e4_entry *e)
@@ -77,44 +53,95 @@ int verify_entry_ref(struct verify *v, const struct e4_dir *d, size_t i,
 	return 0;
 }
 
+static void dname_of(const struct e4_dir *d, size_t i, struct dname *out)
+{
+	struct e4_entry e;
+
+	e4_dir_get(d, i, &e);
+	out->dec = decrypted(&e);
+	out->p = out->dec ? e.plain : e.raw;
+	out->len = out->dec ? e.plain_len : e.raw_len;
+	out->ino = e.ino;
+}
+
+static int same_dname(const struct dname *x, const struct dname *y)
+{
+	return x->dec == y->dec && x->len == y->len && !memcmp(x->p, y->p, x->len);
+}
+
+/* One slot of the table: a name's hash and the last entry seen with it. */
+struct dslot {
+	uint32_t h;
+	uint32_t last; /* entry index + 1; 0: empty */
+};
+
+static void report_duplicate(struct verify *v, const struct e4_dir *d,
+			     struct pnode *dir, size_t i, const struct dname *x,
+			     uint32_t other_ino)
+{
+	struct vref at;
+
+	if (verify_entry_ref(v, d, i, dir, &at))
+		return;
+	vfind(v, CHECK_NAME_DUPLICATE, x->ino, &at,
+	      "%s the same name as the entry for inode %u in this directory",
+	      !e4_dir_facts(d)->encrypted ? "has" : x->dec ? "decrypts to" :
+	      "has the same ciphertext, so", other_ino);
+	free((char *)at.name);
+}
+
+/* Every entry whose name another entry of the directory has: the first of
+ * a group is reported against the second, each later one against the one
+ * before it. */
 void verify_duplicates(struct verify *v, const struct e4_dir *d,
 		       struct pnode *dir)
 {
-	const struct e4_dir_facts *f = e4_dir_facts(d);
-	size_t n = e4_dir_count(d);
-	struct dname *s = e4_big_realloc(NULL, 0, n * sizeof(*s));
+	size_t n = e4_dir_count(d), slots = 16;
+	struct dslot *t;
+	uint8_t *reported;
 
-	if (!s) {
+	if (n < 2)
+		return;
+	while (slots < 2 * n)
+		slots *= 2;
+	t = e4_big_realloc(NULL, 0, slots * sizeof(*t));
+	reported = calloc(n / 8 + 1, 1);
+	if (!t || !reported) {
+		e4_big_free(t, slots * sizeof(*t));
+		free(reported);
 		v->nomem = 1;
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct e4_entry e;
-
-		e4_dir_get(d, i, &e);
-		s[i].dec = decrypted(&e);
-		s[i].p = s[i].dec ? e.plain : e.raw;
-		s[i].len = s[i].dec ? e.plain_len : e.raw_len;
-		s[i].h = fnv1a(s[i].dec, s[i].p, s[i].len);
-		s[i].ino = e.ino;
-		s[i].index = i;
-	}
-	qsort(s, n, sizeof(*s), cmp_dname);
+	memset(t, 0, slots * sizeof(*t));
 	for (size_t i = 0; i < n && !v->nomem; i++) {
-		int before = i > 0 && same_dname(&s[i - 1], &s[i]);
-		int after = i + 1 < n && same_dname(&s[i], &s[i + 1]);
-		const struct dname *other = before ? &s[i - 1] : after ? &s[i + 1] : NULL;
-		struct vref at;
+		struct dname x, y;
+		uint32_t h;
+		size_t k;
 
-		if (!other || verify_entry_ref(v, d, s[i].index, dir, &at))
-			continue;
-		vfind(v, CHECK_NAME_DUPLICATE, s[i].ino, &at,
-		      "%s the same name as the entry for inode %u in this directory",
-		      !f->encrypted ? "has" : s[i].dec ? "decrypts to" :
-		      "has the same ciphertext, so", other->ino);
-		free((char *)at.name);
+		dname_of(d, i, &x);
+		h = fnv1a(x.dec, x.p, x.len);
+		for (k = h & (slots - 1); t[k].last; k = (k + 1) & (slots - 1)) {
+			size_t j = t[k].last - 1;
+
+			if (t[k].h != h)
+				continue;
+			dname_of(d, j, &y);
+			if (!same_dname(&x, &y))
+				continue;
+			if (!(reported[j / 8] & (1u << (j % 8)))) {
+				/* the first of its group, and so unreported */
+				report_duplicate(v, d, dir, j, &y, x.ino);
+				reported[j / 8] |= (uint8_t)(1u << (j % 8));
+			}
+			report_duplicate(v, d, dir, i, &x, y.ino);
+			reported[i / 8] |= (uint8_t)(1u << (i % 8));
+			break;
+		}
+		t[k].h = h;
+		t[k].last = (uint32_t)(i + 1);
 	}
-	e4_big_free(s, n * sizeof(*s));
+	e4_big_free(t, slots * sizeof(*t));
+	free(reported);
 }
 
 static void check_padding(struct verify *v, const struct e4_entry *e,
