@@ -138,16 +138,20 @@ done
 [ ${#selected[@]} -gt 0 ] || die "-only $only matches no workload"
 
 # The description for timing.py report.
-python3 - "$reps" "$large" "${selected[@]}" >"$work/spec.json" <<'EOF'
+python3 - "$reps" "$large" "$nfew" "$nmany" "${selected[@]}" >"$work/spec.json" <<'EOF'
 import json, sys
-reps, large, wls = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
+reps, large, nfew, nmany, wls = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5:]
 sides = {"e4dump": "e4dump (/enc)", "e4dump-plain": "e4dump (/plain)", "debugfs": "debugfs",
          "icat": "TSK icat", "tsk": "TSK tsk_recover", "e2fsck": "e2fsck -fn"}
 out = []
 for wl in wls:
     i, title, _, pairs = wl.split("|")
     out.append(dict(id=i, title=title, pairs=[p.split(":") for p in pairs.split()]))
-json.dump(dict(reps=reps, large_bytes=large, sides=sides, workloads=out), sys.stdout)
+# the issue's scaling goal: the same work on nmany / nfew times the entries
+scaling = [dict(title="extract of empty files", few="extract-few", many="extract-many"),
+           dict(title="ls -l without the key", few="ls-few-nokey", many="ls-many-nokey")]
+json.dump(dict(reps=reps, large_bytes=large, sides=sides, workloads=out,
+               scaling=scaling, entries_factor=nmany / nfew), sys.stdout)
 EOF
 
 # ---- the limits, and a warm page cache ---------------------------------------

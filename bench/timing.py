@@ -130,6 +130,21 @@ def report(argv):
         print(f"| {wl['title']} | {text} | {rss} |")
     print()
 
+    lines = []
+    for sc in spec.get("scaling", []):
+        cells = []
+        for side in ("e4dump", "debugfs"):
+            few, many = stats(sc["few"], side), stats(sc["many"], side)
+            if few and many and few["med"] > 0:
+                cells.append(f"{spec['sides'][side]} {many['med'] / few['med']:.1f}x")
+        if cells:
+            lines.append(f"  {sc['title']}: " + ", ".join(cells))
+    if lines:
+        print(f"Scaling: time for {spec['entries_factor']:g} times the entries "
+              "(median over median):")
+        print("\n".join(lines))
+        print()
+
     print("Limits:")
     size = spec.get("large_bytes", 0)
     cat = stats("cat-large", "e4dump")

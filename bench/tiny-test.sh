@@ -35,6 +35,10 @@ pairs=$(awk -F'|' '/^\| / && $3 ~ /e4dump/ && $7 ~ /^ [0-9.]+ $/ { n++ } END { p
 	"$W/run.out")
 check "12 pairs with a ratio, found $pairs" '[ "$pairs" = 12 ]'
 check "no FAILED in the tables" '! grep -q FAILED "$W/run.out"'
+for l in "extract of empty files" "ls -l without the key"; do
+	check "scaling of '$l' printed" \
+		'grep -- "^  $l: e4dump (/enc) [0-9.]*x, debugfs [0-9.]*x$" "$W/run.out"'
+done
 for l in "one core" "-multi 2" "raw read"; do
 	check "limit '$l' measured" 'grep -- "$l" "$W/run.out" | grep -q "GB/s"'
 done
