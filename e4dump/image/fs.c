@@ -7,6 +7,7 @@
 #include <et/com_err.h>
 #include <ext2fs/ext2_err.h>
 #include "bigmem.h"
+#include "container.h"
 #include "fs_private.h"
 #include "io.h"
 #include "kdf.h"
@@ -84,6 +85,7 @@ static void fill_info(struct e4_fs *fs)
 	unsigned int bits = 10 + sb->s_log_block_size;
 
 	i->name = fs->src->name;
+	i->container = fs->src->kind;
 	i->block_size = fs->ext2->blocksize;
 	i->blocks_count = ext2fs_blocks_count(sb);
 	i->inodes_count = sb->s_inodes_count;
@@ -159,17 +161,17 @@ enum e4_status e4_fs_open(struct e4_fs **out, const char *path,
 {
 	struct e4_source *src;
 	enum e4_status st;
+	char why[512];
 
 	*out = NULL;
-	st = e4_source_open_file(path, &src);
+	st = e4_source_open_any(path, &src, why, sizeof(why));
 	if (st != E4_OK) {
 		struct e4_fs tmp;
 
 		memset(&tmp, 0, sizeof(tmp));
 		if (opt)
 			tmp.opt = *opt;
-		e4_report(&tmp, E4_DIAG_ERROR, st, 0, path, "cannot open: %s",
-			  strerror(errno));
+		e4_report(&tmp, E4_DIAG_ERROR, st, 0, path, "cannot open: %s", why);
 		return st;
 	}
 	return e4_fs_open_source(out, src, opt);

@@ -89,6 +89,7 @@ void e4_fs_close(struct e4_fs *fs);
 /* Facts from the superblock. */
 struct e4_fs_info {
 	const char *name;           /* as opened */
+	const char *container;      /* "raw", "EWF", "QCOW" (container.h) */
 	unsigned int block_size;
 	uint64_t blocks_count;
 	uint32_t inodes_count;

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -46,9 +47,9 @@ static const struct e4_source_ops file_ops = { file_read, file_close };
 
 enum e4_status e4_source_open_file(const char *path, struct e4_source **out)
 {
-	struct e4_source *s;
 	struct file_source *f;
 	struct stat st;
+	uint64_t size;
 	int fd, err;
 
 	*out = NULL;
@@ -64,27 +65,42 @@ enum e4_status e4_source_open_file(const char *path, struct e4_source **out)
 		errno = err;
 		return E4_IO;
 	}
-	s = calloc(1, sizeof(*s));
 	f = calloc(1, sizeof(*f));
-	if (!s || !f || !(s->name = strdup(path))) {
-		free(s ? s->name : NULL);
-		free(s);
-		free(f);
+	if (!f) {
 		close(fd);
 		errno = ENOMEM;
 		return E4_NOMEM;
 	}
-	s->size = (uint64_t)st.st_size;
+	f->fd = fd;
+	size = (uint64_t)st.st_size;
 	if (S_ISBLK(st.st_mode)) {
 		uint64_t bytes = 0;
 
 		if (!ioctl(fd, BLKGETSIZE64, &bytes))
-			s->size = bytes;
+			size = bytes;
 	}
-	f->fd = fd;
-	s->concurrent = 1; /* pread */
-	s->ops = &file_ops;
-	s->arg = f;
+	/* pread: concurrent */
+	return e4_source_new(&file_ops, f, size, path, 1, "raw", out);
+}
+
+enum e4_status e4_source_new(const struct e4_source_ops *ops, void *arg,
+			     uint64_t size, const char *name, int concurrent,
+			     const char *kind, struct e4_source **out)
+{
+	struct e4_source *s = calloc(1, sizeof(*s));
+
+	*out = NULL;
+	if (!s || !(s->name = strdup(name))) {
+		free(s);
+		ops->close(arg);
+		errno = ENOMEM;
+		return E4_NOMEM;
+	}
+	s->ops = ops;
+	s->arg = arg;
+	s->size = size;
+	s->concurrent = concurrent;
+	s->kind = kind;
 	*out = s;
 	return E4_OK;
 }
@@ -114,28 +130,18 @@ static const struct e4_source_ops window_ops = { window_read, window_close };
 enum e4_status e4_source_window(struct e4_source *base, uint64_t offset,
 				uint64_t size, struct e4_source **out)
 {
-	struct e4_source *s;
 	struct window *w;
 
 	*out = NULL;
 	if (offset > base->size || (size && size > base->size - offset))
 		return E4_INVALID;
-	s = calloc(1, sizeof(*s));
 	w = calloc(1, sizeof(*w));
-	if (!s || !w || !(s->name = strdup(base->name))) {
-		free(s ? s->name : NULL);
-		free(s);
-		free(w);
+	if (!w)
 		return E4_NOMEM;
-	}
 	w->base = base;
 	w->offset = offset;
-	s->ops = &window_ops;
-	s->arg = w;
-	s->size = size ? size : base->size - offset;
-	s->concurrent = base->concurrent;
-	*out = s;
-	return E4_OK;
+	return e4_source_new(&window_ops, w, size ? size : base->size - offset,
+			     base->name, base->concurrent, base->kind, out);
 }
 
 enum e4_status e4_source_read(struct e4_source *s, uint64_t off, void *buf,
@@ -155,4 +161,67 @@ void e4_source_close(struct e4_source *s)
 	s->ops->close(s->arg);
 	free(s->name);
 	free(s);
+}
+
+struct serialized {
+	ssize_t (*read_at)(void *h, void *buf, size_t len, uint64_t off);
+	void (*close_handle)(void *h);
+	void *h;
+	pthread_mutex_t lock;
+};
+
+static int serialized_read(void *arg, uint64_t off, void *buf, size_t len)
+{
+	struct serialized *z = arg;
+	uint8_t *p = buf;
+	int rc = 0;
+
+	pthread_mutex_lock(&z->lock);
+	while (len) {
+		ssize_t n = z->read_at(z->h, p, len, off);
+
+		if (n <= 0 || (size_t)n > len) {
+			errno = EIO;
+			rc = -1;
+			break;
+		}
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	pthread_mutex_unlock(&z->lock);
+	return rc;
+}
+
+static void serialized_close(void *arg)
+{
+	struct serialized *z = arg;
+
+	z->close_handle(z->h);
+	pthread_mutex_destroy(&z->lock);
+	free(z);
+}
+
+static const struct e4_source_ops serialized_ops = { serialized_read,
+						     serialized_close };
+
+enum e4_status e4_source_serialized(ssize_t (*read_at)(void *h, void *buf,
+						       size_t len, uint64_t off),
+				    void (*close_handle)(void *h), void *h,
+				    uint64_t size, const char *name,
+				    const char *kind, struct e4_source **out)
+{
+	struct serialized *z = calloc(1, sizeof(*z));
+
+	*out = NULL;
+	if (!z || pthread_mutex_init(&z->lock, NULL)) {
+		free(z);
+		close_handle(h);
+		return E4_NOMEM;
+	}
+	z->read_at = read_at;
+	z->close_handle = close_handle;
+	z->h = h;
+	/* concurrent callers are serialized here */
+	return e4_source_new(&serialized_ops, z, size, name, 1, kind, out);
 }

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "e4status.h"
 
 struct e4_source_ops {
@@ -21,7 +22,25 @@ struct e4_source {
 	uint64_t size;     /* bytes readable */
 	char *name;        /* for messages */
 	int concurrent;    /* read may run in several threads at once */
+	const char *kind;  /* what it is: "raw", "EWF", "QCOW", ... (static) */
 };
+
+/* A source over ops and arg (which it takes over: ops->close frees it,
+ * also when this fails).  name is copied.  E4_NOMEM on failure. */
+enum e4_status e4_source_new(const struct e4_source_ops *ops, void *arg,
+			     uint64_t size, const char *name, int concurrent,
+			     const char *kind, struct e4_source **out);
+
+/* A source over a library handle that reads in one thread at a time
+ * (the libyal readers): read_at reads up to len bytes at off and returns
+ * how many (<= 0: failure); calls are serialized by a mutex and repeated
+ * until len bytes are read.  close_handle is called at the end, also when
+ * this fails (E4_NOMEM). */
+enum e4_status e4_source_serialized(ssize_t (*read_at)(void *h, void *buf,
+						       size_t len, uint64_t off),
+				    void (*close_handle)(void *h), void *h,
+				    uint64_t size, const char *name,
+				    const char *kind, struct e4_source **out);
 
 /* Open a regular file or block device read-only (O_RDONLY; the path is
  * taken literally, '?' included).  E4_IO with errno set on failure. */

@@ -27,9 +27,11 @@ sanitized "$E4DUMP" && extra=(-fsanitize=address,undefined)
 cc -std=c11 -Wall -Wextra -Werror "${extra[@]}" "$top/tests/install/example.c" \
 	$(pkg-config --cflags --libs e4dump) -Wl,-rpath,"$libdir" -o "$W/example" \
 	>"$W/cc.log" 2>&1 || give_up "cc (shared): $(head -5 "$W/cc.log")"
+# the archives by path, what they need from `pkg-config --static`
+needs=$(pkg-config --static --libs e4dump | sed 's/-le4dump//; s/-le4core//')
 cc -std=c11 -Wall -Wextra -Werror "${extra[@]}" "$top/tests/install/example.c" \
 	$(pkg-config --cflags e4dump) "$libdir/libe4dump.a" "$libdir/libe4core.a" \
-	$(pkg-config --libs ext2fs com_err libcrypto) -o "$W/example-static" \
+	$needs -o "$W/example-static" \
 	>"$W/cc-static.log" 2>&1 || give_up "cc (static): $(head -5 "$W/cc-static.log")"
 check "shared: linked to the installed libe4dump" 'ldd "$W/example" | grep -q "$libdir/libe4dump.so"'
 xz -dc "$S/sample.img.xz" >"$W/sample.img"

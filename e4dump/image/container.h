@@ -1,0 +1,28 @@
+/* What holds the volume: a raw image, or an evidence or virtual-disk
+ * container, recognised by its content (never by its name) and read
+ * through the field's own library (libewf, libqcow). */
+#ifndef E4_CONTAINER_H
+#define E4_CONTAINER_H
+
+#include <stddef.h>
+#include "source.h"
+
+/* Open path as whatever its first bytes say it is; a file no container
+ * signature matches is a raw image.  On failure why says what failed
+ * (the container's kind and its library's reason, or errno's text) and
+ * errno is set for E4_IO from the file itself. */
+enum e4_status e4_source_open_any(const char *path, struct e4_source **out,
+				  char *why, size_t whylen);
+
+/* The readers of single kinds (they do not check the signature). */
+enum e4_status e4_source_open_ewf(const char *path, struct e4_source **out,
+				  char *why, size_t whylen);
+enum e4_status e4_source_open_qcow(const char *path, struct e4_source **out,
+				   char *why, size_t whylen);
+
+/* why from a libyal error backtrace: its first line (the innermost
+ * reason) without the "function_name: " prefix and the final period, or
+ * "unknown error". */
+void e4_container_why(const char *text, char *why, size_t whylen);
+
+#endif

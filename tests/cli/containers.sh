@@ -1,0 +1,72 @@
+#!/bin/bash
+# Containers, recognised by content: the kernel-written sample as an E01
+# (deflate "fast", one segment; and uncompressed in 1 MiB segments), a
+# qcow2 and a compressed qcow2 (qemu-img), also under names that say
+# nothing of their kind.  Each extracts to the kernel's manifest, info
+# names the container, and every container file is left unchanged.  A
+# missing E01 segment, a truncated E01, a corrupt qcow2 header and a qcow2
+# with a backing file are errors that name the container; a kind not
+# supported yet says which kinds are.
+# usage: containers.sh E4DUMP WORKDIR
+set -u
+. "$(dirname "$0")/../lib/common.sh"
+E4DUMP=$1
+workdir "$2"
+S=$top/testvectors/sample
+K=$S/sample.key
+xz -dc "$S/sample.img.xz" >"$W/sample.img"
+for t in ewfacquire qemu-img; do
+	command -v $t >/dev/null || give_up "$t not installed (scripts/install-deps.sh)"
+done
+ewf() { # TARGET ARGS...: ewfacquire, unattended
+	local t=$1
+	shift
+	ewfacquire -u -q -t "$t" -f encase6 -C case-7 -E ev-7 -e examiner -D sample \
+		-N notes "$@" "$W/sample.img" >"$t.log" 2>&1 || give_up "ewfacquire: $(tail -3 "$t.log")"
+}
+ewf "$W/fast" -c deflate:fast
+ewf "$W/seg" -c none -S 1048576
+qemu-img convert -O qcow2 "$W/sample.img" "$W/q.qcow2" &&
+	qemu-img convert -c -O qcow2 "$W/sample.img" "$W/qc.qcow2" || give_up "qemu-img convert"
+# names that do not tell the kind: detection is by content
+cp "$W/fast.E01" "$W/evidence.bin"
+cp "$W/q.qcow2" "$W/disk.raw"
+nseg=$(ls "$W"/seg.E?? | wc -l)
+check "several segments made ($nseg)" '[ "$nseg" -ge 3 ]'
+
+sums() { sha256sum "$W"/fast.E01 "$W"/seg.E?? "$W"/q.qcow2 "$W"/qc.qcow2 "$W"/evidence.bin "$W"/disk.raw; }
+before=$(sums)
+for c in "fast.E01:EWF" "seg.E01:EWF" "evidence.bin:EWF" "q.qcow2:QCOW" "qc.qcow2:QCOW" \
+	"disk.raw:QCOW" "sample.img:raw"; do
+	f=${c%%:*} kind=${c##*:}
+	rm -rf "$W/x"
+	expect "$f: extract" 0 '' -- "$E4DUMP" extract --key-file "$K" "$W/$f" -o "$W/x"
+	check "$f: the kernel's manifest" \
+		'check_extract -q "$S/sample.manifest" "$W/x" >"$W/check" 2>&1 || { head -3 "$W/check"; false; }'
+	must_run "$f: info" "$W/info" -- "$E4DUMP" info "$W/$f" &&
+		check "$f: info says container: $kind" 'grep -qx "container: $kind" "$W/info"'
+done
+check "every container file unchanged" '[ "$(sums)" = "$before" ]'
+
+# a missing segment, a truncated E01, a corrupt qcow2 header
+mkdir -p "$W/miss"
+cp "$W"/seg.E?? "$W/miss/" && rm "$W/miss/seg.E02"
+expect "E01 without its second segment" 2 '^e4dump: error: .*/miss/seg\.E01: cannot open: EWF \(E01/S01\) container: ' -- \
+	"$E4DUMP" ls --key-file "$K" "$W/miss/seg.E01"
+head -c 20000 "$W/fast.E01" >"$W/trunc.E01"
+expect "truncated E01" 2 '^e4dump: error: .*/trunc\.E01: cannot open: EWF \(E01/S01\) container: ' -- \
+	"$E4DUMP" ls --key-file "$K" "$W/trunc.E01"
+cp "$W/q.qcow2" "$W/bad.qcow2"
+printf '\377\377\377\377' | dd of="$W/bad.qcow2" bs=1 seek=4 conv=notrunc status=none # version
+expect "qcow2 with a corrupt header" 2 '^e4dump: error: .*/bad\.qcow2: cannot open: QCOW container: ' -- \
+	"$E4DUMP" ls --key-file "$K" "$W/bad.qcow2"
+qemu-img create -q -f qcow2 -b "$W/q.qcow2" -F qcow2 "$W/diff.qcow2" || give_up "qemu-img create -b"
+expect "differential qcow2: refused, not read as zeros" 2 '^e4dump: error: .*/diff\.qcow2: cannot open: QCOW container: a differential image \(it has a backing file\): not supported' -- \
+	"$E4DUMP" ls "$W/diff.qcow2"
+qemu-img convert -O vhdx "$W/sample.img" "$W/v.vhdx" || give_up "qemu-img create -q -f qcow2 -b "$W/q.qcow2" -F qcow2 "$W/diff.qcow2" || give_up "qemu-img create -b"
+expect "differential qcow2: refused, not read as zeros" 2 '^e4dump: error: .*/diff\.qcow2: cannot open: QCOW container: a differential image \(it has a backing file\): not supported' -- \
+	"$E4DUMP" ls "$W/diff.qcow2"
+qemu-img convert -O vhdx"
+expect "VHDX: not supported yet, says what is" 2 '^e4dump: error: .*/v\.vhdx: cannot open: VHDX: not supported \(supported: raw images, EWF .*QCOW' -- \
+	"$E4DUMP" ls "$W/v.vhdx"
+finish
