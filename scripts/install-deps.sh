@@ -8,7 +8,8 @@ pkgs=(
 	qemu-system-x86 linux-source-6.1 flex bison bc libelf-dev cpio xz-utils patch
 	python3 python3-pycryptodome clang strace valgrind gdb
 	sleuthkit time
-	libewf-dev libqcow-dev ewf-tools qemu-utils
+	libewf-dev libqcow-dev libvhdi-dev libvmdk-dev ewf-tools qemu-utils
+	android-sdk-libsparse-utils
 )
 missing=()
 for p in "${pkgs[@]}"; do

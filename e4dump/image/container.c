@@ -23,12 +23,12 @@ static const struct {
 	{ "QFI\xfb", 4, QCOW, "QCOW" },
 	{ "KDMV", 4, VMDK, "VMDK (sparse extent)" },
 	{ "# Disk DescriptorFile", 21, VMDK, "VMDK (descriptor)" },
-	{ "conectix", 8, VHD, "VHD (dynamic)" },
+	{ "conectix", 8, VHD, "VHD" },
 	{ "vhdxfile", 8, VHDX, "VHDX" },
 	{ "\x3a\xff\x26\xed", 4, SPARSE, "Android sparse image" },
 };
 
-#define SUPPORTED "raw images, EWF (E01, split E01/E02/...) and QCOW (qcow, qcow2)"
+#define SUPPORTED "raw images, EWF (E01, split E01/E02/...), QCOW (qcow, qcow2), VHD, VHDX and VMDK"
 
 void e4_container_why(const char *text, char *why, size_t whylen)
 {
@@ -46,10 +46,20 @@ void e4_container_why(const char *text, char *why, size_t whylen)
 		snprintf(why, whylen, "%.*s", (int)n, text);
 }
 
+/* Does a signature match head? */
+static int known(const uint8_t *head, size_t len)
+{
+	for (size_t i = 0; i < sizeof(signatures) / sizeof(signatures[0]); i++)
+		if (len >= signatures[i].len &&
+		    !memcmp(head, signatures[i].magic, signatures[i].len))
+			return 1;
+	return 0;
+}
+
 enum e4_status e4_source_open_any(const char *path, struct e4_source **out,
 				  char *why, size_t whylen)
 {
-	uint8_t head[32];
+	uint8_t head[32], tail[32];
 	ssize_t got;
 	int fd;
 	enum e4_status st;
@@ -65,6 +75,12 @@ enum e4_status e4_source_open_any(const char *path, struct e4_source **out,
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	got = fd < 0 ? -1 : pread(fd, head, sizeof(head), 0);
+	/* a fixed VHD is the raw disk and a footer: its signature is in the
+	 * last 512 bytes (a dynamic one has a copy of it at the start) */
+	if (got > 0 && (*out)->size >= 1024 && !known(head, (size_t)got) &&
+	    pread(fd, tail, sizeof(tail), (off_t)((*out)->size - 512)) == sizeof(tail) &&
+	    !memcmp(tail, "conectix", 8))
+		memcpy(head, tail, sizeof(head));
 	if (fd >= 0)
 		close(fd);
 	for (size_t i = 0; got > 0 && i < sizeof(signatures) / sizeof(signatures[0]); i++) {
@@ -80,6 +96,13 @@ enum e4_status e4_source_open_any(const char *path, struct e4_source **out,
 		case QCOW:
 			st = e4_source_open_qcow(path, out, lib, sizeof(lib));
 			break;
+		case VHD:
+		case VHDX:
+			st = e4_source_open_vhdi(path, out, lib, sizeof(lib));
+			break;
+		case VMDK:
+			st = e4_source_open_vmdk(path, out, lib, sizeof(lib));
+			break;
 		default:
 			snprintf(why, whylen, "%s: not supported (supported: " SUPPORTED ")",
 				 signatures[i].name);
@@ -87,6 +110,8 @@ enum e4_status e4_source_open_any(const char *path, struct e4_source **out,
 		}
 		if (st != E4_OK)
 			snprintf(why, whylen, "%s container: %s", signatures[i].name, lib);
+		else if (signatures[i].kind == VHDX)
+			(*out)->kind = "VHDX";
 		return st;
 	}
 	return E4_OK;

@@ -1,6 +1,6 @@
 /* What holds the volume: a raw image, or an evidence or virtual-disk
  * container, recognised by its content (never by its name) and read
- * through the field's own library (libewf, libqcow). */
+ * through the field's own library (libewf, libqcow, libvhdi, libvmdk). */
 #ifndef E4_CONTAINER_H
 #define E4_CONTAINER_H
 
@@ -18,6 +18,10 @@ enum e4_status e4_source_open_any(const char *path, struct e4_source **out,
 enum e4_status e4_source_open_ewf(const char *path, struct e4_source **out,
 				  char *why, size_t whylen);
 enum e4_status e4_source_open_qcow(const char *path, struct e4_source **out,
+				   char *why, size_t whylen);
+enum e4_status e4_source_open_vhdi(const char *path, struct e4_source **out,
+				   char *why, size_t whylen);
+enum e4_status e4_source_open_vmdk(const char *path, struct e4_source **out,
 				   char *why, size_t whylen);
 
 /* why from a libyal error backtrace: its first line (the innermost

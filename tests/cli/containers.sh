@@ -1,12 +1,13 @@
 #!/bin/bash
 # Containers, recognised by content: the kernel-written sample as an E01
 # (deflate "fast", one segment; and uncompressed in 1 MiB segments), a
-# qcow2 and a compressed qcow2 (qemu-img), also under names that say
-# nothing of their kind.  Each extracts to the kernel's manifest, info
-# names the container, and every container file is left unchanged.  A
-# missing E01 segment, a truncated E01, a corrupt qcow2 header and a qcow2
-# with a backing file are errors that name the container; a kind not
-# supported yet says which kinds are.
+# qcow2 and a compressed qcow2, a VMDK, a VHDX, a dynamic and a fixed VHD
+# (qemu-img), also under names that say nothing of their kind.  Each
+# extracts to the kernel's manifest, info names the container, and every
+# container file is left unchanged.  A
+# missing E01 segment, a truncated E01, a corrupt qcow2 header, a qcow2
+# with a backing file and a VMDK with a parent are errors that name the
+# container; a kind not supported yet (Android sparse) says which are.
 # usage: containers.sh E4DUMP WORKDIR
 set -u
 . "$(dirname "$0")/../lib/common.sh"
@@ -27,17 +28,23 @@ ewf() { # TARGET ARGS...: ewfacquire, unattended
 ewf "$W/fast" -c deflate:fast
 ewf "$W/seg" -c none -S 1048576
 qemu-img convert -O qcow2 "$W/sample.img" "$W/q.qcow2" &&
-	qemu-img convert -c -O qcow2 "$W/sample.img" "$W/qc.qcow2" || give_up "qemu-img convert"
+	qemu-img convert -c -O qcow2 "$W/sample.img" "$W/qc.qcow2" &&
+	qemu-img convert -O vmdk "$W/sample.img" "$W/s.vmdk" &&
+	qemu-img convert -O vhdx "$W/sample.img" "$W/s.vhdx" &&
+	qemu-img convert -O vpc "$W/sample.img" "$W/dyn.vhd" &&
+	qemu-img convert -O vpc -o subformat=fixed "$W/sample.img" "$W/fixed.vhd" ||
+	give_up "qemu-img convert"
 # names that do not tell the kind: detection is by content
 cp "$W/fast.E01" "$W/evidence.bin"
 cp "$W/q.qcow2" "$W/disk.raw"
 nseg=$(ls "$W"/seg.E?? | wc -l)
 check "several segments made ($nseg)" '[ "$nseg" -ge 3 ]'
 
-sums() { sha256sum "$W"/fast.E01 "$W"/seg.E?? "$W"/q.qcow2 "$W"/qc.qcow2 "$W"/evidence.bin "$W"/disk.raw; }
+sums() { sha256sum "$W"/fast.E01 "$W"/seg.E?? "$W"/*.qcow2 "$W"/s.vmdk "$W"/*.vhd* \
+	"$W"/evidence.bin "$W"/disk.raw; }
 before=$(sums)
 for c in "fast.E01:EWF" "seg.E01:EWF" "evidence.bin:EWF" "q.qcow2:QCOW" "qc.qcow2:QCOW" \
-	"disk.raw:QCOW" "sample.img:raw"; do
+	"disk.raw:QCOW" "s.vmdk:VMDK" "s.vhdx:VHDX" "dyn.vhd:VHD" "fixed.vhd:VHD" "sample.img:raw"; do
 	f=${c%%:*} kind=${c##*:}
 	rm -rf "$W/x"
 	expect "$f: extract" 0 '' -- "$E4DUMP" extract --key-file "$K" "$W/$f" -o "$W/x"
@@ -48,7 +55,7 @@ for c in "fast.E01:EWF" "seg.E01:EWF" "evidence.bin:EWF" "q.qcow2:QCOW" "qc.qcow
 done
 check "every container file unchanged" '[ "$(sums)" = "$before" ]'
 
-# a missing segment, a truncated E01, a corrupt qcow2 header
+# the errors
 mkdir -p "$W/miss"
 cp "$W"/seg.E?? "$W/miss/" && rm "$W/miss/seg.E02"
 expect "E01 without its second segment" 2 '^e4dump: error: .*/miss/seg\.E01: cannot open: EWF \(E01/S01\) container: ' -- \
@@ -63,10 +70,10 @@ expect "qcow2 with a corrupt header" 2 '^e4dump: error: .*/bad\.qcow2: cannot op
 qemu-img create -q -f qcow2 -b "$W/q.qcow2" -F qcow2 "$W/diff.qcow2" || give_up "qemu-img create -b"
 expect "differential qcow2: refused, not read as zeros" 2 '^e4dump: error: .*/diff\.qcow2: cannot open: QCOW container: a differential image \(it has a backing file\): not supported' -- \
 	"$E4DUMP" ls "$W/diff.qcow2"
-qemu-img convert -O vhdx "$W/sample.img" "$W/v.vhdx" || give_up "qemu-img create -q -f qcow2 -b "$W/q.qcow2" -F qcow2 "$W/diff.qcow2" || give_up "qemu-img create -b"
-expect "differential qcow2: refused, not read as zeros" 2 '^e4dump: error: .*/diff\.qcow2: cannot open: QCOW container: a differential image \(it has a backing file\): not supported' -- \
-	"$E4DUMP" ls "$W/diff.qcow2"
-qemu-img convert -O vhdx"
-expect "VHDX: not supported yet, says what is" 2 '^e4dump: error: .*/v\.vhdx: cannot open: VHDX: not supported \(supported: raw images, EWF .*QCOW' -- \
-	"$E4DUMP" ls "$W/v.vhdx"
+qemu-img create -q -f vmdk -b "$W/s.vmdk" -F vmdk "$W/diff.vmdk" || give_up "qemu-img create -b (vmdk)"
+expect "differential VMDK: refused" 2 '^e4dump: error: .*/diff\.vmdk: cannot open: VMDK \(.*\) container: a differential disk \(it has a parent\): not supported' -- \
+	"$E4DUMP" ls "$W/diff.vmdk"
+img2simg "$W/sample.img" "$W/s.simg" || give_up "img2simg"
+expect "Android sparse: not supported yet, says what is" 2 '^e4dump: error: .*/s\.simg: cannot open: Android sparse image: not supported \(supported: raw images, EWF .*QCOW.*VMDK\)' -- \
+	"$E4DUMP" ls "$W/s.simg"
 finish
