@@ -163,22 +163,53 @@ void e4_source_close(struct e4_source *s)
 	free(s);
 }
 
-struct serialized {
-	ssize_t (*read_at)(void *h, void *buf, size_t len, uint64_t off);
-	void (*close_handle)(void *h);
-	void *h;
+struct handles {
+	const struct e4_handle_ops *ops;
+	void *ctx;
 	pthread_mutex_t lock;
+	pthread_cond_t freed;
+	void *h[E4_SOURCE_HANDLES];
+	int busy[E4_SOURCE_HANDLES];
+	unsigned int n;
+	int cannot_reopen;
 };
 
-static int serialized_read(void *arg, uint64_t off, void *buf, size_t len)
+/* A free handle, opening one more when all are busy (under the lock). */
+static unsigned int take_handle(struct handles *z)
 {
-	struct serialized *z = arg;
+	for (;;) {
+		for (unsigned int i = 0; i < z->n; i++)
+			if (!z->busy[i]) {
+				z->busy[i] = 1;
+				return i;
+			}
+		if (z->n < E4_SOURCE_HANDLES && !z->cannot_reopen) {
+			void *h = z->ops->reopen(z->ctx);
+
+			if (h) {
+				z->h[z->n] = h;
+				z->busy[z->n] = 1;
+				return z->n++;
+			}
+			z->cannot_reopen = 1; /* share the ones there are */
+			continue;
+		}
+		pthread_cond_wait(&z->freed, &z->lock);
+	}
+}
+
+static int handles_read(void *arg, uint64_t off, void *buf, size_t len)
+{
+	struct handles *z = arg;
 	uint8_t *p = buf;
+	unsigned int i;
 	int rc = 0;
 
 	pthread_mutex_lock(&z->lock);
+	i = take_handle(z);
+	pthread_mutex_unlock(&z->lock);
 	while (len) {
-		ssize_t n = z->read_at(z->h, p, len, off);
+		ssize_t n = z->ops->read_at(z->h[i], p, len, off);
 
 		if (n <= 0 || (size_t)n > len) {
 			errno = EIO;
@@ -189,39 +220,50 @@ static int serialized_read(void *arg, uint64_t off, void *buf, size_t len)
 		off += (uint64_t)n;
 		len -= (size_t)n;
 	}
+	pthread_mutex_lock(&z->lock);
+	z->busy[i] = 0;
+	pthread_cond_signal(&z->freed);
 	pthread_mutex_unlock(&z->lock);
 	return rc;
 }
 
-static void serialized_close(void *arg)
+static void handles_close(void *arg)
 {
-	struct serialized *z = arg;
+	struct handles *z = arg;
 
-	z->close_handle(z->h);
+	for (unsigned int i = 0; i < z->n; i++)
+		z->ops->close(z->h[i]);
+	z->ops->free_ctx(z->ctx);
+	pthread_cond_destroy(&z->freed);
 	pthread_mutex_destroy(&z->lock);
 	free(z);
 }
 
-static const struct e4_source_ops serialized_ops = { serialized_read,
-						     serialized_close };
+static const struct e4_source_ops handles_ops = { handles_read, handles_close };
 
-enum e4_status e4_source_serialized(ssize_t (*read_at)(void *h, void *buf,
-						       size_t len, uint64_t off),
-				    void (*close_handle)(void *h), void *h,
-				    uint64_t size, const char *name,
-				    const char *kind, struct e4_source **out)
+enum e4_status e4_source_handles(const struct e4_handle_ops *ops, void *ctx,
+				 void *first, uint64_t size, const char *name,
+				 const char *kind, struct e4_source **out)
 {
-	struct serialized *z = calloc(1, sizeof(*z));
+	struct handles *z = calloc(1, sizeof(*z));
 
 	*out = NULL;
 	if (!z || pthread_mutex_init(&z->lock, NULL)) {
 		free(z);
-		close_handle(h);
+		ops->close(first);
+		ops->free_ctx(ctx);
 		return E4_NOMEM;
 	}
-	z->read_at = read_at;
-	z->close_handle = close_handle;
-	z->h = h;
-	/* concurrent callers are serialized here */
-	return e4_source_new(&serialized_ops, z, size, name, 1, kind, out);
+	if (pthread_cond_init(&z->freed, NULL)) {
+		pthread_mutex_destroy(&z->lock);
+		free(z);
+		ops->close(first);
+		ops->free_ctx(ctx);
+		return E4_NOMEM;
+	}
+	z->ops = ops;
+	z->ctx = ctx;
+	z->h[0] = first;
+	z->n = 1;
+	return e4_source_new(&handles_ops, z, size, name, 1, kind, out);
 }

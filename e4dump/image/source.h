@@ -31,16 +31,26 @@ enum e4_status e4_source_new(const struct e4_source_ops *ops, void *arg,
 			     uint64_t size, const char *name, int concurrent,
 			     const char *kind, struct e4_source **out);
 
-/* A source over a library handle that reads in one thread at a time
- * (the libyal readers): read_at reads up to len bytes at off and returns
- * how many (<= 0: failure); calls are serialized by a mutex and repeated
- * until len bytes are read.  close_handle is called at the end, also when
- * this fails (E4_NOMEM). */
-enum e4_status e4_source_serialized(ssize_t (*read_at)(void *h, void *buf,
-						       size_t len, uint64_t off),
-				    void (*close_handle)(void *h), void *h,
-				    uint64_t size, const char *name,
-				    const char *kind, struct e4_source **out);
+/* A library handle that reads in one thread at a time (the libyal
+ * readers).  read_at reads up to len bytes at off and returns how many
+ * (<= 0: failure); reopen opens another handle on the same input from
+ * ctx, or returns NULL. */
+struct e4_handle_ops {
+	ssize_t (*read_at)(void *h, void *buf, size_t len, uint64_t off);
+	void (*close)(void *h);
+	void *(*reopen)(void *ctx);
+	void (*free_ctx)(void *ctx);
+};
+
+/* A source over handles of ops, first and more opened on demand (at most
+ * E4_SOURCE_HANDLES, one per concurrent reader: each decompresses on its
+ * own), each used by one thread at a time; reads are repeated until len
+ * bytes are read.  Takes over first and ctx (closed and freed at the end,
+ * also when this fails: E4_NOMEM). */
+#define E4_SOURCE_HANDLES 4
+enum e4_status e4_source_handles(const struct e4_handle_ops *ops, void *ctx,
+				 void *first, uint64_t size, const char *name,
+				 const char *kind, struct e4_source **out);
 
 /* Open a regular file or block device read-only (O_RDONLY; the path is
  * taken literally, '?' included).  E4_IO with errno set on failure. */

@@ -36,45 +36,87 @@ static void ewf_close(void *h)
 	libewf_handle_free(&handle, NULL);
 }
 
+/* The segment files of a set. */
+struct segments {
+	char **names;
+	int n;
+	int globbed;        /* names from libewf_glob */
+	char *one[1];       /* else the path alone */
+};
+
+static void segments_free(void *arg)
+{
+	struct segments *g = arg;
+
+	if (g->globbed)
+		libewf_glob_free(g->names, g->n, NULL);
+	free(g->one[0]);
+	free(g);
+}
+
+/* An open handle on the segments, or NULL with err. */
+static libewf_handle_t *ewf_open_handle(struct segments *g, libewf_error_t **err)
+{
+	libewf_handle_t *h = NULL;
+
+	if (libewf_handle_initialize(&h, err) != 1)
+		return NULL;
+	if (libewf_handle_open(h, g->names, g->n, LIBEWF_OPEN_READ, err) != 1) {
+		libewf_handle_free(&h, NULL);
+		return NULL;
+	}
+	return h;
+}
+
+static void *ewf_reopen(void *g)
+{
+	libewf_error_t *err = NULL;
+	libewf_handle_t *h = ewf_open_handle(g, &err);
+
+	libewf_error_free(&err);
+	return h;
+}
+
+static const struct e4_handle_ops ewf_ops = { ewf_read_at, ewf_close,
+					      ewf_reopen, segments_free };
+
 enum e4_status e4_source_open_ewf(const char *path, struct e4_source **out,
 				  char *why, size_t whylen)
 {
 	libewf_error_t *err = NULL;
-	libewf_handle_t *h = NULL;
-	char **names = NULL, *one[1] = { (char *)path };
-	int nnames = 0, corrupt = 0, opened = 0;
+	libewf_handle_t *h;
+	struct segments *g = calloc(1, sizeof(*g));
+	int corrupt = 0;
 	size64_t size = 0;
 
 	*out = NULL;
+	if (!g || !(g->one[0] = strdup(path))) {
+		free(g);
+		snprintf(why, whylen, "out of memory");
+		return E4_NOMEM;
+	}
 	/* the segments are found by name from the first, as ewfmount does;
 	 * a name without a segment extension is one segment by itself */
-	if (libewf_glob(path, strlen(path), LIBEWF_FORMAT_UNKNOWN, &names,
-			&nnames, &err) != 1) {
+	if (libewf_glob(path, strlen(path), LIBEWF_FORMAT_UNKNOWN, &g->names,
+			&g->n, &err) == 1) {
+		g->globbed = 1;
+	} else {
 		libewf_error_free(&err);
-		names = NULL;
-		nnames = 0;
+		g->names = g->one;
+		g->n = 1;
 	}
-	if (libewf_handle_initialize(&h, &err) != 1 ||
-	    (opened = libewf_handle_open(h, names ? names : one,
-					 names ? nnames : 1, LIBEWF_OPEN_READ,
-					 &err)) != 1 ||
-	    libewf_handle_get_media_size(h, &size, &err) != 1 ||
+	h = ewf_open_handle(g, &err);
+	if (!h || libewf_handle_get_media_size(h, &size, &err) != 1 ||
 	    (corrupt = libewf_handle_segment_files_corrupted(h, &err)) != 0) {
 		if (corrupt == 1)
 			snprintf(why, whylen, "segment files missing or corrupt "
 				 "(the last one found does not end the set)");
 		else
 			ewf_why(err, why, whylen);
-		if (names)
-			libewf_glob_free(names, nnames, NULL);
-		if (opened == 1)
-			libewf_handle_close(h, NULL);
 		if (h)
-			libewf_handle_free(&h, NULL);
+			ewf_close(h);
+		segments_free(g);
 		return E4_IO;
 	}
-	if (names)
-		libewf_glob_free(names, nnames, NULL);
-	return e4_source_serialized(ewf_read_at, ewf_close, h, (uint64_t)size,
-				    path, "EWF", out);
+	return e4_source_handles(&ewf_ops, g, h, (uint64_t)size, path, "EWF", out);
 }

@@ -2,6 +2,7 @@
  * libvhdi. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <libvhdi.h>
 #include "container.h"
 
@@ -34,19 +35,45 @@ static void vhdi_close(void *h)
 	libvhdi_file_free(&f, NULL);
 }
 
+/* An open file, or NULL with err. */
+static libvhdi_file_t *vhdi_open_file(const char *path, libvhdi_error_t **err)
+{
+	libvhdi_file_t *f = NULL;
+
+	if (libvhdi_file_initialize(&f, err) != 1)
+		return NULL;
+	if (libvhdi_file_open(f, path, LIBVHDI_OPEN_READ, err) != 1) {
+		libvhdi_file_free(&f, NULL);
+		return NULL;
+	}
+	return f;
+}
+
+static void *vhdi_reopen(void *path)
+{
+	libvhdi_error_t *err = NULL;
+	libvhdi_file_t *f = vhdi_open_file(path, &err);
+
+	libvhdi_error_free(&err);
+	return f;
+}
+
+static const struct e4_handle_ops vhdi_ops = { vhdi_read_at, vhdi_close,
+					       vhdi_reopen, free };
+
 enum e4_status e4_source_open_vhdi(const char *path, struct e4_source **out,
 				   char *why, size_t whylen)
 {
 	libvhdi_error_t *err = NULL;
-	libvhdi_file_t *f = NULL;
+	libvhdi_file_t *f;
 	size64_t size = 0;
 	uint32_t type = 0;
-	int opened = 0, ok;
+	int ok;
+	char *ctx;
 
 	*out = NULL;
-	ok = libvhdi_file_initialize(&f, &err) == 1 &&
-	     (opened = libvhdi_file_open(f, path, LIBVHDI_OPEN_READ, &err)) == 1 &&
-	     libvhdi_file_get_media_size(f, &size, &err) == 1 &&
+	f = vhdi_open_file(path, &err);
+	ok = f && libvhdi_file_get_media_size(f, &size, &err) == 1 &&
 	     libvhdi_file_get_disk_type(f, &type, &err) == 1;
 	if (!ok || type == LIBVHDI_DISK_TYPE_DIFFERENTIAL) {
 		if (ok)
@@ -54,12 +81,14 @@ enum e4_status e4_source_open_vhdi(const char *path, struct e4_source **out,
 			snprintf(why, whylen, "a differential disk (it has a parent): not supported; merge or convert it first");
 		else
 			vhdi_why(err, why, whylen);
-		if (opened == 1)
-			libvhdi_file_close(f, NULL);
 		if (f)
-			libvhdi_file_free(&f, NULL);
+			vhdi_close(f);
 		return E4_IO;
 	}
-	return e4_source_serialized(vhdi_read_at, vhdi_close, f, (uint64_t)size,
-				    path, "VHD", out);
+	if (!(ctx = strdup(path))) {
+		vhdi_close(f);
+		snprintf(why, whylen, "out of memory");
+		return E4_NOMEM;
+	}
+	return e4_source_handles(&vhdi_ops, ctx, f, (uint64_t)size, path, "VHD", out);
 }

@@ -55,6 +55,30 @@ for c in "fast.E01:EWF" "seg.E01:EWF" "evidence.bin:EWF" "q.qcow2:QCOW" "qc.qcow
 done
 check "every container file unchanged" '[ "$(sums)" = "$before" ]'
 
+# Several threads read at once, each through its own library handle
+# (source.c e4_source_handles): cat of a 12 MiB file in parallel segments
+# gives the bytes mkfs.ext4 -d was given, from each container.
+mkdir -p "$W/bigsrc"
+head -c 12582912 /dev/urandom >"$W/bigsrc/big"
+mkfs.ext4 -q -F -b 4096 -d "$W/bigsrc" "$W/big.img" 32M || give_up "mkfs.ext4 -d"
+ewfacquire -u -q -t "$W/big" -f encase6 -c deflate:fast "$W/big.img" >"$W/big.log" 2>&1 &&
+	qemu-img convert -O qcow2 "$W/big.img" "$W/big.qcow2" &&
+	qemu-img convert -O vmdk "$W/big.img" "$W/big.vmdk" &&
+	qemu-img convert -O vhdx "$W/big.img" "$W/big.vhdx" || give_up "containers of big.img"
+want=$(sha256sum <"$W/bigsrc/big")
+for f in big.E01 big.qcow2 big.vmdk big.vhdx; do
+	"$E4DUMP" cat --threads 3 "$W/$f" /big >"$W/cat" 2>"$W/err"
+	rc=$?
+	check "$f: cat --threads 3: exit 0 ($rc), the source's bytes" \
+		'[ $rc = 0 ] && [ "$(sha256sum <"$W/cat")" = "$want" ] && ! [ -s "$W/err" ]'
+done
+opens() { # THREADS: how often the E01 is opened by cat --threads THREADS
+	strace -f -e trace=openat -o "$W/strace" "$E4DUMP" cat --threads "$1" "$W/big.E01" /big >/dev/null 2>&1
+	grep -c 'big\.E01", O_RDONLY' "$W/strace"
+}
+one=$(opens 1) three=$(opens 3)
+check "cat --threads 3 opens more E01 handles than --threads 1 ($three, $one)" '[ "$three" -gt "$one" ]'
+
 # the errors
 mkdir -p "$W/miss"
 cp "$W"/seg.E?? "$W/miss/" && rm "$W/miss/seg.E02"
