@@ -188,6 +188,25 @@ if command -v qemu-img >/dev/null; then
 			>/dev/null 2>&1 || rm -f "$out/image/container.$f"
 	done
 fi
+# partitioned disks (libblkid reads their tables) and an Android sparse
+# image, each holding the small image
+p4k=$out/image/plain-4k.img
+if command -v sgdisk >/dev/null; then
+	truncate -s 512K "$tmp/gpt" &&
+		sgdisk -a 8 -n 1:40:+8K -t 1:8200 -n 2:64:+256K -t 2:8300 "$tmp/gpt" >/dev/null 2>&1 &&
+		dd if="$p4k" of="$tmp/gpt" bs=512 seek=64 conv=notrunc status=none &&
+		mv "$tmp/gpt" "$out/image/disk-gpt.img"
+fi
+if command -v sfdisk >/dev/null; then
+	truncate -s 512K "$tmp/mbr" &&
+		printf 'label: dos\nstart=8, size=8, type=82\nstart=16, size=1000, type=5\nstart=24, size=8, type=83\nstart=64, size=512, type=83\n' |
+		sfdisk -q "$tmp/mbr" >/dev/null 2>&1 &&
+		dd if="$p4k" of="$tmp/mbr" bs=512 seek=64 conv=notrunc status=none &&
+		mv "$tmp/mbr" "$out/image/disk-mbr.img"
+fi
+if command -v img2simg >/dev/null; then
+	img2simg "$p4k" "$out/image/container.simg" >/dev/null 2>&1 || rm -f "$out/image/container.simg"
+fi
 for t in context keyfile nokey symlink names image dirblock extent xattr; do
 	echo "make-seeds: $t: $(ls "$out/$t" | wc -l) inputs"
 done

@@ -10,6 +10,7 @@ pkgs=(
 	sleuthkit time
 	libewf-dev libqcow-dev libvhdi-dev libvmdk-dev ewf-tools qemu-utils
 	android-sdk-libsparse-utils
+	libsmraw-dev libblkid-dev android-libsparse-dev gdisk fdisk
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -51,6 +51,7 @@ int cmd_info(const struct options *o, struct report *r)
 	e4_fs_get_info(s.fs, &info);
 	printf("image: %s\n", s.image);
 	printf("container: %s\n", info.container);
+	printf("volume: %s\n", info.volume);
 	printf("block size: %u\n", info.block_size);
 	printf("encrypt feature: %s\n", info.encrypt_feature ? "yes" : "no");
 	printf("s_encryption_level: %u\n", info.encryption_level);

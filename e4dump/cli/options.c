@@ -1,3 +1,5 @@
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "options.h"
@@ -43,7 +45,14 @@ static const struct opt_def defs[] = {
 	{ OPT_THREADS, 0, "threads", "N",
 	  "threads reading the image (default: 2 where the image\n"
 	  "                      allows it; 1: none besides the main one)" },
-	{ OPT_VERBOSE, 'v', "verbose", NULL, "say which key opened which policy" },
+	{ OPT_PARTITION, 0, "partition", "N",
+	  "the volume in partition N of a disk (as e4dump volumes\n"
+	  "                      numbers them)" },
+	{ OPT_OFFSET, 0, "offset", "BYTES",
+	  "the volume at BYTES into the image; with a suffix s, in\n"
+	  "                      512-byte sectors (as mmls shows them)" },
+	{ OPT_VERBOSE, 'v', "verbose", NULL,
+	  "say which key opened which policy and which volume is used" },
 	{ OPT_HELP, 'h', "help", NULL, "this help" },
 };
 
@@ -57,6 +66,29 @@ static int number(const char *s, unsigned long *out)
 		return -1;
 	*out = strtoul(s, &end, 10);
 	return *end || *out == 0 ? -1 : 0;
+}
+
+/* BYTES, or NUMBERs (512-byte sectors); 0 is allowed. */
+static int offset(const char *s, unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (!strcmp(end, "s")) {
+		if (v > ULLONG_MAX / 512)
+			return -1;
+		v *= 512;
+	} else if (*end) {
+		return -1;
+	}
+	*out = v;
+	return 0;
 }
 
 static int apply(struct options *o, const struct opt_def *d, const char *arg,
@@ -100,6 +132,21 @@ static int apply(struct options *o, const struct opt_def *d, const char *arg,
 				     name, d->long_name, arg);
 			return -1;
 		}
+		break;
+	case OPT_PARTITION:
+		if (number(arg, &o->partition) || o->partition > 65535) {
+			report_error(r, "%s: --partition: \"%s\" is not a partition number",
+				     name, arg);
+			return -1;
+		}
+		break;
+	case OPT_OFFSET:
+		if (offset(arg, &o->offset)) {
+			report_error(r, "%s: --offset: \"%s\" is not a number of bytes (or of sectors, with s)",
+				     name, arg);
+			return -1;
+		}
+		o->by_offset = 1;
 		break;
 	case OPT_COUNT:
 		break;
@@ -201,6 +248,11 @@ int options_parse(struct options *o, const char *name, unsigned int mask,
 			if (apply(o, d, NULL, name, r))
 				return -1;
 		}
+	}
+	if (o->partition && o->by_offset) {
+		report_error(r, "%s: --partition and --offset both choose the volume: give one",
+			     name);
+		return -1;
 	}
 	return 0;
 }

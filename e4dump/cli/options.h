@@ -13,7 +13,7 @@ enum opt_id {
 	OPT_VERBOSE, OPT_HELP, OPT_LONG, OPT_RECURSIVE, OPT_OUT, OPT_FORCE,
 	OPT_KEEP_SETID, OPT_JSON, OPT_SEED, OPT_CHECK, OPT_MAX_ENTRIES,
 	OPT_MAX_DEPTH,
-	OPT_THREADS,
+	OPT_THREADS, OPT_PARTITION, OPT_OFFSET,
 	OPT_COUNT
 };
 
@@ -23,7 +23,8 @@ enum opt_id {
 		    OPT_BIT(OPT_SALT) | OPT_BIT(OPT_FORMAT) |                  \
 		    OPT_BIT(OPT_DUMMY_KEY) | OPT_BIT(OPT_VERBOSE) |            \
 		    OPT_BIT(OPT_HELP) | OPT_BIT(OPT_MAX_ENTRIES) |             \
-		    OPT_BIT(OPT_MAX_DEPTH))
+		    OPT_BIT(OPT_MAX_DEPTH) | OPT_BIT(OPT_PARTITION) |         \
+		    OPT_BIT(OPT_OFFSET))
 
 struct options {
 	int long_format;          /* ls -l */
@@ -39,6 +40,9 @@ struct options {
 	int help;
 	unsigned long max_entries, max_depth; /* 0: the library's defaults */
 	unsigned long threads;    /* cat, extract --threads: 0 = automatic */
+	unsigned long partition;  /* --partition N (0: none) */
+	int by_offset;            /* --offset given */
+	unsigned long long offset; /* --offset, in bytes */
 	const char **key_files;
 	size_t n_key_files;
 	const char **pass_files;

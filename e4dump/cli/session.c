@@ -47,6 +47,9 @@ int session_open_diag(struct session *s, const struct options *o,
 	fo.diag_arg = diag_arg;
 	fo.max_dir_entries = o->max_entries;
 	fo.max_depth = (unsigned int)o->max_depth;
+	fo.volume.partition = (unsigned int)o->partition;
+	fo.volume.by_offset = o->by_offset;
+	fo.volume.offset = o->offset;
 	if (e4_fs_open(&s->fs, s->image, &fo) != E4_OK)
 		goto fail;
 	if (o->n_pass_files) {

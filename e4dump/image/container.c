@@ -14,23 +14,29 @@ typedef enum e4_status (*opener)(const char *path, struct e4_source **out,
 static const struct {
 	const char *magic;
 	size_t len;
+	size_t at;         /* its offset */
 	opener open;       /* NULL: recognised, not read */
 	const char *name;
 	const char *kind;  /* the source's kind when it is not the reader's own */
 } signatures[] = {
-	{ "EVF\x09\x0d\x0a\xff\x00", 8, e4_source_open_ewf, "EWF (E01/S01)", NULL },
-	{ "LVF\x09\x0d\x0a\xff\x00", 8, e4_source_open_ewf, "EWF (L01)", NULL },
-	{ "EVF2\x0d\x0a\x81\x00", 8, e4_source_open_ewf, "EWF2 (Ex01)", NULL },
-	{ "LEF2\x0d\x0a\x81\x00", 8, e4_source_open_ewf, "EWF2 (Lx01)", NULL },
-	{ "QFI\xfb", 4, e4_source_open_qcow, "QCOW", NULL },
-	{ "KDMV", 4, e4_source_open_vmdk, "VMDK (sparse extent)", NULL },
-	{ "# Disk DescriptorFile", 21, e4_source_open_vmdk, "VMDK (descriptor)", NULL },
-	{ "conectix", 8, e4_source_open_vhdi, "VHD", NULL },
-	{ "vhdxfile", 8, e4_source_open_vhdi, "VHDX", "VHDX" },
-	{ "\x3a\xff\x26\xed", 4, NULL, "Android sparse image", NULL },
+	{ "EVF\x09\x0d\x0a\xff\x00", 8, 0, e4_source_open_ewf, "EWF (E01/S01)", NULL },
+	{ "LVF\x09\x0d\x0a\xff\x00", 8, 0, e4_source_open_ewf, "EWF (L01)", NULL },
+	{ "EVF2\x0d\x0a\x81\x00", 8, 0, e4_source_open_ewf, "EWF2 (Ex01)", NULL },
+	{ "LEF2\x0d\x0a\x81\x00", 8, 0, e4_source_open_ewf, "EWF2 (Lx01)", NULL },
+	{ "QFI\xfb", 4, 0, e4_source_open_qcow, "QCOW", NULL },
+	{ "KDMV", 4, 0, e4_source_open_vmdk, "VMDK (sparse extent)", NULL },
+	{ "# Disk DescriptorFile", 21, 0, e4_source_open_vmdk, "VMDK (descriptor)", NULL },
+	{ "conectix", 8, 0, e4_source_open_vhdi, "VHD", NULL },
+	{ "vhdxfile", 8, 0, e4_source_open_vhdi, "VHDX", "VHDX" },
+	{ "\x3a\xff\x26\xed", 4, 0, e4_source_open_sparse, "Android sparse image", NULL },
+	/* recognised so that the error says what it is (VirtualBox's
+	 * VDIPREHEADER magic; QEMU's QED; LUKS's header) */
+	{ "\x7f\x10\xda\xbe", 4, 64, NULL, "VirtualBox VDI", NULL },
+	{ "QED\0", 4, 0, NULL, "QEMU QED", NULL },
+	{ "LUKS\xba\xbe", 6, 0, NULL, "LUKS encrypted volume (open it with cryptsetup first)", NULL },
 };
 
-#define SUPPORTED "raw images, EWF (E01, split E01/E02/...), QCOW (qcow, qcow2), VHD, VHDX and VMDK"
+#define SUPPORTED "raw images, split raw (NAME.000 or NAME.001, ...), EWF (E01, split E01/E02/...), QCOW (qcow, qcow2), VHD, VHDX, VMDK and Android sparse images"
 
 void e4_container_why(const char *text, char *why, size_t whylen)
 {
@@ -56,16 +62,33 @@ static size_t match(const uint8_t *head, size_t len)
 	size_t i;
 
 	for (i = 0; i < NSIGNATURES; i++)
-		if (len >= signatures[i].len &&
-		    !memcmp(head, signatures[i].magic, signatures[i].len))
+		if (len >= signatures[i].at + signatures[i].len &&
+		    !memcmp(head + signatures[i].at, signatures[i].magic,
+			    signatures[i].len))
 			break;
 	return i;
+}
+
+/* Raw images have no signature: a set is known by its names, from the
+ * first (NAME.000 or NAME.001, as FTK Imager and split -d name them) when
+ * libsmraw finds a second.  Only such names are globbed: libsmraw_glob
+ * crashes on some others (20181227: "xaa"). */
+static int split_raw(const char *path)
+{
+	size_t n = strlen(path), d = 0;
+
+	while (d < n && path[n - 1 - d] >= '0' && path[n - 1 - d] <= '9')
+		d++;
+	if (d < 3 || d == n || path[n - 1 - d] != '.' ||
+	    strspn(path + n - d, "0") < d - 1 || path[n - 1] > '1')
+		return 0;
+	return e4_split_raw_segments(path) >= 2;
 }
 
 enum e4_status e4_source_open_any(const char *path, struct e4_source **out,
 				  char *why, size_t whylen)
 {
-	uint8_t head[32], tail[32];
+	uint8_t head[128], tail[128];
 	ssize_t got;
 	size_t i;
 	int fd;
@@ -91,10 +114,16 @@ enum e4_status e4_source_open_any(const char *path, struct e4_source **out,
 	if (fd >= 0)
 		close(fd);
 	i = got > 0 ? match(head, (size_t)got) : NSIGNATURES;
-	if (i == NSIGNATURES)
+	if (i == NSIGNATURES && !split_raw(path))
 		return E4_OK; /* raw */
 	e4_source_close(*out);
 	*out = NULL;
+	if (i == NSIGNATURES) {
+		st = e4_source_open_smraw(path, out, lib, sizeof(lib));
+		if (st != E4_OK)
+			snprintf(why, whylen, "split raw image: %s", lib);
+		return st;
+	}
 	if (!signatures[i].open) {
 		snprintf(why, whylen, "%s: not supported (supported: " SUPPORTED ")",
 			 signatures[i].name);

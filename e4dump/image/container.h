@@ -1,6 +1,7 @@
 /* What holds the volume: a raw image, or an evidence or virtual-disk
  * container, recognised by its content (never by its name) and read
- * through the field's own library (libewf, libqcow, libvhdi, libvmdk). */
+ * through the field's own library (libewf, libqcow, libvhdi, libvmdk,
+ * libsmraw, libsparse). */
 #ifndef E4_CONTAINER_H
 #define E4_CONTAINER_H
 
@@ -21,8 +22,16 @@ enum e4_status e4_source_open_qcow(const char *path, struct e4_source **out,
 				   char *why, size_t whylen);
 enum e4_status e4_source_open_vhdi(const char *path, struct e4_source **out,
 				   char *why, size_t whylen);
+enum e4_status e4_source_open_smraw(const char *path, struct e4_source **out,
+				    char *why, size_t whylen);
+enum e4_status e4_source_open_sparse(const char *path, struct e4_source **out,
+				     char *why, size_t whylen);
 enum e4_status e4_source_open_vmdk(const char *path, struct e4_source **out,
 				   char *why, size_t whylen);
+
+/* How many segments libsmraw finds for path as the first of a split raw
+ * set (disk.001, disk.002, ...), or 0. */
+int e4_split_raw_segments(const char *path);
 
 /* why from a libyal error backtrace: its first line (the innermost
  * reason) without the "function_name: " prefix and the final period, or

@@ -26,6 +26,8 @@
 #include "dirblock.h"
 #include "xattr.h"
 #include "source.h"
+#include "container.h"
+#include "volume.h"
 #include "fs.h"
 #include "inode.h"
 #include "blockmap.h"

@@ -86,6 +86,9 @@ static void fill_info(struct e4_fs *fs)
 
 	i->name = fs->src->name;
 	i->container = fs->src->kind;
+	if (!fs->volume[0])
+		snprintf(fs->volume, sizeof(fs->volume), "the whole image");
+	i->volume = fs->volume;
 	i->block_size = fs->ext2->blocksize;
 	i->blocks_count = ext2fs_blocks_count(sb);
 	i->inodes_count = sb->s_inodes_count;
@@ -156,25 +159,49 @@ enum e4_status e4_fs_open_source(struct e4_fs **out, struct e4_source *src,
 	return E4_OK;
 }
 
+/* Report a failure to open path before there is a filesystem. */
+static void open_failed(const char *path, const struct e4_fs_options *opt,
+			enum e4_status st, const char *fmt, const char *a,
+			const char *b)
+{
+	struct e4_fs tmp;
+
+	memset(&tmp, 0, sizeof(tmp));
+	if (opt)
+		tmp.opt = *opt;
+	e4_report(&tmp, E4_DIAG_ERROR, st, 0, path, fmt, a, b);
+}
+
 enum e4_status e4_fs_open(struct e4_fs **out, const char *path,
 			  const struct e4_fs_options *opt)
 {
-	struct e4_source *src;
+	static const struct e4_volume_choice whole;
+	struct e4_source *disk, *vol;
 	enum e4_status st;
-	char why[512];
+	char why[1024], desc[192], kind[64] = "";
 
 	*out = NULL;
-	st = e4_source_open_any(path, &src, why, sizeof(why));
+	st = e4_source_open_any(path, &disk, why, sizeof(why));
 	if (st != E4_OK) {
-		struct e4_fs tmp;
-
-		memset(&tmp, 0, sizeof(tmp));
-		if (opt)
-			tmp.opt = *opt;
-		e4_report(&tmp, E4_DIAG_ERROR, st, 0, path, "cannot open: %s", why);
+		open_failed(path, opt, st, "cannot open: %s%s", why, "");
 		return st;
 	}
-	return e4_fs_open_source(out, src, opt);
+	if (strcmp(disk->kind, "raw"))
+		snprintf(kind, sizeof(kind), "%s image: ", disk->kind);
+	st = e4_volume_select(disk, opt ? &opt->volume : &whole, &vol, desc,
+			      sizeof(desc), why, sizeof(why));
+	if (st != E4_OK) {
+		open_failed(path, opt, st, "cannot open: %s%s", kind, why);
+		return st;
+	}
+	st = e4_fs_open_source(out, vol, opt);
+	if (st == E4_OK) {
+		snprintf((*out)->volume, sizeof((*out)->volume), "%s", desc);
+		if (strncmp(desc, "partition", 9) == 0 && !(opt && opt->volume.partition))
+			e4_report(*out, E4_DIAG_INFO, E4_OK, 0, path,
+				  "using its only ext4 volume, %s", desc);
+	}
+	return st;
 }
 
 void e4_fs_close(struct e4_fs *fs)

@@ -15,6 +15,7 @@
 #include "keysetup.h"
 #include "keystore.h"
 #include "source.h"
+#include "volume.h"
 
 struct e4_fs;
 
@@ -73,10 +74,15 @@ struct e4_fs_options {
 	void *diag_arg;
 	size_t max_dir_entries;     /* 0: E4_DEFAULT_MAX_DIR_ENTRIES */
 	unsigned int max_depth;     /* 0: E4_DEFAULT_MAX_DEPTH */
+	struct e4_volume_choice volume; /* e4_fs_open: which volume of a
+				     * disk (zeros: the disk when it is ext4,
+				     * else its only ext4 partition) */
 };
 
-/* Open the file or block device at path read-only (path taken literally).
- * On failure *out is NULL and one error was reported. */
+/* Open the image at path read-only (path taken literally): a raw file or
+ * block device, or a container (container.h), and in it the volume
+ * opt->volume chooses (volume.h).  On failure *out is NULL and one error
+ * was reported. */
 enum e4_status e4_fs_open(struct e4_fs **out, const char *path,
 			  const struct e4_fs_options *opt);
 /* The same over a source, which the filesystem takes over (closed with
@@ -90,6 +96,8 @@ void e4_fs_close(struct e4_fs *fs);
 struct e4_fs_info {
 	const char *name;           /* as opened */
 	const char *container;      /* "raw", "EWF", "QCOW" (container.h) */
+	const char *volume;         /* which part of it: "the whole image",
+				     * "partition 2 (gpt, ...)", "offset N" */
 	unsigned int block_size;
 	uint64_t blocks_count;
 	uint32_t inodes_count;

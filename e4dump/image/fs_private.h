@@ -24,6 +24,7 @@ struct e4_fs {
 	struct e4_source *src;
 	struct e4_fs_options opt;
 	struct e4_fs_info info;
+	char volume[192];               /* info.volume */
 	struct e4_block_range range;
 	enum e4_name_format format;     /* E4_FORMAT_AUTO until decided */
 	/* the index of encrypted inodes */

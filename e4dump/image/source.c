@@ -108,6 +108,7 @@ enum e4_status e4_source_new(const struct e4_source_ops *ops, void *arg,
 struct window {
 	struct e4_source *base;
 	uint64_t offset;
+	int owns;
 };
 
 static int window_read(void *arg, uint64_t off, void *buf, size_t len)
@@ -121,27 +122,47 @@ static void window_close(void *arg)
 {
 	struct window *w = arg;
 
-	e4_source_close(w->base);
+	if (w->owns)
+		e4_source_close(w->base);
 	free(w);
 }
 
 static const struct e4_source_ops window_ops = { window_read, window_close };
 
-enum e4_status e4_source_window(struct e4_source *base, uint64_t offset,
-				uint64_t size, struct e4_source **out)
+static enum e4_status window(struct e4_source *base, uint64_t offset,
+			     uint64_t size, int owns, struct e4_source **out)
 {
 	struct window *w;
 
 	*out = NULL;
-	if (offset > base->size || (size && size > base->size - offset))
+	if (offset > base->size || (size && size > base->size - offset)) {
+		if (owns)
+			e4_source_close(base);
 		return E4_INVALID;
+	}
 	w = calloc(1, sizeof(*w));
-	if (!w)
+	if (!w) {
+		if (owns)
+			e4_source_close(base);
 		return E4_NOMEM;
+	}
 	w->base = base;
 	w->offset = offset;
+	w->owns = owns;
 	return e4_source_new(&window_ops, w, size ? size : base->size - offset,
 			     base->name, base->concurrent, base->kind, out);
+}
+
+enum e4_status e4_source_window(struct e4_source *base, uint64_t offset,
+				uint64_t size, struct e4_source **out)
+{
+	return window(base, offset, size, 1, out);
+}
+
+enum e4_status e4_source_view(struct e4_source *base, uint64_t offset,
+			      uint64_t size, struct e4_source **out)
+{
+	return window(base, offset, size, 0, out);
 }
 
 enum e4_status e4_source_read(struct e4_source *s, uint64_t off, void *buf,
@@ -154,10 +175,45 @@ enum e4_status e4_source_read(struct e4_source *s, uint64_t off, void *buf,
 	return s->ops->read(s->arg, off, buf, len) ? E4_IO : E4_OK;
 }
 
+int e4_source_add_meta(struct e4_source *s, const char *key,
+		       const void *value, size_t len)
+{
+	struct e4_source_meta *m = realloc(s->meta, (s->n_meta + 1) * sizeof(*m));
+	char *k, *v;
+
+	if (!m)
+		return -1;
+	s->meta = m;
+	k = strdup(key);
+	v = malloc(len + 1);
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return -1;
+	}
+	memcpy(v, value, len);
+	v[len] = 0;
+	m[s->n_meta].key = k;
+	m[s->n_meta++].value = v;
+	return 0;
+}
+
+void e4_source_free_meta(struct e4_source *s)
+{
+	for (size_t i = 0; i < s->n_meta; i++) {
+		free(s->meta[i].key);
+		free(s->meta[i].value);
+	}
+	free(s->meta);
+	s->meta = NULL;
+	s->n_meta = 0;
+}
+
 void e4_source_close(struct e4_source *s)
 {
 	if (!s)
 		return;
+	e4_source_free_meta(s);
 	s->ops->close(s->arg);
 	free(s->name);
 	free(s);

@@ -16,6 +16,13 @@ struct e4_source_ops {
 	void (*close)(void *arg);
 };
 
+/* A fact a container records about its evidence (an E01's stored hashes
+ * and acquisition notes): bytes from the image, not yet escaped. */
+struct e4_source_meta {
+	char *key;
+	char *value;
+};
+
 struct e4_source {
 	const struct e4_source_ops *ops;
 	void *arg;
@@ -23,7 +30,14 @@ struct e4_source {
 	char *name;        /* for messages */
 	int concurrent;    /* read may run in several threads at once */
 	const char *kind;  /* what it is: "raw", "EWF", "QCOW", ... (static) */
+	struct e4_source_meta *meta; /* owned; freed by e4_source_close */
+	size_t n_meta;
 };
+
+/* Add key (copied) and value (len bytes, copied) to s->meta.  0 or -1. */
+int e4_source_add_meta(struct e4_source *s, const char *key,
+		       const void *value, size_t len);
+void e4_source_free_meta(struct e4_source *s);
 
 /* A source over ops and arg (which it takes over: ops->close frees it,
  * also when this fails).  name is copied.  E4_NOMEM on failure. */
@@ -57,9 +71,14 @@ enum e4_status e4_source_handles(const struct e4_handle_ops *ops, void *ctx,
 enum e4_status e4_source_open_file(const char *path, struct e4_source **out);
 
 /* A window [offset, offset + size) of another source, which it takes over
- * (a partition; size 0: to the end).  E4_INVALID when out of range. */
+ * (a partition; size 0: to the end), also when this fails: E4_INVALID
+ * when out of range, E4_NOMEM. */
 enum e4_status e4_source_window(struct e4_source *base, uint64_t offset,
 				uint64_t size, struct e4_source **out);
+
+/* The same window, leaving base to the caller (it must outlive it). */
+enum e4_status e4_source_view(struct e4_source *base, uint64_t offset,
+			      uint64_t size, struct e4_source **out);
 
 /* Read len bytes at off; E4_IO past the end or on a read error. */
 enum e4_status e4_source_read(struct e4_source *s, uint64_t off, void *buf,

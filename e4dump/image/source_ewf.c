@@ -80,6 +80,59 @@ static void *ewf_reopen(void *g)
 static const struct e4_handle_ops ewf_ops = { ewf_read_at, ewf_close,
 					      ewf_reopen, segments_free };
 
+#define EWF_VALUE_MAX 4096 /* longer notes are cut */
+
+/* One stored value (UTF-8) by identifier, added to the source's facts
+ * under key; get_size/get are the header or the hash value getters. */
+static void add_value(struct e4_source *s, libewf_handle_t *h, const char *key,
+		      const uint8_t *id, size_t idlen,
+		      int (*get_size)(libewf_handle_t *, const uint8_t *, size_t,
+				      size_t *, libewf_error_t **),
+		      int (*get)(libewf_handle_t *, const uint8_t *, size_t,
+				 uint8_t *, size_t, libewf_error_t **))
+{
+	uint8_t value[EWF_VALUE_MAX];
+	size_t size = 0;
+
+	if (get_size(h, id, idlen, &size, NULL) != 1 || size < 2)
+		return;
+	if (size > sizeof(value))
+		size = sizeof(value);
+	if (get(h, id, idlen, value, size, NULL) == 1)
+		e4_source_add_meta(s, key, value, strnlen((char *)value, size));
+}
+
+/* What the acquisition recorded: the stored hashes (MD5, SHA1), then
+ * the header values (case number, examiner, acquiry date, ...), each
+ * under libewf's identifier. */
+static void ewf_describe(struct e4_source *s, libewf_handle_t *h)
+{
+	uint32_t n = 0;
+
+	for (int k = 0; k < 2; k++) {
+		const char *id = k ? "SHA1" : "MD5";
+
+		add_value(s, h, k ? "stored sha1" : "stored md5", (const uint8_t *)id,
+			  strlen(id), libewf_handle_get_utf8_hash_value_size,
+			  libewf_handle_get_utf8_hash_value);
+	}
+	if (libewf_handle_get_number_of_header_values(h, &n, NULL) != 1)
+		return;
+	for (uint32_t i = 0; i < n && i < 64; i++) {
+		uint8_t id[64];
+		size_t idsize = 0;
+
+		if (libewf_handle_get_header_value_identifier_size(h, i, &idsize, NULL) != 1 ||
+		    idsize < 2 || idsize > sizeof(id) ||
+		    libewf_handle_get_header_value_identifier(h, i, id, idsize, NULL) != 1)
+			continue;
+		id[idsize - 1] = 0;
+		add_value(s, h, (const char *)id, id, strlen((char *)id),
+			  libewf_handle_get_utf8_header_value_size,
+			  libewf_handle_get_utf8_header_value);
+	}
+}
+
 enum e4_status e4_source_open_ewf(const char *path, struct e4_source **out,
 				  char *why, size_t whylen)
 {
@@ -118,5 +171,18 @@ enum e4_status e4_source_open_ewf(const char *path, struct e4_source **out,
 		segments_free(g);
 		return E4_IO;
 	}
-	return e4_source_handles(&ewf_ops, g, h, (uint64_t)size, path, "EWF", out);
+	{
+		struct e4_source facts = { 0 };
+		enum e4_status st;
+
+		ewf_describe(&facts, h);
+		st = e4_source_handles(&ewf_ops, g, h, (uint64_t)size, path, "EWF", out);
+		if (st == E4_OK) {
+			(*out)->meta = facts.meta;
+			(*out)->n_meta = facts.n_meta;
+		} else {
+			e4_source_free_meta(&facts);
+		}
+		return st;
+	}
 }

@@ -7,7 +7,7 @@
 # container file is left unchanged.  A
 # missing E01 segment, a truncated E01, a corrupt qcow2 header, a qcow2
 # with a backing file and a VMDK with a parent are errors that name the
-# container; a kind not supported yet (Android sparse) says which are.
+# container; a kind not read (VirtualBox VDI) says which are.
 # usage: containers.sh E4DUMP WORKDIR
 set -u
 . "$(dirname "$0")/../lib/common.sh"
@@ -97,7 +97,7 @@ expect "differential qcow2: refused, not read as zeros" 2 '^e4dump: error: .*/di
 qemu-img create -q -f vmdk -b "$W/s.vmdk" -F vmdk "$W/diff.vmdk" || give_up "qemu-img create -b (vmdk)"
 expect "differential VMDK: refused" 2 '^e4dump: error: .*/diff\.vmdk: cannot open: VMDK \(.*\) container: a differential disk \(it has a parent\): not supported' -- \
 	"$E4DUMP" ls "$W/diff.vmdk"
-img2simg "$W/sample.img" "$W/s.simg" || give_up "img2simg"
-expect "Android sparse: not supported yet, says what is" 2 '^e4dump: error: .*/s\.simg: cannot open: Android sparse image: not supported \(supported: raw images, EWF .*QCOW.*VMDK\)' -- \
-	"$E4DUMP" ls "$W/s.simg"
+qemu-img convert -O vdi "$W/sample.img" "$W/s.vdi" || give_up "qemu-img convert -O vdi"
+expect "VirtualBox VDI: not supported, says what is" 2 '^e4dump: error: .*/s\.vdi: cannot open: VirtualBox VDI: not supported \(supported: raw images, split raw .*EWF .*QCOW.*VMDK and Android sparse images\)' -- \
+	"$E4DUMP" ls "$W/s.vdi"
 finish
