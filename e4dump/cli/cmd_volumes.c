@@ -12,6 +12,10 @@
 #include "session.h"
 #include "volume.h"
 
+/* ext volumes whose inodes are scanned: a hostile table may list the
+ * same large filesystem a thousand times. */
+#define MAX_SCANNED 64
+
 /* Print bytes from the image, escaped. */
 static void put_escaped(const char *s, size_t max)
 {
@@ -110,13 +114,15 @@ int cmd_volumes(const struct options *o, struct report *r)
 		encrypted(disk, 0, disk->size, enc, sizeof(enc));
 		row("-", 0, disk->size, "ext4", enc, "(whole image)", "");
 	}
-	for (size_t i = 0; i < t.n; i++) {
+	for (size_t i = 0, scanned = 0; i < t.n; i++) {
 		const struct e4_volume *v = &t.v[i];
 		char index[16], enc[64] = "-", type[64];
 
 		snprintf(index, sizeof(index), "%u", v->index);
-		if (v->ext)
+		if (v->ext && scanned++ < MAX_SCANNED)
 			encrypted(disk, v->start, v->size, enc, sizeof(enc));
+		else if (v->ext)
+			snprintf(enc, sizeof(enc), "not scanned");
 		snprintf(type, sizeof(type), "%s%s", v->type,
 			 v->extended ? " (extended)" : v->logical ? " (logical)" : "");
 		row(index, v->start, v->size, v->extended ? "" : v->fs, enc, type,

@@ -114,6 +114,10 @@ must_run "info --offset" "$W/info" -- "$E4DUMP" info --offset 7340032 "$W/two.vm
 	check "info: volume: offset 7340032 bytes" 'grep -qx "volume: offset 7340032 bytes" "$W/info"'
 must_run "ls --partition 1 of the two-ext4 disk" "$W/ls1" -- "$E4DUMP" ls "$W/two.qcow2" --partition 1 &&
 	check "partition 1 is the plain ext4" 'grep -qx hello "$W/ls1"'
+"$E4DUMP" verify --key-file "$K" "$W/sample.img" >"$W/verify.bare" 2>&1
+"$E4DUMP" verify --partition 2 --key-file "$K" "$W/two.c.qcow2" >"$W/verify.p2" 2>&1
+check "verify --partition 2 checks that volume: what it says of the bare image ($(cat "$W/verify.p2"))" \
+	'[ -s "$W/verify.bare" ] && cmp -s "$W/verify.bare" "$W/verify.p2"'
 must_run "info on the bare image" "$W/info" -- "$E4DUMP" info "$W/sample.img" &&
 	check "info: volume: the whole image" 'grep -qx "volume: the whole image" "$W/info"'
 expect "partition out of range" 2 'cannot open: EWF image: no partition 9 \(gpt: 2 partitions numbered 1, 2\)' -- \
