@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include "commands.h"
 #include "session.h"
 
@@ -102,6 +103,19 @@ static void heap_on_huge_pages(void)
 #endif
 }
 
+/* Raise the soft limit on open files to the hard one: the container
+ * libraries keep each segment file open, per reading thread, and an E01
+ * of a large disk has hundreds of segments (container.h). */
+static void more_open_files(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct report r = { 0, 0, 0 };
@@ -116,6 +130,7 @@ int main(int argc, char **argv)
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	heap_on_huge_pages();
+	more_open_files();
 
 	/* global options before the command */
 	while (first < argc && (!strcmp(argv[first], "-v") ||

@@ -8,6 +8,13 @@
 #include <stddef.h>
 #include "source.h"
 
+/* Each library handle keeps every segment file it has read open: the
+ * libraries' bound on open files (set_maximum_number_of_open_handles)
+ * makes libewf 20140813 and libsmraw 20181227 fail reads ("missing chunk
+ * data") once two handles of one set read at once, so it is not used.
+ * The CLI raises its open-file limit instead, and a handle that cannot
+ * be opened leaves the reads to those that are (source.c). */
+
 /* Open path as whatever its first bytes say it is; a file no container
  * signature matches is a raw image.  On failure why says what failed
  * (the container's kind and its library's reason, or errno's text) and
