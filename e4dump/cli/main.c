@@ -65,7 +65,8 @@ static void usage(FILE *f)
 	fprintf(f, "\noptions (each command takes those its help lists):\n");
 	options_help(~0u, f);
 	fprintf(f, "\nPATH is '/'-separated from the image root, with decrypted names\n"
-		   "(or, without a key, the names ls shows).\n\n"
+		   "(or, without a key, the names ls shows); <N> is inode N, as in\n"
+		   "debugfs (<12>, <12>/sub/name).\n\n"
 		   "exit status: 0 done, 1 something was skipped, unreadable or\n"
 		   "renamed for a clash, 2 fatal (bad usage, keys or image unusable).\n"
 		   "See man e4dump.\n");

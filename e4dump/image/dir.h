@@ -97,7 +97,9 @@ size_t e4_dir_find(struct e4_fs *fs, const struct e4_dir *d,
 		   const uint8_t *name, size_t name_len);
 
 /* Resolve a '/'-separated path of shown names from the root ("." names
- * are skipped).  E4_NOT_FOUND / E4_NOT_DIR (reported) when it does not. */
+ * are skipped), or from inode N when it starts with "<N>" (debugfs's
+ * syntax: "<12>", "<12>/name"; an entry named "<12>" in the root is
+ * "/<12>").  E4_NOT_FOUND / E4_NOT_DIR (reported) when it does not. */
 enum e4_status e4_path_lookup(struct e4_fs *fs, const char *path,
 			      uint32_t *ino);
 

@@ -74,12 +74,44 @@ enum e4_status e4_path_lookup(struct e4_fs *fs, const char *path, uint32_t *ino)
 	return st;
 }
 
+/* debugfs's "<N>" names inode N: the length of such a prefix of p
+ * (followed by its end or '/'), with *ino set; else 0. */
+static size_t inode_prefix(const char *p, uint64_t *ino)
+{
+	size_t i = 1;
+
+	*ino = 0;
+	if (p[0] != '<' || p[1] < '0' || p[1] > '9')
+		return 0;
+	for (; p[i] >= '0' && p[i] <= '9'; i++) {
+		*ino = *ino * 10 + (uint64_t)(p[i] - '0');
+		if (*ino > UINT32_MAX)
+			return 0;
+	}
+	if (p[i] != '>' || (p[i + 1] && p[i + 1] != '/'))
+		return 0;
+	return i + 1;
+}
+
 static enum e4_status lookup(struct e4_fs *fs, const char *path,
 			     const char *shown, uint32_t *out)
 {
 	uint32_t cur = EXT2_ROOT_INO;
 	const char *p = path;
 	enum e4_status st = E4_OK;
+	uint64_t n_ino;
+	size_t skip = inode_prefix(path, &n_ino);
+
+	if (skip) {
+		if (n_ino < 1 || n_ino > fs->info.inodes_count) {
+			e4_report(fs, E4_DIAG_ERROR, E4_NOT_FOUND, 0, shown,
+				  "no inode %llu (the filesystem has inodes 1 to %u)",
+				  (unsigned long long)n_ino, fs->info.inodes_count);
+			return E4_NOT_FOUND;
+		}
+		cur = (uint32_t)n_ino;
+		p += skip;
+	}
 
 	while (*p) {
 		size_t n = strcspn(p, "/"), i;
