@@ -105,14 +105,15 @@ int cmd_info(const struct options *o, struct report *r)
 	printf("policies: %zu\n", npol);
 	for (size_t j = 0; j < npol; j++) {
 		const struct e4_context *c = &pol[j].ctx;
-		char hex[33], how[512];
+		char hex[33], how[512], flags[E4_FLAGS_NAME_MAX];
 
 		e4_context_key_id_hex(c, hex);
+		e4_policy_flags_name(c->flags, flags);
 		describe(&s, c, how, sizeof(how));
-		printf("  policy v%u: contents %s (%u), filenames %s (%u), flags 0x%02x (padding %u), %s %s, inodes %zu, %s\n",
+		printf("  policy v%u: contents %s (%u), filenames %s (%u), flags 0x%02x (%s), %s %s, inodes %zu, %s\n",
 		       c->version, e4_mode_name(c->contents_mode),
 		       c->contents_mode, e4_mode_name(c->filenames_mode),
-		       c->filenames_mode, c->flags, e4_context_name_padding(c),
+		       c->filenames_mode, c->flags, flags,
 		       c->version == E4_CONTEXT_V1 ? "descriptor" : "identifier",
 		       hex, pol[j].inodes, how);
 	}

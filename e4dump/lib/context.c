@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <string.h>
 #include "context.h"
 #include "modes.h"
@@ -103,6 +104,31 @@ int e4_context_same_policy(const struct e4_context *a,
 unsigned int e4_context_name_padding(const struct e4_context *ctx)
 {
 	return 4u << (ctx->flags & E4_POLICY_FLAGS_PAD_MASK);
+}
+
+void e4_policy_flags_name(uint8_t flags, char *buf)
+{
+	static const struct {
+		uint8_t bit;
+		const char *name;
+	} bits[] = {
+		{ E4_POLICY_FLAG_DIRECT_KEY, "DIRECT_KEY" },
+		{ E4_POLICY_FLAG_IV_INO_LBLK_64, "IV_INO_LBLK_64" },
+		{ E4_POLICY_FLAG_IV_INO_LBLK_32, "IV_INO_LBLK_32" },
+	};
+	size_t n = (size_t)snprintf(buf, E4_FLAGS_NAME_MAX, "PAD_%u",
+				    4u << (flags & E4_POLICY_FLAGS_PAD_MASK));
+	uint8_t rest = flags & (uint8_t)~E4_POLICY_FLAGS_PAD_MASK;
+
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		if (rest & bits[i].bit) {
+			n += (size_t)snprintf(buf + n, E4_FLAGS_NAME_MAX - n, "|%s",
+					      bits[i].name);
+			rest &= (uint8_t)~bits[i].bit;
+		}
+	for (unsigned int b = 0x20; b <= 0x80; b <<= 1)
+		if (rest & b)
+			n += (size_t)snprintf(buf + n, E4_FLAGS_NAME_MAX - n, "|0x%02x", b);
 }
 
 void e4_context_key_id_hex(const struct e4_context *ctx, char *buf)

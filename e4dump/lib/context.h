@@ -33,6 +33,12 @@ int e4_context_same_policy(const struct e4_context *a,
 /* Name padding in bytes: 4, 8, 16 or 32. */
 unsigned int e4_context_name_padding(const struct e4_context *ctx);
 
+/* The policy flags by their uapi names (linux/fscrypt.h, without the
+ * FSCRYPT_POLICY_FLAG(S)_ prefix), '|'-separated: "PAD_32|DIRECT_KEY";
+ * bits no kernel defines as "0x20".  buf of E4_FLAGS_NAME_MAX bytes. */
+#define E4_FLAGS_NAME_MAX 64
+void e4_policy_flags_name(uint8_t flags, char *buf);
+
 /* Format the key descriptor/identifier as lowercase hex into buf (>= 33). */
 void e4_context_key_id_hex(const struct e4_context *ctx, char *buf);
 

@@ -642,6 +642,29 @@ START_TEST(bigmem_keeps_contents)
 }
 END_TEST
 
+/* The names of linux/fscrypt.h (FSCRYPT_POLICY_FLAGS_PAD_4 = 0x00 ...
+ * PAD_32 = 0x03, DIRECT_KEY = 0x04, IV_INO_LBLK_64 = 0x08,
+ * IV_INO_LBLK_32 = 0x10). */
+START_TEST(policy_flag_names)
+{
+	static const struct {
+		uint8_t flags;
+		const char *name;
+	} cases[] = {
+		{ 0x00, "PAD_4" }, { 0x01, "PAD_8" }, { 0x02, "PAD_16" },
+		{ 0x03, "PAD_32" }, { 0x07, "PAD_32|DIRECT_KEY" },
+		{ 0x0a, "PAD_16|IV_INO_LBLK_64" }, { 0x10, "PAD_4|IV_INO_LBLK_32" },
+		{ 0xff, "PAD_32|DIRECT_KEY|IV_INO_LBLK_64|IV_INO_LBLK_32|0x20|0x40|0x80" },
+	};
+	char buf[E4_FLAGS_NAME_MAX];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		e4_policy_flags_name(cases[i].flags, buf);
+		ck_assert_str_eq(buf, cases[i].name);
+	}
+}
+END_TEST
+
 Suite *core_suite(void)
 {
 	Suite *s = suite_create("core");
@@ -663,6 +686,7 @@ Suite *core_suite(void)
 	tcase_add_test(tc, blockset_grows);
 	tcase_add_test(tc, blockset_owners);
 	tcase_add_test(tc, bigmem_keeps_contents);
+	tcase_add_test(tc, policy_flag_names);
 	suite_add_tcase(s, tc);
 	return s;
 }

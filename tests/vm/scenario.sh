@@ -24,6 +24,23 @@ for k in with without; do
 	"$E4DUMP" verify "$@" "$img" >"$W/verify.$k" 2>&1 && ok ||
 		bad "verify $k keys: $(head -3 "$W/verify.$k")"
 done
+# info names each policy the kernel set (the manifest's tree lines carry
+# what FS_IOC_GET_ENCRYPTION_POLICY read back) with its flags by their
+# linux/fscrypt.h names
+flag_names() {
+	local f=$1 n="PAD_$((4 << ($1 & 3)))"
+	(( f & 4 )) && n+="|DIRECT_KEY"
+	(( f & 8 )) && n+="|IV_INO_LBLK_64"
+	(( f & 16 )) && n+="|IV_INO_LBLK_32"
+	echo "$n"
+}
+"$E4DUMP" info "${keys[@]}" "$img" >"$W/info" 2>&1
+while read -r _ tree kind id cmode fmode flags _; do
+	[ "$kind" = enc ] || [ "$kind" = enc2 ] || continue
+	want=$(printf 'flags 0x%02x (%s), %s %s,' "$flags" "$(flag_names "$flags")" \
+		"$([ $kind = enc ] && echo descriptor || echo identifier)" "$id")
+	check "info: tree $tree: $want" 'grep -qF -- "$want" "$W/info"'
+done < <(grep '^tree ' "$img.manifest")
 . "$top/tests/vm/nokey_compare.sh"
 nokey_compare "$img"
 finish
