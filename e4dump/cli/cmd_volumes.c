@@ -65,7 +65,7 @@ static void row(const char *index, uint64_t start, uint64_t size,
 	printf("%-6s %14llu %14llu %14llu  %-12s %-18s %-36s ", index,
 	       (unsigned long long)start, (unsigned long long)(start / 512),
 	       (unsigned long long)size, fs[0] ? fs : "-", enc, type);
-	put_escaped(name[0] ? name : "-", 80);
+	put_escaped(name[0] ? name : "-", 224);
 	printf("\n");
 }
 
@@ -108,11 +108,12 @@ int cmd_volumes(const struct options *o, struct report *r)
 	printf("%-6s %14s %14s %14s  %-12s %-18s %-36s %s\n", "index",
 	       "start(bytes)", "start(sector)", "length(bytes)", "filesystem",
 	       "encrypted", "type", "name");
-	if (!t.n && e4_has_ext_superblock(disk, 0)) {
+	if (e4_has_ext_superblock(disk, 0)) {
 		char enc[64];
 
 		encrypted(disk, 0, disk->size, enc, sizeof(enc));
-		row("-", 0, disk->size, "ext4", enc, "(whole image)", "");
+		row("-", 0, disk->size, "ext4", enc,
+		    t.n ? "(whole image; overlaps the table)" : "(whole image)", "");
 	}
 	for (size_t i = 0, scanned = 0; i < t.n; i++) {
 		const struct e4_volume *v = &t.v[i];
@@ -123,11 +124,18 @@ int cmd_volumes(const struct options *o, struct report *r)
 			encrypted(disk, v->start, v->size, enc, sizeof(enc));
 		else if (v->ext)
 			snprintf(enc, sizeof(enc), "not scanned");
-		snprintf(type, sizeof(type), "%s%s", v->type,
-			 v->extended ? " (extended)" : v->logical ? " (logical)" : "");
+		snprintf(type, sizeof(type), "%s%s%s", v->type,
+			 v->extended ? " (extended)" : v->logical ? " (logical)" : "",
+			 v->missing ? " (cut short)" : "");
 		row(index, v->start, v->size, v->extended ? "" : v->fs, enc, type,
 		    v->name);
 	}
+	for (size_t i = 0; i < t.n; i++)
+		if (t.v[i].missing)
+			printf("partition %u: %llu bytes of it lie past the end of the image\n",
+			       t.v[i].index, (unsigned long long)t.v[i].missing);
+	if (t.note[0])
+		printf("note: %s\n", t.note);
 	e4_volumes_free(&t);
 	e4_source_close(disk);
 	return finish_stdout(EXIT_DONE, r);

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 #include "container.h"
@@ -72,16 +74,29 @@ static size_t match(const uint8_t *head, size_t len)
 /* Raw images have no signature: a set is known by its names, from the
  * first (NAME.000 or NAME.001, as FTK Imager and split -d name them) when
  * libsmraw finds a second.  Only such names are globbed: libsmraw_glob
- * crashes on some others (20181227: "xaa"). */
+ * crashes on some others (20181227: "xaa").  1: a set, 0: not one, -1:
+ * NAME.001 where NAME.000 exists (the set starts there). */
 static int split_raw(const char *path)
 {
+	struct stat st;
+	char *first;
+	int later;
+
 	size_t n = strlen(path), d = 0;
 
 	while (d < n && path[n - 1 - d] >= '0' && path[n - 1 - d] <= '9')
 		d++;
-	if (d < 3 || d == n || path[n - 1 - d] != '.' ||
+	/* (".001" alone crashes libsmraw_glob too) */
+	if (d < 3 || d + 1 >= n || path[n - 1 - d] != '.' || path[n - 2 - d] == '/' ||
 	    strspn(path + n - d, "0") < d - 1 || path[n - 1] > '1')
 		return 0;
+	if (path[n - 1] == '1' && (first = strdup(path))) {
+		first[n - 1] = '0';
+		later = !stat(first, &st);
+		free(first);
+		if (later)
+			return -1;
+	}
 	return e4_split_raw_segments(path) >= 2;
 }
 
@@ -91,7 +106,7 @@ enum e4_status e4_source_open_any(const char *path, struct e4_source **out,
 	uint8_t head[128], tail[128];
 	ssize_t got;
 	size_t i;
-	int fd;
+	int fd, split;
 	enum e4_status st;
 	char lib[400];
 
@@ -114,10 +129,16 @@ enum e4_status e4_source_open_any(const char *path, struct e4_source **out,
 	if (fd >= 0)
 		close(fd);
 	i = got > 0 ? match(head, (size_t)got) : NSIGNATURES;
-	if (i == NSIGNATURES && !split_raw(path))
+	split = i == NSIGNATURES ? split_raw(path) : 0;
+	if (i == NSIGNATURES && !split)
 		return E4_OK; /* raw */
 	e4_source_close(*out);
 	*out = NULL;
+	if (split < 0) {
+		snprintf(why, whylen, "split raw image: a later segment; its set starts at %.*s0",
+			 (int)(strlen(path) - 1), path);
+		return E4_INVALID;
+	}
 	if (i == NSIGNATURES) {
 		st = e4_source_open_smraw(path, out, lib, sizeof(lib));
 		if (st != E4_OK)

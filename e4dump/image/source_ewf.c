@@ -80,7 +80,7 @@ static void *ewf_reopen(void *g)
 static const struct e4_handle_ops ewf_ops = { ewf_read_at, ewf_close,
 					      ewf_reopen, segments_free };
 
-#define EWF_VALUE_MAX 4096 /* longer notes are cut */
+#define EWF_VALUE_MAX (1u << 20) /* longer values are left out */
 
 /* One stored value (UTF-8) by identifier, added to the source's facts
  * under key; get_size/get are the header or the hash value getters. */
@@ -91,15 +91,15 @@ static void add_value(struct e4_source *s, libewf_handle_t *h, const char *key,
 		      int (*get)(libewf_handle_t *, const uint8_t *, size_t,
 				 uint8_t *, size_t, libewf_error_t **))
 {
-	uint8_t value[EWF_VALUE_MAX];
+	uint8_t *value;
 	size_t size = 0;
 
-	if (get_size(h, id, idlen, &size, NULL) != 1 || size < 2)
+	if (get_size(h, id, idlen, &size, NULL) != 1 || size < 2 ||
+	    size > EWF_VALUE_MAX || !(value = malloc(size)))
 		return;
-	if (size > sizeof(value))
-		size = sizeof(value);
 	if (get(h, id, idlen, value, size, NULL) == 1)
 		e4_source_add_meta(s, key, value, strnlen((char *)value, size));
+	free(value);
 }
 
 /* What the acquisition recorded: the stored hashes (MD5, SHA1), then

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <libsmraw.h>
 #include "container.h"
 
@@ -105,6 +106,17 @@ enum e4_status e4_source_open_smraw(const char *path, struct e4_source **out,
 		smraw_why(err, why, whylen);
 		free(g);
 		return E4_IO;
+	}
+	/* libsmraw would block on a FIFO segment */
+	for (int i = 0; i < g->n; i++) {
+		struct stat st;
+
+		if (stat(g->names[i], &st) || (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))) {
+			snprintf(why, whylen, "segment %d (%s): not a regular file or block device",
+				 i + 1, g->names[i]);
+			segments_free(g);
+			return E4_IO;
+		}
 	}
 	h = smraw_open_handle(g, &err);
 	if (!h || libsmraw_handle_get_media_size(h, &size, &err) != 1) {

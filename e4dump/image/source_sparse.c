@@ -20,9 +20,10 @@
 #define CHUNK_FILL 0xcac2u
 #define CHUNK_DONT_CARE 0xcac3u
 #define CHUNK_CRC32 0xcac4u
-/* Android images have thousands of chunks; a bound keeps a hostile
- * list of tiny chunks from costing more memory than the file. */
-#define MAX_CHUNKS (1u << 22)
+/* Android images have thousands of chunks; a bound keeps a hostile list
+ * of tiny chunks from costing seconds (libsparse walks it at about 8 us a
+ * chunk) and more memory than the file. */
+#define MAX_CHUNKS (1u << 18)
 
 struct chunk {
 	uint64_t block;   /* first block it covers */
@@ -122,34 +123,45 @@ static void sparse_close(void *arg)
 
 static const struct e4_source_ops sparse_ops = { sparse_read, sparse_close };
 
-/* Index the chunks of the file at fd (size bytes); 0, or -1 with why. */
-static int index_chunks(struct sparse *s, uint64_t size, uint64_t *blocks,
-			char *why, size_t whylen)
+/* The file header (28 bytes at 0), checked before libsparse reads on: it
+ * divides by the block size.  0, or -1 with why. */
+static int read_header(struct sparse *s, uint32_t *hdr, uint32_t *chdr,
+		       uint64_t *blocks, uint32_t *chunks, char *why, size_t whylen)
 {
-	uint8_t h[28], ch[12];
-	uint32_t hdr, chdr, chunks, fill;
-	uint64_t off, block = 0;
+	uint8_t h[28];
 
 	if (pread(s->fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
 	    le32(h) != SPARSE_MAGIC) {
 		snprintf(why, whylen, "no sparse header");
 		return -1;
 	}
-	hdr = le16(h + 8);
-	chdr = le16(h + 10);
+	*hdr = le16(h + 8);
+	*chdr = le16(h + 10);
 	s->block_size = le32(h + 12);
 	*blocks = le32(h + 16);
-	chunks = le32(h + 20);
-	if (le16(h + 4) != 1 || hdr < 28 || chdr < 12 || !s->block_size ||
+	*chunks = le32(h + 20);
+	if (le16(h + 4) != 1 || *hdr < 28 || *chdr < 12 || !s->block_size ||
 	    s->block_size % 4 || s->block_size > (1u << 20)) {
 		snprintf(why, whylen, "unsupported header (version %u.%u, block size %u)",
 			 le16(h + 4), le16(h + 6), s->block_size);
 		return -1;
 	}
-	if (chunks > MAX_CHUNKS) {
-		snprintf(why, whylen, "%u chunks: more than %u", chunks, MAX_CHUNKS);
+	if (*chunks > MAX_CHUNKS) {
+		snprintf(why, whylen, "%u chunks: more than %u", *chunks, MAX_CHUNKS);
 		return -1;
 	}
+	return 0;
+}
+
+/* Index the chunks of the file at fd (size bytes); 0, or -1 with why. */
+static int index_chunks(struct sparse *s, uint64_t size, uint32_t hdr,
+			uint32_t chdr, uint64_t blocks, uint32_t chunks,
+			char *why, size_t whylen)
+{
+	uint8_t ch[12];
+	uint32_t fill;
+	uint64_t off, block = 0;
+
 	s->c = calloc(chunks ? chunks : 1, sizeof(*s->c));
 	if (!s->c) {
 		snprintf(why, whylen, "out of memory");
@@ -167,7 +179,10 @@ static int index_chunks(struct sparse *s, uint64_t size, uint64_t *blocks,
 		nblk = le32(ch + 4);
 		total = le32(ch + 8);
 		bytes = (uint64_t)nblk * s->block_size;
-		if (total < chdr || total > size - off || nblk > *blocks - block)
+		if (total < chdr || total > size - off)
+			goto bad;
+		/* a CRC32 chunk's block count means nothing (libsparse) */
+		if (type != CHUNK_CRC32 && nblk > blocks - block)
 			goto bad;
 		switch (type) {
 		case CHUNK_RAW:
@@ -192,9 +207,9 @@ static int index_chunks(struct sparse *s, uint64_t size, uint64_t *blocks,
 		block += type == CHUNK_CRC32 ? 0 : nblk;
 		off += total;
 	}
-	if (block != *blocks) {
+	if (block != blocks) {
 		snprintf(why, whylen, "its chunks cover %llu of %llu blocks",
-			 (unsigned long long)block, (unsigned long long)*blocks);
+			 (unsigned long long)block, (unsigned long long)blocks);
 		return -1;
 	}
 	return 0;
@@ -210,6 +225,7 @@ enum e4_status e4_source_open_sparse(const char *path, struct e4_source **out,
 	struct sparse *s = calloc(1, sizeof(*s));
 	struct sparse_file *checked;
 	uint64_t blocks = 0;
+	uint32_t hdr, chdr, chunks;
 	off_t size;
 
 	*out = NULL;
@@ -224,6 +240,8 @@ enum e4_status e4_source_open_sparse(const char *path, struct e4_source **out,
 		snprintf(why, whylen, "%s", strerror(errno));
 		goto fail;
 	}
+	if (read_header(s, &hdr, &chdr, &blocks, &chunks, why, whylen))
+		goto fail;
 	/* the format's library must accept the whole chunk list */
 	checked = sparse_file_import(s->fd, false, false);
 	if (!checked) {
@@ -231,7 +249,7 @@ enum e4_status e4_source_open_sparse(const char *path, struct e4_source **out,
 		goto fail;
 	}
 	sparse_file_destroy(checked);
-	if (index_chunks(s, (uint64_t)size, &blocks, why, whylen))
+	if (index_chunks(s, (uint64_t)size, hdr, chdr, blocks, chunks, why, whylen))
 		goto fail;
 	return e4_source_new(&sparse_ops, s, blocks * s->block_size, path, 1,
 			     "Android sparse", out);

@@ -18,19 +18,31 @@
 
 #define MIB (1024u * 1024u)
 #define MIRROR_MAX (64u * MIB)   /* bytes copied into the mirror, at most */
-#define FS_HEAD (256u * 1024u)   /* a partition's head its probers read */
-#define FS_TAIL (128u * 1024u)   /* and its tail (RAID superblocks) */
-#define MAX_PARTITIONS 1024u     /* listed (a GPT may claim more) */
-#define MAX_EBRS 256u            /* links followed in an EBR chain */
+#define GPT_ARRAY_MAX (8u * MIB) /* a GPT entry array libblkid is given */
+#define FS_HEAD (128u * 1024u)   /* a partition's head its probers read */
+#define FS_TAIL (64u * 1024u)    /* and its tail (RAID superblocks) */
+#define FS_PROBED 128u           /* partitions whose filesystem is probed */
+#define MAX_PARTITIONS 1024u     /* listed, and EBR links followed */
 
 struct mirror {
 	int fd;
 	struct e4_source *src;
 	uint64_t copied;
+	int cut;                 /* MIRROR_MAX was reached */
 };
 
+/* Add a note to t (once each, as room allows). */
+static void note(struct e4_volume_table *t, const char *what)
+{
+	size_t n = strlen(t->note);
+
+	if (strstr(t->note, what))
+		return;
+	snprintf(t->note + n, sizeof(t->note) - n, "%s%s", n ? "; " : "", what);
+}
+
 /* Copy [off, off + len) of the disk into the mirror (clipped to the
- * disk; silently bounded by MIRROR_MAX).  0, or -1 on a read error. */
+ * disk, and bounded by MIRROR_MAX: m->cut).  0, or -1 on a read error. */
 static int mirror_copy(struct mirror *m, uint64_t off, uint64_t len)
 {
 	static const size_t piece = 64 * 1024;
@@ -41,8 +53,10 @@ static int mirror_copy(struct mirror *m, uint64_t off, uint64_t len)
 		return 0;
 	if (len > m->src->size - off)
 		len = m->src->size - off;
-	if (len > MIRROR_MAX - m->copied)
+	if (len > MIRROR_MAX - m->copied) {
 		len = MIRROR_MAX - m->copied;
+		m->cut = 1;
+	}
 	buf = malloc(piece);
 	if (!buf)
 		return -1;
@@ -77,48 +91,65 @@ static uint32_t le32(const uint8_t *p)
 /* The GPT header at lba (sectors of ss) and its entry array, wherever
  * the header says it is (UEFI 2.10, 5.3.2: PartitionEntryLBA at 72,
  * NumberOfPartitionEntries at 80, SizeOfPartitionEntry at 84,
- * AlternateLBA at 32).  Returns the alternate LBA, or 0. */
-static uint64_t mirror_gpt(struct mirror *m, uint64_t lba, unsigned int ss)
+ * AlternateLBA at 32).  A header claiming an array larger than
+ * GPT_ARRAY_MAX is left out (libblkid would allocate all of it).
+ * Returns the alternate LBA, or 0. */
+static uint64_t mirror_gpt(struct mirror *m, struct e4_volume_table *t,
+			   uint64_t lba, unsigned int ss)
 {
 	uint8_t h[92];
 	uint64_t entries, bytes;
 
-	if (lba > m->src->size / ss ||
+	if (lba >= m->src->size / ss ||
 	    e4_source_read(m->src, lba * ss, h, sizeof(h)) != E4_OK ||
 	    memcmp(h, "EFI PART", 8))
 		return 0;
-	mirror_copy(m, lba * ss, ss);
 	entries = le64(h + 72);
 	bytes = (uint64_t)le32(h + 80) * le32(h + 84);
-	if (bytes > MIB)
-		bytes = MIB;
+	if (bytes > GPT_ARRAY_MAX) {
+		static const uint8_t zero[8];
+
+		if (pwrite(m->fd, zero, sizeof(zero), (off_t)(lba * ss)) != sizeof(zero))
+			return 0;
+		note(t, "a GPT header claims an entry array of more than 8 MiB: ignored");
+		return 0;
+	}
+	mirror_copy(m, lba * ss, ss);
 	if (entries < m->src->size / ss)
 		mirror_copy(m, entries * ss, bytes);
 	return le64(h + 32);
 }
 
-/* The EBRs of the extended partition at [start, start + size): each
- * links to the next in its second entry (type 0x05, 0x0f or 0x85, start
- * relative to the extended partition). */
-static void mirror_ebr_chain(struct mirror *m, uint64_t start, uint64_t size,
-			     unsigned int ss)
+/* The EBRs of the extended partition at start: each links to the next
+ * in the first of its entries of an extended type (0x05, 0x0f, 0x85),
+ * its start relative to the extended partition, as libblkid and Linux
+ * follow them. */
+static void mirror_ebr_chain(struct mirror *m, struct e4_volume_table *t,
+			     uint64_t start, unsigned int ss)
 {
 	uint64_t cur = start;
 
-	for (unsigned int hops = 0; hops < MAX_EBRS; hops++) {
+	for (unsigned int hops = 0;; hops++) {
 		uint8_t s[512];
-		uint8_t type;
-		uint64_t next;
+		uint64_t next = 0;
 
-		if (cur < start || cur - start >= size ||
+		if (hops == MAX_PARTITIONS) {
+			note(t, "an EBR chain longer than 1024 links was cut");
+			return;
+		}
+		if (cur >= m->src->size ||
 		    e4_source_read(m->src, cur, s, sizeof(s)) != E4_OK)
 			return;
 		mirror_copy(m, cur, ss);
 		if (s[510] != 0x55 || s[511] != 0xaa)
 			return;
-		type = s[446 + 16 + 4];
-		next = start + (uint64_t)le32(s + 446 + 16 + 8) * ss;
-		if ((type != 0x05 && type != 0x0f && type != 0x85) || next == start)
+		for (int e = 0; e < 4 && !next; e++) {
+			const uint8_t *p = s + 446 + 16 * e;
+
+			if ((p[4] == 0x05 || p[4] == 0x0f || p[4] == 0x85) && le32(p + 8))
+				next = start + (uint64_t)le32(p + 8) * ss;
+		}
+		if (!next || next == cur)
 			return;
 		cur = next;
 	}
@@ -151,15 +182,19 @@ static blkid_partlist probe_table(blkid_probe pr)
 	return ls && blkid_partlist_get_table(ls) ? ls : NULL;
 }
 
-/* What libblkid's filesystem probers find at [start, start + size). */
+/* What libblkid's filesystem probers find in v. */
 static void probe_fs(struct mirror *m, struct e4_volume *v)
 {
 	blkid_probe pr;
 	const char *type = NULL;
+	uint64_t head = v->size < FS_HEAD ? v->size : FS_HEAD;
+	uint64_t tail = v->size < FS_TAIL ? v->size : FS_TAIL;
 
-	if (mirror_copy(m, v->start, FS_HEAD) ||
-	    (v->size > FS_TAIL && mirror_copy(m, v->start + v->size - FS_TAIL, FS_TAIL)))
+	if (m->cut || mirror_copy(m, v->start, head) ||
+	    mirror_copy(m, v->start + v->size - tail, tail) || m->cut) {
+		snprintf(v->fs, sizeof(v->fs), "(not probed)");
 		return;
+	}
 	pr = blkid_new_probe();
 	if (!pr)
 		return;
@@ -175,11 +210,23 @@ static void probe_fs(struct mirror *m, struct e4_volume *v)
 
 int e4_has_ext_superblock(struct e4_source *s, uint64_t off)
 {
-	uint8_t magic[2];
+	uint8_t sb[1024];
+	uint32_t log_block, blocks_per_group, inodes_per_group, inodes;
+	uint16_t rev;
 
-	return off <= s->size && s->size - off >= 2048 &&
-	       e4_source_read(s, off + 1024 + 56, magic, 2) == E4_OK &&
-	       magic[0] == 0x53 && magic[1] == 0xef;
+	if (off > s->size || s->size - off < 2048 ||
+	    e4_source_read(s, off + 1024, sb, sizeof(sb)) != E4_OK)
+		return 0;
+	/* ext2_fs.h: s_inodes_count 0x0, s_log_block_size 0x18,
+	 * s_blocks_per_group 0x20, s_inodes_per_group 0x28, s_magic 0x38,
+	 * s_rev_level 0x4c */
+	inodes = le32(sb);
+	log_block = le32(sb + 0x18);
+	blocks_per_group = le32(sb + 0x20);
+	inodes_per_group = le32(sb + 0x28);
+	rev = (uint16_t)(sb[0x4c] | sb[0x4d] << 8);
+	return sb[0x38] == 0x53 && sb[0x39] == 0xef && inodes && log_block <= 6 &&
+	       blocks_per_group && inodes_per_group && rev <= 1;
 }
 
 static int by_start(const void *a, const void *b)
@@ -205,8 +252,10 @@ static enum e4_status list(struct mirror *m, blkid_partlist ls, unsigned int ss,
 	t->sector_size = ss;
 	if (n < 0)
 		n = 0;
-	if ((unsigned int)n > MAX_PARTITIONS)
+	if ((unsigned int)n > MAX_PARTITIONS) {
+		note(t, "more than 1024 partitions: the rest are not listed");
 		n = MAX_PARTITIONS;
+	}
 	t->v = calloc(n ? (size_t)n : 1, sizeof(*t->v));
 	if (!t->v)
 		return E4_NOMEM;
@@ -216,13 +265,17 @@ static enum e4_status list(struct mirror *m, blkid_partlist ls, unsigned int ss,
 		blkid_loff_t start = blkid_partition_get_start(p);
 		blkid_loff_t size = blkid_partition_get_size(p);
 
-		/* libblkid counts in 512-byte sectors */
-		if (start < 0 || size <= 0 || (uint64_t)start > t->disk_size / 512 ||
-		    (uint64_t)size > t->disk_size / 512 - (uint64_t)start)
+		/* libblkid counts in 512-byte sectors; a partition that runs
+		 * past the end of a truncated image is kept, clipped */
+		if (start < 0 || size <= 0 || (uint64_t)start >= t->disk_size / 512)
 			continue;
 		v->index = (unsigned int)blkid_partition_get_partno(p);
 		v->start = (uint64_t)start * 512;
 		v->size = (uint64_t)size * 512;
+		if ((uint64_t)size > t->disk_size / 512 - (uint64_t)start) {
+			v->missing = v->size - (t->disk_size - v->start);
+			v->size = t->disk_size - v->start;
+		}
 		s = blkid_partition_get_type_string(p);
 		if (s)
 			snprintf(v->type, sizeof(v->type), "%s", s);
@@ -241,9 +294,14 @@ static enum e4_status list(struct mirror *m, blkid_partlist ls, unsigned int ss,
 
 		if (v->extended)
 			continue;
-		v->ext = e4_has_ext_superblock(m->src, v->start);
-		probe_fs(m, v);
+		v->ext = v->size >= 2048 && e4_has_ext_superblock(m->src, v->start);
+		if (i < FS_PROBED)
+			probe_fs(m, v);
+		else
+			snprintf(v->fs, sizeof(v->fs), "(not probed)");
 	}
+	if (m->cut)
+		note(t, "the 64 MiB read for probing ran out: some filesystems not probed");
 	return E4_OK;
 }
 
@@ -251,7 +309,7 @@ enum e4_status e4_volumes_read(struct e4_source *disk, struct e4_volume_table *t
 			       char *why, size_t whylen)
 {
 	static const unsigned int sizes[] = { 512, 4096 };
-	struct mirror m = { -1, disk, 0 };
+	struct mirror m = { -1, disk, 0, 0 };
 	enum e4_status st = E4_OK;
 
 	memset(t, 0, sizeof(*t));
@@ -272,14 +330,16 @@ enum e4_status e4_volumes_read(struct e4_source *disk, struct e4_volume_table *t
 	}
 	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 		unsigned int ss = sizes[k];
-		uint64_t alt = mirror_gpt(&m, 1, ss);
+		uint64_t alt = mirror_gpt(&m, t, 1, ss);
 		blkid_probe pr;
 		blkid_partlist ls;
 
-		if (alt)
-			mirror_gpt(&m, alt, ss);
-		else if (disk->size >= 2 * (uint64_t)ss)
-			mirror_gpt(&m, disk->size / ss - 1, ss);
+		/* the backup where the primary says, and at the last LBA,
+		 * where libblkid looks when the primary is bad */
+		if (alt && alt != 1)
+			mirror_gpt(&m, t, alt, ss);
+		if (disk->size / ss > 1 && alt != disk->size / ss - 1)
+			mirror_gpt(&m, t, disk->size / ss - 1, ss);
 		pr = table_probe(&m, ss);
 		if (!pr) {
 			st = E4_NOMEM;
@@ -294,10 +354,8 @@ enum e4_status e4_volumes_read(struct e4_source *disk, struct e4_volume_table *t
 				blkid_partition p = blkid_partlist_get_partition(ls, i);
 
 				if (blkid_partition_is_extended(p) &&
-				    blkid_partition_get_start(p) >= 0 &&
-				    blkid_partition_get_size(p) > 0) {
-					mirror_ebr_chain(&m, (uint64_t)blkid_partition_get_start(p) * 512,
-							 (uint64_t)blkid_partition_get_size(p) * 512, ss);
+				    blkid_partition_get_start(p) >= 0) {
+					mirror_ebr_chain(&m, t, (uint64_t)blkid_partition_get_start(p) * 512, ss);
 					ebrs = 1;
 				}
 			}
@@ -328,13 +386,18 @@ void e4_volumes_free(struct e4_volume_table *t)
 	t->n = 0;
 }
 
-/* "partition 2 (gpt, bytes 5242880-9437183)" */
+/* "partition 2 (gpt, start 5242880 bytes, sector 10240, 4194304 bytes)" */
 static void describe(const struct e4_volume_table *t, const struct e4_volume *v,
 		     char *s, size_t len)
 {
-	snprintf(s, len, "partition %u (%s, start %llu bytes, sector %llu, %llu bytes)",
-		 v->index, t->scheme, (unsigned long long)v->start,
-		 (unsigned long long)(v->start / 512), (unsigned long long)v->size);
+	int k = snprintf(s, len, "partition %u (%s, start %llu bytes, sector %llu, %llu bytes",
+			 v->index, t->scheme, (unsigned long long)v->start,
+			 (unsigned long long)(v->start / 512), (unsigned long long)v->size);
+
+	if (k > 0 && (size_t)k < len)
+		snprintf(s + k, len - (size_t)k, v->missing ?
+			 "; %llu more past the end of the image)" : ")",
+			 (unsigned long long)v->missing);
 }
 
 /* why lists the ext partitions of t. */
@@ -356,6 +419,21 @@ static void list_ext(const struct e4_volume_table *t, char *why, size_t whylen,
 	}
 }
 
+/* Whether disk shows a partition table's signature: an MBR's 0x55aa at
+ * 510 or a GPT header at LBA 1 (512 or 4096).  mke2fs zeroes these, so a
+ * bare ext4 has none and is opened without reading a table. */
+static int table_signature(struct e4_source *disk)
+{
+	uint8_t b[8];
+
+	if (e4_source_read(disk, 510, b, 2) == E4_OK && b[0] == 0x55 && b[1] == 0xaa)
+		return 1;
+	for (uint64_t at = 512; at <= 4096; at += 3584)
+		if (e4_source_read(disk, at, b, 8) == E4_OK && !memcmp(b, "EFI PART", 8))
+			return 1;
+	return 0;
+}
+
 static enum e4_status choose(struct e4_source *disk, const struct e4_volume_choice *c,
 			     uint64_t *off, uint64_t *size, char *desc,
 			     size_t desclen, char *why, size_t whylen)
@@ -363,8 +441,10 @@ static enum e4_status choose(struct e4_source *disk, const struct e4_volume_choi
 	struct e4_volume_table t;
 	enum e4_status st;
 	size_t found = 0, pick = 0;
+	int whole = 0;
 
 	*size = 0;
+	*off = 0;
 	if (c->by_offset) {
 		*off = c->offset;
 		if (!e4_has_ext_superblock(disk, c->offset)) {
@@ -376,10 +456,12 @@ static enum e4_status choose(struct e4_source *disk, const struct e4_volume_choi
 		snprintf(desc, desclen, "offset %llu bytes", (unsigned long long)c->offset);
 		return E4_OK;
 	}
-	if (!c->partition && e4_has_ext_superblock(disk, 0)) {
-		*off = 0;
-		snprintf(desc, desclen, "the whole image");
-		return E4_OK;
+	if (!c->partition) {
+		whole = e4_has_ext_superblock(disk, 0);
+		if (whole && !table_signature(disk)) {
+			snprintf(desc, desclen, "the whole image");
+			return E4_OK;
+		}
 	}
 	st = e4_volumes_read(disk, &t, why, whylen);
 	if (st != E4_OK)
@@ -403,18 +485,22 @@ static enum e4_status choose(struct e4_source *disk, const struct e4_volume_choi
 			k += more;
 		}
 		if (k > 0 && (size_t)k < whylen)
-			snprintf(why + k, whylen - (size_t)k, ")");
+			snprintf(why + k, whylen - (size_t)k, ")%s%s",
+				 t.note[0] ? "; " : "", t.note);
 		st = E4_NOT_FOUND;
+	} else if (!found && whole) {
+		snprintf(desc, desclen, "the whole image");
 	} else if (!found) {
 		if (t.scheme[0])
-			snprintf(why, whylen, "no ext4 superblock at offset 0 and no ext4 partition in its %s table (%zu partitions; see e4dump volumes)",
-				 t.scheme, t.n);
+			snprintf(why, whylen, "no ext4 superblock at offset 0 and no ext4 partition in its %s table (%zu partitions; see e4dump volumes)%s%s",
+				 t.scheme, t.n, t.note[0] ? "; " : "", t.note);
 		else
 			snprintf(why, whylen, "no ext4 superblock (bad magic at byte 1080) and no partition table");
 		st = E4_NOT_FOUND;
-	} else if (!c->partition && found > 1) {
-		int k = snprintf(why, whylen, "%zu ext4 partitions: choose one with --partition N",
-				 found);
+	} else if (!c->partition && found + (size_t)whole > 1) {
+		int k = snprintf(why, whylen, "%zu ext4 volumes: choose one with --partition N%s",
+				 found + (size_t)whole,
+				 whole ? " or --offset 0 (the whole image starts with one)" : "");
 
 		if (k > 0)
 			list_ext(&t, why, whylen, (size_t)k);

@@ -12,11 +12,13 @@ struct e4_volume {
 	unsigned int index;   /* the table's partition number (Linux's sdaN) */
 	uint64_t start, size; /* bytes */
 	char type[40];        /* GPT type GUID, or the MBR type "0x83" */
-	char name[80];        /* GPT partition name, or "" */
+	char name[224];       /* GPT partition name (72 UTF-16 units), or "" */
 	char fs[24];          /* what libblkid finds there ("" nothing known) */
 	int ext;              /* an ext2/3/4 superblock at start + 1024 */
 	int extended;         /* an MBR extended partition (holds logical ones) */
 	int logical;          /* an MBR logical partition */
+	uint64_t missing;     /* bytes of it past the end of the image (size
+			       * is clipped to the image) */
 };
 
 struct e4_volume_table {
@@ -26,6 +28,7 @@ struct e4_volume_table {
 	uint64_t disk_size;
 	struct e4_volume *v;  /* by start */
 	size_t n;
+	char note[256];       /* what was not read, or "" */
 };
 
 /* Read the partition table of disk (not taken over).  A disk without one
@@ -34,7 +37,9 @@ enum e4_status e4_volumes_read(struct e4_source *disk, struct e4_volume_table *t
 			       char *why, size_t whylen);
 void e4_volumes_free(struct e4_volume_table *t);
 
-/* Whether an ext2/3/4 superblock magic is at off + 1024 of s. */
+/* Whether an ext2/3/4 superblock is at off + 1024 of s: its magic and
+ * fields ext4 needs to be nonzero and in range (so that two bytes of a
+ * partition name do not pass for one). */
 int e4_has_ext_superblock(struct e4_source *s, uint64_t off);
 
 /* Which volume of a disk to use: partition (> 0), or offset when

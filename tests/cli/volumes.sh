@@ -86,7 +86,7 @@ for f in "${forms[@]}"; do
 	rm -rf "$W/x"
 	if [ "$d" = two ]; then
 		expect "$path: two ext4 partitions, no choice: an error listing both" 2 \
-			'cannot open: .*2 ext4 partitions: choose one with --partition N; --partition 1: start 1048576 bytes.*; --partition 2: start 7340032 bytes' -- \
+			'cannot open: .*2 ext4 volumes: choose one with --partition N; --partition 1: start 1048576 bytes.*; --partition 2: start 7340032 bytes' -- \
 			"$E4DUMP" extract --key-file "$K" "$W/$path" -o "$W/x"
 		check "$path: nothing extracted" '! [ -e "$W/x" ]'
 		expect "$path: extract --partition 2" 0 '' -- \
@@ -162,5 +162,40 @@ expect "a sparse image with a corrupt chunk list" 2 'cannot open: Android sparse
 mkdir -p "$W/gap" && cp "$W"/split-gpt/gpt.00[13] "$W/gap/"
 expect "split raw without its second segment: too short for its partitions" 2 'cannot open' -- \
 	"$E4DUMP" ls "$W/gap/gpt.001"
+
+# hostile variants (tests/cli/hostile_disks.py), each once a finding
+H() { python3 "$top/tests/cli/hostile_disks.py" "$@" || give_up "hostile_disks.py $1"; }
+H ebr-slot3 "$W/mbr.img" "$W/h-slot3.img"
+H past-end "$W/mbr.img" "$W/h-pastend.img"
+H gpt-alt-bad "$W/gpt.img" "$W/h-altbad.img"
+H gpt-name-magic "$W/gpt.img" "$W/h-magic.img"
+for f in h-slot3 h-pastend h-altbad h-magic; do
+	rm -rf "$W/x"
+	expect "$f: extract finds the ext4 partition as Linux would" 0 '' -- \
+		"$E4DUMP" extract --key-file "$K" "$W/$f.img" -o "$W/x"
+	check "$f: the kernel's manifest" 'check_extract -q "$S/sample.manifest" "$W/x" >/dev/null 2>&1'
+done
+must_run "volumes of a partition cut short" "$W/vol" -- "$E4DUMP" volumes "$W/h-pastend.img" &&
+	check "it says what is missing" 'grep -qx "partition 6: 4194304 bytes of it lie past the end of the image" "$W/vol"'
+H gpt-huge-array "$W/gpt.img" "$W/h-huge.img"
+qemu-img convert -O qcow2 "$W/h-huge.img" "$W/h-huge.qcow2" && rm -f "$W/h-huge.img" || give_up "qemu-img (huge)"
+/usr/bin/time -f %M -o "$W/rss" "$E4DUMP" volumes "$W/h-huge.qcow2" >"$W/vol" 2>&1
+check "a GPT claiming 16M entries: refused, in bounded memory ($(cat "$W/rss") KiB)" \
+	'grep -q "^note: a GPT header claims an entry array of more than 8 MiB: ignored" "$W/vol" && [ "$(tail -1 "$W/rss")" -lt 200000 ]'
+H sparse-bs0 "$W/sample.simg" "$W/h-bs0.simg"
+expect "sparse image of block size 0" 2 'cannot open: Android sparse image container: unsupported header' -- \
+	"$E4DUMP" ls "$W/h-bs0.simg"
+H sparse-chunks "$W/sample.simg" "$W/h-chunks.simg"
+expect "sparse image claiming 2^20 chunks" 2 'cannot open: Android sparse image container: 1048576 chunks: more than 262144' -- \
+	timeout 10 "$E4DUMP" ls "$W/h-chunks.simg"
+mkdir -p "$W/fifo" && cp "$W/split-sample/sample.raw.000" "$W/fifo/d.000" && mkfifo "$W/fifo/d.001"
+expect "a FIFO as a split raw segment: refused, not waited on" 2 'segment 2 .*: not a regular file or block device' -- \
+	timeout 10 "$E4DUMP" ls "$W/fifo/d.000"
+expect "a later segment given" 2 'split raw image: a later segment; its set starts at .*/sample\.raw\.000' -- \
+	"$E4DUMP" ls "$W/split-sample/sample.raw.001"
+mkdir -p "$W/dot" && cp "$W/sample.img" "$W/dot/.001"
+(cd "$W/dot" && "$E4DUMP" ls .001 >/dev/null 2>&1)
+rc=$?
+check "a segment-like name with nothing before the dot: read as raw (libsmraw_glob crashed): exit $rc" '[ $rc = 0 ]'
 check "every container file unchanged" '[ "$(sums)" = "$before" ]'
 finish
