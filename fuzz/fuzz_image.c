@@ -119,7 +119,7 @@ static void run(int (*cmd)(const struct options *, struct report *),
 {
 	const char *keys[1] = { key_path };
 	const char *args[1] = { img_path };
-	struct report r = { 1, 0, 0 };
+	struct report r = { .verbose = 1 };
 	struct options o;
 
 	memset(&o, 0, sizeof(o));

@@ -119,7 +119,7 @@ static void more_open_files(void)
 
 int main(int argc, char **argv)
 {
-	struct report r = { 0, 0, 0 };
+	struct report r = { 0 };
 	struct options o;
 	const struct command *cmd = NULL;
 	int first = 1, rc;

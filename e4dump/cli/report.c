@@ -28,6 +28,8 @@ void report_diag(void *arg, const struct e4_diag *d)
 	struct report *r = arg;
 
 	count(r, d->level);
+	if (d->problem == E4_P_NO_KEY)
+		atomic_fetch_add(&r->locked, 1);
 	if (d->level == E4_DIAG_INFO && !r->verbose)
 		return;
 	flockfile(stderr);

@@ -11,6 +11,7 @@ struct report {
 	int verbose;            /* print E4_DIAG_INFO too */
 	atomic_size_t errors;   /* E4_DIAG_ERROR lines printed */
 	atomic_size_t warnings;
+	atomic_size_t locked;   /* policies no key opens (E4_P_NO_KEY) */
 };
 
 /* e4_diag_fn for e4_fs_options (arg: struct report *). */

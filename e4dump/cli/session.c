@@ -87,7 +87,13 @@ void session_close(struct session *s)
 
 int session_status(const struct session *s)
 {
-	return s->report->errors ? EXIT_SKIPPED : EXIT_DONE;
+	/* keys were given for a reason: a policy none of them opens means
+	 * something was not decrypted (without keys, no-key names are the
+	 * listing asked for) */
+	if (s->report->errors ||
+	    (s->report->locked && e4_keystore_count(s->keys)))
+		return EXIT_SKIPPED;
+	return EXIT_DONE;
 }
 
 int finish_stdout(int rc, struct report *r)

@@ -37,7 +37,8 @@ unsigned int session_extra_threads(const struct session *s,
 				   const struct options *o, unsigned int max);
 
 /* The exit status after a command that ran: EXIT_SKIPPED when any error
- * was reported, else EXIT_DONE. */
+ * was reported, or when keys were given and a policy stayed locked, else
+ * EXIT_DONE. */
 int session_status(const struct session *s);
 
 #endif

@@ -62,4 +62,14 @@ expect no-follow 1 'cannot open directory' -- "$E4DUMP" extract "$W/plain.img" -
 [ -z "$(ls -A "$W/elsewhere")" ] || bad "wrote through a planted symlink"
 
 [ "$(sha256sum "$W/plain.img")" = "$sum_before" ] || bad "image modified"
+
+# Keys given that open nothing: ls lists no-key names, exit 1 (something
+# was not decrypted); without keys the same listing is what was asked.
+S=$top/testvectors/sample
+xz -dc "$S/sample.img.xz" >"$W/sample.img"
+head -c 64 /dev/zero | tr '\0' '7' >"$W/other.key"
+expect "ls with a key that opens nothing" 1 'note: no key for descriptor 5430581507fd59c1 \(none of the given keys opens it\)' -- \
+	"$E4DUMP" ls -R --key-file "$W/other.key" "$W/sample.img"
+expect "ls without keys" 0 '' -- "$E4DUMP" ls -R "$W/sample.img"
+expect "ls with the key" 0 '' -- "$E4DUMP" ls -R --key-file "$S/sample.key" "$W/sample.img"
 finish
