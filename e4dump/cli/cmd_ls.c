@@ -28,20 +28,28 @@ static char type_char(uint16_t mode)
 	return '?';
 }
 
-static void print_target(struct ls *l, const struct e4_walk_node *n)
+/* Escaped target of a symlink (malloc'd) and the size Linux's lstat
+ * gives it: the target's length, or for a locked one the length of its
+ * no-key form; NULL target when locked or unreadable (reported). */
+static char *symlink_target(struct ls *l, const struct e4_walk_node *n,
+			    uint64_t *size)
 {
 	char *target, *esc;
 	size_t len;
 
-	if (e4_symlink_read(l->s->fs, n->inode, n->path, &target, &len) != E4_OK)
-		return; /* reported */
-	esc = malloc(E4_ESCAPE_SIZE(len));
-	if (esc) {
-		e4_escape((const uint8_t *)target, len, esc, 0);
-		printf(" -> %s", esc);
-		free(esc);
+	/* a locked directory's symlinks are locked too */
+	if (n->parent && n->parent->encrypted && !n->parent->have_key) {
+		e4_symlink_locked_size(l->s->fs, n->inode, n->path, size);
+		return NULL;
 	}
+	if (e4_symlink_read(l->s->fs, n->inode, n->path, &target, &len) != E4_OK)
+		return NULL;
+	*size = len;
+	esc = malloc(E4_ESCAPE_SIZE(len));
+	if (esc)
+		e4_escape((const uint8_t *)target, len, esc, 0);
 	free(target);
+	return esc;
 }
 
 static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
@@ -49,7 +57,8 @@ static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 	struct ls *l = arg;
 	const char *shown = n->entry ? (l->o->recursive ? n->rel : n->rel) : n->path;
 	const struct e4_inode *in = n->inode;
-	char when[32] = "?";
+	char when[32] = "?", *target = NULL;
+	uint64_t size;
 	struct tm tm;
 	time_t t;
 
@@ -64,16 +73,18 @@ static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 		printf("%10u ? ????          ? ?                   %s\n", n->ino, shown);
 		return E4_WALK_CONTINUE;
 	}
+	size = in->size;
+	if (E4_ISLNK(in->mode))
+		target = symlink_target(l, n, &size);
 	t = (time_t)in->mtime.sec;
 	if (gmtime_r(&t, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
 	printf("%10u %c %04o %12llu %s %s", n->ino, type_char(in->mode),
-	       in->mode & 07777, (unsigned long long)in->size, when, shown);
-	/* a locked directory's symlinks are locked too */
-	if (E4_ISLNK(in->mode) &&
-	    !(n->parent && n->parent->encrypted && !n->parent->have_key))
-		print_target(l, n);
+	       in->mode & 07777, (unsigned long long)size, when, shown);
+	if (target)
+		printf(" -> %s", target);
 	printf("\n");
+	free(target);
 	return E4_WALK_CONTINUE;
 }
 

@@ -87,6 +87,13 @@ enum e4_status e4_inode_context(struct e4_fs *fs, const struct e4_inode *in,
 enum e4_status e4_symlink_read(struct e4_fs *fs, const struct e4_inode *in,
 			       const char *path, char **target, size_t *len);
 
+/* The st_size Linux 6.1 gives a symlink whose policy is locked: for an
+ * encrypted one the length of its no-key target (the ciphertext in
+ * unpadded base64url, fscrypt_symlink_getattr), else i_size.  With the key
+ * it is the length e4_symlink_read returns.  Reported errors. */
+enum e4_status e4_symlink_locked_size(struct e4_fs *fs, const struct e4_inode *in,
+				      const char *path, uint64_t *size);
+
 /* The stored bytes of a symlink (i_size bytes, from i_block or its first
  * block), raw: the encrypted blob of an encrypted one.  Reported errors. */
 enum e4_status e4_symlink_raw(struct e4_fs *fs, const struct e4_inode *in,

@@ -189,3 +189,30 @@ enum e4_status e4_symlink_read(struct e4_fs *fs, const struct e4_inode *in,
 	*len = n;
 	return E4_OK;
 }
+
+enum e4_status e4_symlink_locked_size(struct e4_fs *fs, const struct e4_inode *in,
+				      const char *path, uint64_t *size)
+{
+	uint8_t *blob;
+	const uint8_t *ct;
+	size_t n, ct_len;
+	enum e4_status st;
+
+	*size = in->size;
+	if (!in->encrypted)
+		return E4_OK;
+	st = e4_symlink_raw(fs, in, path, &blob, &n);
+	if (st != E4_OK)
+		return st;
+	st = e4_symlink_parse(blob, n, &ct, &ct_len);
+	free(blob);
+	if (st != E4_OK) {
+		e4_report(fs, E4_DIAG_ERROR, st, in->ino, path,
+			  "symlink target: corrupt header or length");
+		return st;
+	}
+	/* fscrypt_symlink_getattr(): the length of what readlink returns
+	 * without the key, the ciphertext in unpadded base64url */
+	*size = ((uint64_t)ct_len * 4 + 2) / 3;
+	return E4_OK;
+}

@@ -1,6 +1,6 @@
 #!/bin/bash
-# Inodes by number, debugfs's "<N>" syntax, wherever a PATH is taken, on
-# the kernel-written sample.  The numbers come from debugfs (e2fsprogs),
+# Inodes by number, debugfs's "<N>" syntax, wherever a PATH is taken, and
+# the sizes ls -l gives them, on the kernel-written sample.  The numbers come from debugfs (e2fsprogs),
 # which lists the unencrypted root; contents are checked against debugfs
 # (plain files) and the kernel's manifest (the encrypted tree, extracted
 # by its inode number).
@@ -37,4 +37,15 @@ must_run "ls '<$secret>'" "$W/ls" -- "$E4DUMP" ls --key-file "$K" "$W/s.img" "<$
 expect "inode 0" 1 "error: <0>: no inode 0 \\(the filesystem has inodes 1 to" -- "$E4DUMP" ls "$W/s.img" "<0>"
 expect "an inode past the last" 1 "error: <99999>: no inode 99999" -- "$E4DUMP" cat "$W/s.img" "<99999>"
 expect "'/<$secret>' is a name, not an inode" 1 "no such entry \"<$secret>\"" -- "$E4DUMP" ls "$W/s.img" "/<$secret>"
+
+# ls -l gives a locked encrypted symlink the size the kernel's lstat
+# would: its no-key target, the ciphertext (i_size less the 2-byte length)
+# in unpadded base64url (fscrypt_symlink_getattr)
+lino=$(debugfs -R "ls -p /secret" "$W/s.img" 2>/dev/null | awk -F/ '$3 ~ /^120/ {print $2; exit}')
+lsize=$(debugfs -R "stat <$lino>" "$W/s.img" 2>/dev/null |
+	awk '/Size:/ {for (i = 1; i <= NF; i++) if ($i == "Size:") print $(i + 1); exit}')
+want=$(( ((lsize - 2) * 4 + 2) / 3 ))
+"$E4DUMP" ls -l "$W/s.img" /secret 2>/dev/null >"$W/ls-locked"
+check "ls -l without the key: an encrypted symlink's size is its no-key target's ($want, i_size $lsize)" \
+	'[ "$lsize" -gt 2 ] && awk -v s="$want" '"'"'$2 == "l" && $4 == s {f = 1} END {exit !f}'"'"' "$W/ls-locked"'
 finish

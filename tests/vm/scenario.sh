@@ -41,6 +41,14 @@ while read -r _ tree kind id cmode fmode flags _; do
 		"$([ $kind = enc ] && echo descriptor || echo identifier)" "$id")
 	check "info: tree $tree: $want" 'grep -qF -- "$want" "$W/info"'
 done < <(grep '^tree ' "$img.manifest")
+# ls -l shows a symlink's size as the kernel's lstat gave it with the key
+# (the manifest's l records: TREE PATH MODE SIZE MTIME TARGET)
+"$E4DUMP" ls -lR "${keys[@]}" "$img" >"$W/ls-l" 2>/dev/null
+while read -r _ tree path _ size _; do
+	p=$(printf '%s' "$path" | xxd -r -p)
+	check "ls -l: symlink $p: size $size" \
+		'awk -v p="$p" -v s="$size" '"'"'$2 == "l" && $4 == s && index($0, " " p " -> ") {f = 1} END {exit !f}'"'"' "$W/ls-l"'
+done < <(grep '^l ' "$img.manifest")
 . "$top/tests/vm/nokey_compare.sh"
 nokey_compare "$img"
 finish
