@@ -33,6 +33,9 @@ static const struct command commands[] = {
 	{ "cat", cmd_cat, OPTS_IMAGE | OPT_BIT(OPT_THREADS), 2, 2,
 	  "cat [--threads N] [OPTIONS] IMAGE PATH",
 	  "write a file's decrypted contents (or a symlink's target) to stdout" },
+	{ "stat", cmd_stat, OPTS_IMAGE, 2, 2, "stat [OPTIONS] IMAGE PATH",
+	  "one inode: type, mode, owner, size, links, flags, the four times\n"
+	  "      (UTC, nanoseconds), its blocks, its encryption context and key" },
 	{ "extract", cmd_extract,
 	  OPTS_IMAGE | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_FORCE) | OPT_BIT(OPT_KEEP_SETID) |
 	  OPT_BIT(OPT_THREADS),

@@ -1,0 +1,29 @@
+#!/bin/bash
+# e4dump stat on the kernel-written sample, checked against debugfs
+# (stat_check.py: inode fields, the four times decoded from the raw
+# seconds:extra, extents, the raw context xattr); the no-key name is the
+# one ls shows without the key; the key file that opens it is named.
+# usage: stat.sh E4DUMP WORKDIR
+set -u
+. "$(dirname "$0")/../lib/common.sh"
+E4DUMP=$1
+workdir "$2"
+S=$top/testvectors/sample
+K=$S/sample.key
+xz -dc "$S/sample.img.xz" >"$W/s.img"
+command -v debugfs >/dev/null || give_up "debugfs not installed"
+python3 "$top/tests/cli/stat_check.py" "$E4DUMP" "$W/s.img" "$K" / /secret /secret/hello.txt \
+	"/secret/sub/nested file.bin" /secret/link /secret/sub/up /secret/empty /plain/link \
+	"/plain/日本.txt" "<11>" >"$W/check" 2>&1
+check "stat agrees with debugfs: $(head -3 "$W/check")" '[ $? = 0 ]'
+must_run "stat with the key" "$W/st" -- "$E4DUMP" stat --key-file "$K" "$W/s.img" "/secret/sub/nested file.bin" &&
+	check "the key file that opens it is named" 'grep -q "^  key: .*sample\.key (" "$W/st"'
+nk=$(sed -n 's/^no-key name: //p' "$W/st")
+"$E4DUMP" ls -R "$W/s.img" /secret 2>/dev/null >"$W/ls"
+nkpath=$(grep -F "/$nk" "$W/ls" | head -1)
+check "no-key name ($nk): one ls shows without the key ($nkpath)" '[ -n "$nk" ] && [ -n "$nkpath" ]'
+must_run "stat without a key, by no-key names" "$W/st" -- "$E4DUMP" stat "$W/s.img" "/secret/$nkpath" &&
+	check "no key given, said; the same inode and no-key name" \
+		'grep -q "^  key: none opens it (no key given)" "$W/st" && grep -qx "no-key name: $nk" "$W/st"'
+expect "stat of a missing path" 1 'no such entry' -- "$E4DUMP" stat "$W/s.img" /nothing
+finish
