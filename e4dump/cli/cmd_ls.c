@@ -52,12 +52,40 @@ static char *symlink_target(struct ls *l, const struct e4_walk_node *n,
 	return esc;
 }
 
+/* One time as ISO 8601, UTC, with nanoseconds. */
+static size_t iso_time(const struct e4_timestamp *ts, char *buf, size_t len)
+{
+	time_t t = (time_t)ts->sec;
+	struct tm tm;
+	size_t n;
+
+	if (!gmtime_r(&t, &tm) || !(n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm)))
+		return (size_t)snprintf(buf, len, "?");
+	return n + (size_t)snprintf(buf + n, len - n, ".%09uZ", (unsigned int)ts->nsec);
+}
+
+/* atime mtime ctime crtime, space-separated (crtime "-" when none). */
+static void iso_times(const struct e4_inode *in, char *buf, size_t len)
+{
+	size_t n = iso_time(&in->atime, buf, len);
+
+	buf[n++] = ' ';
+	n += iso_time(&in->mtime, buf + n, len - n);
+	buf[n++] = ' ';
+	n += iso_time(&in->ctime, buf + n, len - n);
+	buf[n++] = ' ';
+	if (in->has_crtime)
+		iso_time(&in->crtime, buf + n, len - n);
+	else
+		snprintf(buf + n, len - n, "-");
+}
+
 static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 {
 	struct ls *l = arg;
 	const char *shown = n->entry ? (l->o->recursive ? n->rel : n->rel) : n->path;
 	const struct e4_inode *in = n->inode;
-	char when[32] = "?", *target = NULL;
+	char when[160] = "?", *target = NULL;
 	uint64_t size;
 	struct tm tm;
 	time_t t;
@@ -76,9 +104,13 @@ static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 	size = in->size;
 	if (E4_ISLNK(in->mode))
 		target = symlink_target(l, n, &size);
-	t = (time_t)in->mtime.sec;
-	if (gmtime_r(&t, &tm))
-		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	if (l->o->full_time) {
+		iso_times(in, when, sizeof(when));
+	} else {
+		t = (time_t)in->mtime.sec;
+		if (gmtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	}
 	printf("%10u %c %04o %12llu %s %s", n->ino, type_char(in->mode),
 	       in->mode & 07777, (unsigned long long)size, when, shown);
 	if (target)

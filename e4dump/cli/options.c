@@ -29,6 +29,9 @@ static const struct opt_def defs[] = {
 	{ OPT_LONG, 'l', NULL, NULL,
 	  "long listing: inode, type, mode, size, mtime" },
 	{ OPT_RECURSIVE, 'R', NULL, NULL, "recursive listing" },
+	{ OPT_FULL_TIME, 0, "full-time", NULL,
+	  "long listing with atime, mtime, ctime and crtime: UTC,\n"
+	  "                      ISO 8601 with nanoseconds (crtime - when none)" },
 	{ OPT_OUT, 'o', NULL, "DIR", "output directory" },
 	{ OPT_FORCE, 0, "force", NULL,
 	  "replace existing files and symlinks in DIR (the entries\n"
@@ -100,6 +103,7 @@ static int apply(struct options *o, const struct opt_def *d, const char *arg,
 	case OPT_SALT: o->salt_hex = arg; break;
 	case OPT_DUMMY_KEY: o->dummy_key = 1; break;
 	case OPT_LONG: o->long_format = 1; break;
+	case OPT_FULL_TIME: o->long_format = o->full_time = 1; break;
 	case OPT_RECURSIVE: o->recursive = 1; break;
 	case OPT_OUT: o->out_dir = arg; break;
 	case OPT_FORCE: o->force = 1; break;

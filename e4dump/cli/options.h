@@ -13,7 +13,7 @@ enum opt_id {
 	OPT_VERBOSE, OPT_HELP, OPT_LONG, OPT_RECURSIVE, OPT_OUT, OPT_FORCE,
 	OPT_KEEP_SETID, OPT_JSON, OPT_SEED, OPT_CHECK, OPT_MAX_ENTRIES,
 	OPT_MAX_DEPTH,
-	OPT_THREADS, OPT_PARTITION, OPT_OFFSET,
+	OPT_THREADS, OPT_PARTITION, OPT_OFFSET, OPT_FULL_TIME,
 	OPT_COUNT
 };
 
@@ -28,6 +28,7 @@ enum opt_id {
 
 struct options {
 	int long_format;          /* ls -l */
+	int full_time;            /* ls --full-time */
 	int recursive;            /* ls -R */
 	const char *out_dir;      /* extract -o */
 	int force;                /* extract --force */

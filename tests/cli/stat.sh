@@ -25,5 +25,14 @@ check "no-key name ($nk): one ls shows without the key ($nkpath)" '[ -n "$nk" ] 
 must_run "stat without a key, by no-key names" "$W/st" -- "$E4DUMP" stat "$W/s.img" "/secret/$nkpath" &&
 	check "no key given, said; the same inode and no-key name" \
 		'grep -q "^  key: none opens it (no key given)" "$W/st" && grep -qx "no-key name: $nk" "$W/st"'
+# ls --full-time: the four times stat gives (checked against debugfs above)
+must_run "ls -R --full-time" "$W/full" -- "$E4DUMP" ls -R --full-time --key-file "$K" "$W/s.img" /secret
+n=0
+while read -r ino _ _ _ a m c cr _; do
+	"$E4DUMP" stat --key-file "$K" "$W/s.img" "<$ino>" >"$W/st.$ino" 2>/dev/null
+	[ "$(sed -n 's/^\(a\|m\|c\|cr\)time: //p' "$W/st.$ino" | tr '\n' ' ')" = "$a $m $c $cr " ] || bad "ls --full-time, inode $ino: $a $m $c $cr"
+	n=$((n + 1))
+done <"$W/full"
+check "ls --full-time: the times of $n entries are stat's" '[ "$n" -ge 7 ]'
 expect "stat of a missing path" 1 'no such entry' -- "$E4DUMP" stat "$W/s.img" /nothing
 finish
