@@ -37,6 +37,8 @@ static const struct command commands[] = {
 	{ "stat", cmd_stat, OPTS_IMAGE, 2, 2, "stat [OPTIONS] IMAGE PATH",
 	  "one inode: type, mode, owner, size, links, flags, the four times\n"
 	  "      (UTC, nanoseconds), its blocks, its encryption context and key" },
+	{ "timeline", cmd_timeline, OPTS_IMAGE, 1, 2, "timeline [OPTIONS] IMAGE [PATH]",
+	  "a body file (The Sleuth Kit 3.x) of the tree, decrypted names, for mactime" },
 	{ "extract", cmd_extract,
 	  OPTS_IMAGE | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_FORCE) | OPT_BIT(OPT_KEEP_SETID) |
 	  OPT_BIT(OPT_THREADS),
