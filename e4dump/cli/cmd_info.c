@@ -119,6 +119,21 @@ int cmd_info(const struct options *o, struct report *r)
 	}
 	if (more_policies)
 		printf("  (%zu inodes in further policies not shown)\n", more_policies);
+	/* -v: a key that opens none of the policies was probably the wrong
+	 * file (named, never shown) */
+	for (size_t k = 0; k < e4_keystore_count(s.keys); k++) {
+		int opens = 0;
+
+		for (size_t j = 0; j < npol && !opens; j++) {
+			struct e4_policy_key pk;
+
+			e4_fs_policy_key(s.fs, &pol[j].ctx, &pk);
+			opens = pk.open && pk.key == (long)k;
+		}
+		if (!opens)
+			report_info(r, "key %s opens none of the policies of %s",
+				    e4_keystore_key(s.keys, k)->label, s.image);
+	}
 	session_close(&s);
 	return finish_stdout(EXIT_DONE, r);
 }

@@ -12,6 +12,7 @@ int cmd_extract(const struct options *o, struct report *r);
 int cmd_verify(const struct options *o, struct report *r);
 int cmd_stat(const struct options *o, struct report *r);
 int cmd_timeline(const struct options *o, struct report *r);
+int cmd_keyid(const struct options *o, struct report *r);
 int cmd_volumes(const struct options *o, struct report *r);
 int cmd_vectors(const struct options *o, struct report *r);
 

@@ -51,6 +51,10 @@ static const struct command commands[] = {
 	  "volumes IMAGE",
 	  "what a disk image holds: container, partitions (start, length,\n"
 	  "      type), the filesystem in each and whether it has encrypted inodes" },
+	{ "keyid", cmd_keyid, OPTS_IMAGE, 0, 1,
+	  "keyid (--key-file F | --passphrase-file F [--salt HEX])... [IMAGE]",
+	  "each key's v1 descriptor (e4crypt's convention) and v2 identifier;\n"
+	  "      with IMAGE, the policies each opens" },
 	{ "vectors", cmd_vectors,
 	  OPT_BIT(OPT_SEED) | OPT_BIT(OPT_CHECK) | OPT_BIT(OPT_HELP) | OPT_BIT(OPT_VERBOSE),
 	  0, 1, "vectors [--seed TEXT] | vectors --check FILE",

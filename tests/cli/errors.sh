@@ -70,6 +70,9 @@ xz -dc "$S/sample.img.xz" >"$W/sample.img"
 head -c 64 /dev/zero | tr '\0' '7' >"$W/other.key"
 expect "ls with a key that opens nothing" 1 'note: no key for descriptor 5430581507fd59c1 \(none of the given keys opens it\)' -- \
 	"$E4DUMP" ls -R --key-file "$W/other.key" "$W/sample.img"
+expect "info -v names a key that opens nothing" 0 'e4dump: key .*other\.key opens none of the policies of' -- \
+	"$E4DUMP" info -v --key-file "$S/sample.key" --key-file "$W/other.key" "$W/sample.img"
+check "... and only that one" '! grep -q "sample\.key opens none" "$W/err"'
 expect "ls without keys" 0 '' -- "$E4DUMP" ls -R "$W/sample.img"
 expect "ls with the key" 0 '' -- "$E4DUMP" ls -R --key-file "$S/sample.key" "$W/sample.img"
 finish

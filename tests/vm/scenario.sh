@@ -41,6 +41,19 @@ while read -r _ tree kind id cmode fmode flags _; do
 		"$([ $kind = enc ] && echo descriptor || echo identifier)" "$id")
 	check "info: tree $tree: $want" 'grep -qF -- "$want" "$W/info"'
 done < <(grep '^tree ' "$img.manifest")
+# keyid names each key as the kernel did (v2: the identifier
+# FS_IOC_ADD_ENCRYPTION_KEY returned), and with the image says which
+# policy each opens: every v1 descriptor and v2 identifier the guest set
+"$E4DUMP" keyid "${keys[@]}" >"$W/keyid" 2>&1
+"$E4DUMP" keyid "${keys[@]}" "$img" >"$W/keyid.img" 2>&1
+while read -r kind id _; do
+	check "keyid: the kernel's identifier $id" 'grep -q "v2 identifier $id\$" "$W/keyid"'
+done < <(grep '^key2 ' "$img.manifest")
+while read -r _ tree kind id _ _ flags _; do
+	[ "$kind" = enc ] || [ "$kind" = enc2 ] || continue
+	check "keyid IMAGE: a key opens tree $tree's policy ($id, flags $(flag_names "$flags"))" \
+		'grep -q "^  opens policy v[12] [a-z]* $id: .*flags $(flag_names "$flags");" "$W/keyid.img"'
+done < <(grep '^tree ' "$img.manifest")
 # ls -l shows a symlink's size as the kernel's lstat gave it with the key
 # (the manifest's l records: TREE PATH MODE SIZE MTIME TARGET)
 "$E4DUMP" ls -lR "${keys[@]}" "$img" >"$W/ls-l" 2>/dev/null
