@@ -67,8 +67,13 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: e4dump [-v] COMMAND [OPTIONS] IMAGE [PATH]\n\n"
 		   "Reads an ext4 image (never modifies it) and decrypts what fscrypt\n"
-		   "encrypted (v1 and v2 policies, every mode Linux 6.1 has, and the\n"
-		   "2015 format), given the master keys.\n\ncommands:\n");
+		   "encrypted, given the master keys: v1 and v2 policies; contents in\n"
+		   "AES-256-XTS, AES-128-CBC-ESSIV or Adiantum, names in AES-256-CTS,\n"
+		   "AES-128-CTS, Adiantum or AES-256-HCTR2; policy flags PAD_4 to PAD_32,\n"
+		   "DIRECT_KEY, IV_INO_LBLK_64 and IV_INO_LBLK_32; and the 2015 format.\n"
+		   "IMAGE may be a raw image, a split raw set, an E01, qcow2, VMDK, VHD,\n"
+		   "VHDX or Android sparse image, and may hold a partitioned disk.\n\n"
+		   "commands:\n");
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		fprintf(f, "  e4dump %s\n      %s\n", commands[i].usage,
 			commands[i].help);
