@@ -6,12 +6,14 @@
 #include <time.h>
 #include "commands.h"
 #include "escape.h"
+#include "jsonout.h"
 #include "session.h"
 #include "walk.h"
 
 struct ls {
 	struct session *s;
 	const struct options *o;
+	size_t entries;         /* --json: records written */
 };
 
 static char type_char(uint16_t mode)
@@ -93,6 +95,20 @@ static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 	/* a directory given as PATH is listed, not shown */
 	if (!n->entry && in && E4_ISDIR(in->mode))
 		return E4_WALK_CONTINUE;
+	if (l->o->json) {
+		json_object *o;
+
+		size = in ? in->size : 0;
+		if (in && E4_ISLNK(in->mode))
+			target = symlink_target(l, n, &size);
+		o = json_entry(l->s, n, size);
+		if (target)
+			json_object_object_add(o, "target", json_object_new_string(target));
+		free(target);
+		json_emit(o);
+		l->entries++;
+		return E4_WALK_CONTINUE;
+	}
 	if (!l->o->long_format) {
 		printf("%s\n", shown);
 		return E4_WALK_CONTINUE;
@@ -123,9 +139,9 @@ static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 int cmd_ls(const struct options *o, struct report *r)
 {
 	struct session s;
-	struct ls l = { &s, o };
+	struct ls l = { &s, o, 0 };
 	const char *path = o->n_args > 1 ? o->args[1] : "/";
-	struct e4_walk_options wo = { o->recursive, o->long_format, 0 };
+	struct e4_walk_options wo = { o->recursive, o->long_format || o->json, 0 };
 	struct e4_walk_visitor v = { .entry = entry };
 	uint32_t ino;
 	int rc = session_open(&s, o, r, 1);
@@ -135,6 +151,12 @@ int cmd_ls(const struct options *o, struct report *r)
 	if (e4_path_lookup(s.fs, path, &ino) == E4_OK)
 		e4_walk(s.fs, ino, path, &wo, &v, &l, NULL);
 	rc = session_status(&s);
+	if (o->json) {
+		json_object *sum = json_summary("ls", r, rc);
+
+		json_object_object_add(sum, "entries", json_object_new_uint64(l.entries));
+		json_emit(sum);
+	}
 	session_close(&s);
 	return finish_stdout(rc, r);
 }

@@ -27,8 +27,8 @@ static const struct command commands[] = {
 	{ "info", cmd_info, OPTS_IMAGE, 1, 1, "info [OPTIONS] IMAGE",
 	  "encryption facts of the filesystem and each policy in it" },
 	{ "ls", cmd_ls, OPTS_IMAGE | OPT_BIT(OPT_LONG) | OPT_BIT(OPT_RECURSIVE) |
-	  OPT_BIT(OPT_FULL_TIME),
-	  1, 2, "ls [-l] [--full-time] [-R] [OPTIONS] IMAGE [PATH]",
+	  OPT_BIT(OPT_FULL_TIME) | OPT_BIT(OPT_JSON),
+	  1, 2, "ls [-l] [--full-time] [-R] [--json] [OPTIONS] IMAGE [PATH]",
 	  "list a directory, with decrypted names where a key opens it and\n"
 	  "      the names Linux shows without the key elsewhere" },
 	{ "cat", cmd_cat, OPTS_IMAGE | OPT_BIT(OPT_THREADS), 2, 2,
@@ -179,6 +179,7 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return EXIT_FATAL;
 	}
+	r.json = o.json;
 	if (o.help) {
 		command_usage(cmd, stdout);
 		options_free(&o);

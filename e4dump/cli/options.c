@@ -38,7 +38,9 @@ static const struct opt_def defs[] = {
 	  "                      themselves, never through a symlink)" },
 	{ OPT_KEEP_SETID, 0, "keep-setid", NULL,
 	  "keep setuid and setgid bits (dropped by default)" },
-	{ OPT_JSON, 0, "json", NULL, "one JSON object per finding, then a summary" },
+	{ OPT_JSON, 0, "json", NULL,
+	  "JSON Lines on stdout: one object per record (entry,\n"
+	  "                      finding, diagnostic, ...), then a summary" },
 	{ OPT_SEED, 0, "seed", "TEXT", "seed of the generated vectors" },
 	{ OPT_CHECK, 0, "check", NULL, "recompute a vector file instead" },
 	{ OPT_MAX_ENTRIES, 0, "max-entries", "N",

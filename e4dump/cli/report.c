@@ -1,7 +1,50 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include "jsonout.h"
 #include "report.h"
+
+static const char *level_word(enum e4_diag_level level)
+{
+	switch (level) {
+	case E4_DIAG_ERROR: return "error";
+	case E4_DIAG_WARNING: return "warning";
+	case E4_DIAG_NOTE: return "note";
+	default: return "info";
+	}
+}
+
+/* Problems by name, for programs (verify's check ids are its own). */
+static const char *problem_word(enum e4_problem p)
+{
+	static const char *const words[] = {
+		[E4_P_OTHER] = "other", [E4_P_DIR_BLOCK] = "dir_block",
+		[E4_P_DIR_LOOP] = "dir_loop", [E4_P_DIR_RELINK] = "dir_relink",
+		[E4_P_DEPTH] = "depth", [E4_P_NAME] = "name",
+		[E4_P_DUP_NAME] = "dup_name", [E4_P_UNUSED_INODE] = "unused_inode",
+		[E4_P_BLOCK_MAP] = "block_map", [E4_P_INODE] = "inode",
+		[E4_P_INODE_SIZE] = "inode_size", [E4_P_CONTEXT] = "context",
+		[E4_P_NO_KEY] = "no_key",
+	};
+
+	return (size_t)p < sizeof(words) / sizeof(words[0]) && words[p] ? words[p] : "other";
+}
+
+/* The JSON record of a diagnostic. */
+static void json_diag(enum e4_diag_level level, const char *path, uint32_t ino,
+		      const char *code, const char *problem, const char *msg)
+{
+	json_object *o = json_record("diagnostic");
+
+	json_object_object_add(o, "level", json_object_new_string(level_word(level)));
+	json_object_object_add(o, "path", path ? json_object_new_string(path) : NULL);
+	json_object_object_add(o, "inode", ino ? json_object_new_int64(ino) : NULL);
+	json_object_object_add(o, "code", code ? json_object_new_string(code) : NULL);
+	json_object_object_add(o, "problem", problem ? json_object_new_string(problem) : NULL);
+	json_object_object_add(o, "reason", json_object_new_string(msg));
+	json_emit(o);
+}
 
 static const char *prefix(enum e4_diag_level level)
 {
@@ -30,6 +73,10 @@ void report_diag(void *arg, const struct e4_diag *d)
 	count(r, d->level);
 	if (d->problem == E4_P_NO_KEY)
 		atomic_fetch_add(&r->locked, 1);
+	if (r->json && d->level != E4_DIAG_INFO)
+		json_diag(d->level, d->path, d->ino,
+			  d->status != E4_OK ? e4_status_str(d->status) : NULL,
+			  problem_word(d->problem), d->message);
 	if (d->level == E4_DIAG_INFO && !r->verbose)
 		return;
 	flockfile(stderr);
@@ -48,6 +95,17 @@ static void emit(struct report *r, enum e4_diag_level level, const char *fmt,
 		 va_list ap)
 {
 	count(r, level);
+	if (r->json && level != E4_DIAG_INFO) {
+		char *msg = NULL;
+		va_list copy;
+
+		va_copy(copy, ap);
+		if (vasprintf(&msg, fmt, copy) >= 0) {
+			json_diag(level, NULL, 0, NULL, NULL, msg);
+			free(msg);
+		}
+		va_end(copy);
+	}
 	if (level == E4_DIAG_INFO && !r->verbose)
 		return;
 	flockfile(stderr);

@@ -12,6 +12,8 @@ struct report {
 	atomic_size_t errors;   /* E4_DIAG_ERROR lines printed */
 	atomic_size_t warnings;
 	atomic_size_t locked;   /* policies no key opens (E4_P_NO_KEY) */
+	int json;               /* --json: each line also as a JSON record
+				 * ("diagnostic") on standard output */
 };
 
 /* e4_diag_fn for e4_fs_options (arg: struct report *). */

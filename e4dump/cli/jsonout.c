@@ -1,0 +1,144 @@
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "dir.h"
+#include "jsonout.h"
+#include "session.h"
+
+#ifndef E4DUMP_VERSION
+#define E4DUMP_VERSION "0"
+#endif
+
+void json_emit(json_object *o)
+{
+	flockfile(stdout);
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+						   JSON_C_TO_STRING_NOSLASHESCAPE));
+	funlockfile(stdout);
+	json_object_put(o);
+}
+
+json_object *json_record(const char *type)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "type", json_object_new_string(type));
+	return o;
+}
+
+json_object *json_time(const struct e4_timestamp *ts)
+{
+	time_t t = (time_t)ts->sec;
+	struct tm tm;
+	char buf[64];
+	size_t n;
+
+	if (!gmtime_r(&t, &tm) || !(n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm)))
+		return NULL;
+	snprintf(buf + n, sizeof(buf) - n, ".%09" PRIu32 "Z", ts->nsec);
+	return json_object_new_string(buf);
+}
+
+json_object *json_hex(const uint8_t *p, size_t n)
+{
+	char *s = malloc(2 * n + 1);
+	json_object *o;
+
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		snprintf(s + 2 * i, 3, "%02x", p[i]);
+	s[2 * n] = 0;
+	o = json_object_new_string(s);
+	free(s);
+	return o;
+}
+
+static const char *type_word(uint16_t mode)
+{
+	switch (mode & E4_S_IFMT) {
+	case E4_S_IFDIR: return "directory";
+	case E4_S_IFREG: return "regular";
+	case E4_S_IFLNK: return "symlink";
+	case E4_S_IFCHR: return "chardev";
+	case E4_S_IFBLK: return "blockdev";
+	case E4_S_IFIFO: return "fifo";
+	case E4_S_IFSOCK: return "socket";
+	}
+	return "unknown";
+}
+
+/* The key file that opens in's policy, or NULL. */
+static const char *key_of(struct session *s, const struct e4_inode *in)
+{
+	struct e4_context c;
+	struct e4_policy_key pk;
+	const char *why;
+
+	if (e4_inode_context(s->fs, in, &c, &why) != E4_OK ||
+	    e4_fs_policy_key(s->fs, &c, &pk) != E4_OK || !pk.open)
+		return NULL;
+	return pk.key >= 0 ? e4_keystore_key(s->keys, (size_t)pk.key)->label : "dummy key";
+}
+
+json_object *json_entry(struct session *s, const struct e4_walk_node *n,
+			uint64_t size)
+{
+	json_object *o = json_record("entry");
+	const struct e4_inode *in = n->inode;
+	const char *name = strrchr(n->path, '/');
+	char mode[8];
+
+	json_object_object_add(o, "path", json_object_new_string(n->path));
+	json_object_object_add(o, "name", json_object_new_string(
+		n->entry ? (name ? name + 1 : n->path) : n->path));
+	json_object_object_add(o, "inode", json_object_new_int64(n->ino));
+	if (n->entry) {
+		json_object_object_add(o, "raw_name_hex",
+				       json_hex(n->entry->raw, n->entry->raw_len));
+		json_object_object_add(o, "name_state", json_object_new_string(
+			n->entry->state == E4_NAME_PLAIN ? "plain" :
+			n->entry->state == E4_NAME_DECRYPTED ? "decrypted" :
+			n->entry->state == E4_NAME_NOKEY ? "no-key" : "bad"));
+	}
+	if (!in) {
+		json_object_object_add(o, "error", json_object_new_string("inode unreadable"));
+		return o;
+	}
+	snprintf(mode, sizeof(mode), "%04o", in->mode & 07777);
+	json_object_object_add(o, "file_type", json_object_new_string(type_word(in->mode)));
+	json_object_object_add(o, "mode", json_object_new_string(mode));
+	json_object_object_add(o, "uid", json_object_new_int64(in->uid));
+	json_object_object_add(o, "gid", json_object_new_int64(in->gid));
+	json_object_object_add(o, "links", json_object_new_int64(in->links));
+	json_object_object_add(o, "size", json_object_new_uint64(size));
+	json_object_object_add(o, "atime", json_time(&in->atime));
+	json_object_object_add(o, "mtime", json_time(&in->mtime));
+	json_object_object_add(o, "ctime", json_time(&in->ctime));
+	json_object_object_add(o, "crtime", in->has_crtime ? json_time(&in->crtime) : NULL);
+	json_object_object_add(o, "encrypted", json_object_new_boolean(in->encrypted));
+	if (in->encrypted) {
+		const char *k = key_of(s, in);
+
+		json_object_object_add(o, "key", k ? json_object_new_string(k) : NULL);
+	} else {
+		json_object_object_add(o, "key", NULL);
+	}
+	return o;
+}
+
+json_object *json_summary(const char *command, const struct report *r, int rc)
+{
+	json_object *o = json_record("summary");
+
+	json_object_object_add(o, "command", json_object_new_string(command));
+	json_object_object_add(o, "tool", json_object_new_string("e4dump"));
+	json_object_object_add(o, "version", json_object_new_string(E4DUMP_VERSION));
+	json_object_object_add(o, "errors", json_object_new_uint64(r->errors));
+	json_object_object_add(o, "warnings", json_object_new_uint64(r->warnings));
+	json_object_object_add(o, "locked_policies", json_object_new_uint64(r->locked));
+	json_object_object_add(o, "exit", json_object_new_int(rc));
+	return o;
+}

@@ -1,0 +1,36 @@
+/* --json: JSON Lines on standard output, one object per record, each with
+ * a "type" (json-c builds them; strings from the image are given in their
+ * escaped display form, and raw bytes as hex). */
+#ifndef E4DUMP_JSONOUT_H
+#define E4DUMP_JSONOUT_H
+
+#include <json-c/json.h>
+#include "inode.h"
+#include "report.h"
+#include "walk.h"
+
+struct session;
+
+/* Print o as one line and free it. */
+void json_emit(json_object *o);
+
+/* A record of type t. */
+json_object *json_record(const char *type);
+
+/* "2021-01-07T06:30:00.000000000Z" */
+json_object *json_time(const struct e4_timestamp *ts);
+
+/* Lowercase hex of n bytes. */
+json_object *json_hex(const uint8_t *p, size_t n);
+
+/* The listing record of an entry: path, name, inode, type, mode, size
+ * (size: what lstat gives), uid, gid, links, the four times, encrypted,
+ * key (the key file that opens it, or null), raw_name_hex. */
+json_object *json_entry(struct session *s, const struct e4_walk_node *n,
+			uint64_t size);
+
+/* The summary record: command, version, errors, warnings, locked
+ * policies, exit status; more fields may be added by the caller. */
+json_object *json_summary(const char *command, const struct report *r, int rc);
+
+#endif
