@@ -10,6 +10,7 @@
 #include "dir.h"
 #include "escape.h"
 #include "inode.h"
+#include "jsonout.h"
 #include "modes.h"
 #include "nokey.h"
 #include "session.h"
@@ -48,96 +49,83 @@ static const char *type_name(uint16_t mode)
 	return "unknown";
 }
 
-static void print_flags(uint32_t flags)
-{
-	const char *sep = "";
+/* What stat shows is gathered into one JSON object (the --json record);
+ * the text form is printed from it. */
+#define ADD(o, k, v) json_object_object_add((o), (k), (v))
+#define STR(s) json_object_new_string(s)
+#define INT(i) json_object_new_int64((int64_t)(i))
 
-	printf("flags: 0x%08" PRIx32 " (", flags);
+static json_object *flag_names(uint32_t flags)
+{
+	json_object *a = json_object_new_array();
+	char hex[16];
+
 	for (size_t i = 0; i < sizeof(inode_flags) / sizeof(inode_flags[0]); i++)
 		if (flags & inode_flags[i].bit) {
-			printf("%s%s", sep, inode_flags[i].name);
+			json_object_array_add(a, STR(inode_flags[i].name));
 			flags &= ~inode_flags[i].bit;
-			sep = "|";
 		}
 	for (int b = 0; b < 32; b++)
 		if (flags & (1u << b)) {
-			printf("%s0x%08x", sep, 1u << b);
-			sep = "|";
+			snprintf(hex, sizeof(hex), "0x%08x", 1u << b);
+			json_object_array_add(a, STR(hex));
 		}
-	printf(")\n");
+	return a;
 }
 
-/* ISO 8601, UTC, nanoseconds: 2021-01-07T06:30:00.000000000Z */
-static void print_time(const char *name, const struct e4_timestamp *ts)
+static int add_run(void *arg, const struct e4_run *r)
 {
-	time_t t = (time_t)ts->sec;
-	struct tm tm;
-	char buf[64];
+	json_object *run = json_object_new_object();
 
-	if (!gmtime_r(&t, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm))
-		snprintf(buf, sizeof(buf), "%" PRId64 "s", ts->sec);
-	printf("%s: %s.%09" PRIu32 "Z\n", name, buf, ts->nsec);
-}
-
-static int print_run(void *arg, const struct e4_run *r)
-{
-	(void)arg;
-	printf("  %" PRIu64 "-%" PRIu64 " -> %" PRIu64 "-%" PRIu64 " (%" PRIu64 " block%s%s)\n",
-	       r->lblk, r->lblk + r->len - 1, r->pblk, r->pblk + r->len - 1, r->len,
-	       r->len == 1 ? "" : "s", r->unwritten ? ", unwritten" : "");
+	ADD(run, "logical", json_object_new_uint64(r->lblk));
+	ADD(run, "physical", json_object_new_uint64(r->pblk));
+	ADD(run, "blocks", json_object_new_uint64(r->len));
+	ADD(run, "unwritten", json_object_new_boolean(r->unwritten));
+	json_object_array_add(arg, run);
 	return 0;
 }
 
-static void print_hex(const char *name, const uint8_t *p, size_t n)
-{
-	printf("%s", name);
-	for (size_t i = 0; i < n; i++)
-		printf("%02x", p[i]);
-	printf("\n");
-}
-
-static void print_context(struct session *s, const struct e4_inode *in,
-			  const char *path)
+static json_object *context_of(struct session *s, const struct e4_inode *in)
 {
 	struct e4_context c;
 	struct e4_policy_key pk;
 	const char *why = NULL;
-	char flags[E4_FLAGS_NAME_MAX];
+	char flags[E4_FLAGS_NAME_MAX], fl[8];
 	enum e4_status st = e4_inode_context(s->fs, in, &c, &why);
+	json_object *o;
 
-	if (st == E4_NOT_FOUND) {
-		printf("encryption: none%s\n", in->encrypted ? " (the encrypt flag is set: no context)" : "");
-		return;
-	}
+	if (st == E4_NOT_FOUND)
+		return NULL;
+	o = json_object_new_object();
 	if (st != E4_OK && st != E4_UNRECOGNIZED) {
-		printf("encryption: context unreadable (%s)\n", why ? why : e4_status_str(st));
-		return;
+		ADD(o, "error", STR(why ? why : e4_status_str(st)));
+		return o;
 	}
 	e4_policy_flags_name(c.flags, flags);
-	printf("encryption: policy v%u%s\n", c.version,
-	       st == E4_UNRECOGNIZED ? " (not one Linux 6.1 knows)" : "");
-	printf("  contents: %s (%u)\n", e4_mode_name(c.contents_mode), c.contents_mode);
-	printf("  filenames: %s (%u)\n", e4_mode_name(c.filenames_mode), c.filenames_mode);
-	printf("  policy flags: 0x%02x (%s)\n", c.flags, flags);
-	print_hex(c.version == E4_CONTEXT_V1 ? "  descriptor: " : "  identifier: ",
-		  c.key_id, c.key_id_size);
-	print_hex("  nonce: ", c.nonce, sizeof(c.nonce));
+	snprintf(fl, sizeof(fl), "0x%02x", c.flags);
+	ADD(o, "version", INT(c.version == E4_CONTEXT_V1 ? 1 : 2));
+	ADD(o, "known", json_object_new_boolean(st == E4_OK));
+	ADD(o, "contents_mode", INT(c.contents_mode));
+	ADD(o, "contents", STR(e4_mode_name(c.contents_mode)));
+	ADD(o, "filenames_mode", INT(c.filenames_mode));
+	ADD(o, "filenames", STR(e4_mode_name(c.filenames_mode)));
+	ADD(o, "policy_flags", STR(fl));
+	ADD(o, "policy_flag_names", STR(flags));
+	ADD(o, c.version == E4_CONTEXT_V1 ? "descriptor" : "identifier",
+	    json_hex(c.key_id, c.key_id_size));
+	ADD(o, "nonce", json_hex(c.nonce, sizeof(c.nonce)));
 	if (st != E4_OK)
-		return;
+		return o;
 	e4_fs_policy_key(s->fs, &c, &pk);
-	if (pk.open && pk.key >= 0)
-		printf("  key: %s (%s)\n", e4_keystore_key(s->keys, (size_t)pk.key)->label, pk.how);
-	else if (pk.open)
-		printf("  key: %s\n", pk.how);
-	else
-		printf("  key: none opens it (%s)\n",
-		       e4_keystore_count(s->keys) ? pk.how : "no key given");
-	(void)path;
+	ADD(o, "key", pk.open ? STR(pk.key >= 0 ?
+		e4_keystore_key(s->keys, (size_t)pk.key)->label : "dummy key") : NULL);
+	ADD(o, "key_how", STR(pk.open || e4_keystore_count(s->keys) ? pk.how : "no key given"));
+	return o;
 }
 
 /* The no-key name of path's last component, shown by its parent (when
- * that is an encrypted directory). */
-static void print_nokey_name(struct session *s, const char *path, uint32_t ino)
+ * that is an encrypted directory), or NULL. */
+static json_object *nokey_name(struct session *s, const char *path, uint32_t ino)
 {
 	const char *slash = strrchr(path, '/');
 	char *parent, nk[E4_NOKEY_NAME_MAX + 1];
@@ -145,12 +133,13 @@ static void print_nokey_name(struct session *s, const char *path, uint32_t ino)
 	struct e4_inode pin;
 	struct e4_dir *d = NULL;
 	const char *name = slash ? slash + 1 : path;
+	json_object *o = NULL;
 
 	if (path[0] == '<' || !*name)
-		return;
+		return NULL;
 	parent = strndup(path, slash ? (size_t)(slash - path) : 0);
 	if (!parent)
-		return;
+		return NULL;
 	if (e4_path_lookup(s->fs, *parent ? parent : "/", &pino) == E4_OK &&
 	    e4_inode_read(s->fs, pino, parent, &pin) == E4_OK &&
 	    e4_dir_list(s->fs, &pin, parent, E4_LIST_QUIET, &d) == E4_OK &&
@@ -162,12 +151,126 @@ static void print_nokey_name(struct session *s, const char *path, uint32_t ino)
 			e4_dir_get(d, i, &e);
 			if (e.ino == ino) {
 				e4_dir_nokey_name(s->fs, d, i, nk);
-				printf("no-key name: %s\n", nk);
+				o = STR(nk);
 			}
 		}
 	}
 	e4_dir_free(d);
 	free(parent);
+	return o;
+}
+
+static json_object *gather(struct session *s, const char *path, const char *shown,
+			   const struct e4_inode *in)
+{
+	json_object *o = json_record("stat"), *runs = json_object_new_array();
+	uint64_t size = in->size;
+	char mode[8], flags[16];
+
+	if (E4_ISLNK(in->mode)) {
+		char *target;
+		size_t len;
+
+		if (e4_symlink_read(s->fs, in, shown, &target, &len) == E4_OK) {
+			size = len;
+			free(target);
+		} else {
+			e4_symlink_locked_size(s->fs, in, shown, &size);
+		}
+	}
+	snprintf(mode, sizeof(mode), "%04o", in->mode & 07777);
+	snprintf(flags, sizeof(flags), "0x%08" PRIx32, in->flags);
+	ADD(o, "path", STR(shown));
+	ADD(o, "inode", INT(in->ino));
+	ADD(o, "file_type", STR(type_name(in->mode)));
+	ADD(o, "mode", STR(mode));
+	ADD(o, "uid", INT(in->uid));
+	ADD(o, "gid", INT(in->gid));
+	ADD(o, "size", json_object_new_uint64(size));
+	ADD(o, "stored_size", json_object_new_uint64(in->size));
+	ADD(o, "links", INT(in->links));
+	ADD(o, "flags", STR(flags));
+	ADD(o, "flag_names", flag_names(in->flags));
+	ADD(o, "generation", INT(in->generation));
+	ADD(o, "atime", json_time(&in->atime));
+	ADD(o, "mtime", json_time(&in->mtime));
+	ADD(o, "ctime", json_time(&in->ctime));
+	ADD(o, "crtime", in->has_crtime ? json_time(&in->crtime) : NULL);
+	if ((E4_ISREG(in->mode) || E4_ISDIR(in->mode) || (E4_ISLNK(in->mode) && in->blocks)) &&
+	    !(in->flags & E4_INODE_INLINE_DATA_FL))
+		e4_inode_map(s->fs, in, shown, UINT64_MAX, add_run, runs);
+	ADD(o, "blocks", runs);
+	ADD(o, "encryption", context_of(s, in));
+	ADD(o, "nokey_name", nokey_name(s, path, in->ino));
+	return o;
+}
+
+static const char *str(json_object *o, const char *k)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, k, &v) && v ? json_object_get_string(v) : NULL;
+}
+
+static void print_text(json_object *o)
+{
+	json_object *v, *enc;
+	const char *keys[] = { "path", "inode", "file_type", "mode", "uid", "gid", "size" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		printf("%s: %s\n", i == 2 ? "type" : keys[i], str(o, keys[i]));
+	if (strcmp(str(o, "size"), str(o, "stored_size")))
+		printf("stored size: %s\n", str(o, "stored_size"));
+	printf("links: %s\nflags: %s (", str(o, "links"), str(o, "flags"));
+	json_object_object_get_ex(o, "flag_names", &v);
+	for (size_t i = 0; i < json_object_array_length(v); i++)
+		printf("%s%s", i ? "|" : "", json_object_get_string(json_object_array_get_idx(v, i)));
+	printf(")\ngeneration: %s\n", str(o, "generation"));
+	printf("atime: %s\nmtime: %s\nctime: %s\n", str(o, "atime"), str(o, "mtime"),
+	       str(o, "ctime"));
+	if (str(o, "crtime"))
+		printf("crtime: %s\n", str(o, "crtime"));
+	printf("blocks (logical -> physical):\n");
+	json_object_object_get_ex(o, "blocks", &v);
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		json_object *r = json_object_array_get_idx(v, i), *x;
+		uint64_t l, p, n;
+
+		json_object_object_get_ex(r, "logical", &x);
+		l = json_object_get_uint64(x);
+		json_object_object_get_ex(r, "physical", &x);
+		p = json_object_get_uint64(x);
+		json_object_object_get_ex(r, "blocks", &x);
+		n = json_object_get_uint64(x);
+		json_object_object_get_ex(r, "unwritten", &x);
+		printf("  %" PRIu64 "-%" PRIu64 " -> %" PRIu64 "-%" PRIu64 " (%" PRIu64 " block%s%s)\n",
+		       l, l + n - 1, p, p + n - 1, n, n == 1 ? "" : "s",
+		       json_object_get_boolean(x) ? ", unwritten" : "");
+	}
+	if (!json_object_object_get_ex(o, "encryption", &enc) || !enc) {
+		printf("encryption: none\n");
+	} else if (str(enc, "error")) {
+		printf("encryption: context unreadable (%s)\n", str(enc, "error"));
+	} else {
+		json_object_object_get_ex(enc, "known", &v);
+		printf("encryption: policy v%s%s\n", str(enc, "version"),
+		       json_object_get_boolean(v) ? "" : " (not one Linux 6.1 knows)");
+		printf("  contents: %s (%s)\n", str(enc, "contents"), str(enc, "contents_mode"));
+		printf("  filenames: %s (%s)\n", str(enc, "filenames"), str(enc, "filenames_mode"));
+		printf("  policy flags: %s (%s)\n", str(enc, "policy_flags"),
+		       str(enc, "policy_flag_names"));
+		if (str(enc, "descriptor"))
+			printf("  descriptor: %s\n", str(enc, "descriptor"));
+		else
+			printf("  identifier: %s\n", str(enc, "identifier"));
+		printf("  nonce: %s\n", str(enc, "nonce"));
+		if (str(enc, "key"))
+			printf("  key: %s (%s)\n", str(enc, "key"), str(enc, "key_how"));
+		else if (str(enc, "key_how"))
+			printf("  key: none opens it (%s)\n", str(enc, "key_how"));
+	}
+	if (str(o, "nokey_name"))
+		printf("no-key name: %s\n", str(o, "nokey_name"));
 }
 
 int cmd_stat(const struct options *o, struct report *r)
@@ -176,8 +279,8 @@ int cmd_stat(const struct options *o, struct report *r)
 	struct e4_inode in;
 	const char *path = o->args[1];
 	char *shown = malloc(E4_ESCAPE_SIZE(strlen(path)));
+	json_object *rec;
 	uint32_t ino;
-	uint64_t size;
 	int rc = session_open(&s, o, r, 1);
 
 	if (rc || !shown) {
@@ -189,43 +292,20 @@ int cmd_stat(const struct options *o, struct report *r)
 	e4_escape((const uint8_t *)path, strlen(path), shown, 0);
 	if (e4_path_lookup(s.fs, path, &ino) != E4_OK ||
 	    e4_inode_read(s.fs, ino, shown, &in) != E4_OK) {
-		free(shown);
-		session_close(&s);
-		return EXIT_SKIPPED;
+		rec = NULL;
+	} else {
+		rec = gather(&s, path, shown, &in);
 	}
-	size = in.size;
-	if (E4_ISLNK(in.mode)) {
-		char *target;
-		size_t len;
-
-		if (e4_symlink_read(s.fs, &in, shown, &target, &len) == E4_OK) {
-			size = len;
-			free(target);
-		} else {
-			e4_symlink_locked_size(s.fs, &in, shown, &size);
-		}
+	rc = rec ? session_status(&s) : EXIT_SKIPPED;
+	if (o->json) {
+		if (rec)
+			json_emit(rec);
+		json_emit(json_summary("stat", r, rc));
+	} else if (rec) {
+		print_text(rec);
+		json_object_put(rec);
 	}
-	printf("path: %s\ninode: %" PRIu32 "\ntype: %s\nmode: %04o\n", shown, ino,
-	       type_name(in.mode), in.mode & 07777);
-	printf("uid: %" PRIu32 "\ngid: %" PRIu32 "\nsize: %" PRIu64 "\n", in.uid, in.gid, size);
-	if (size != in.size)
-		printf("stored size: %" PRIu64 "\n", in.size);
-	printf("links: %u\n", in.links);
-	print_flags(in.flags);
-	printf("generation: %" PRIu32 "\n", in.generation);
-	print_time("atime", &in.atime);
-	print_time("mtime", &in.mtime);
-	print_time("ctime", &in.ctime);
-	if (in.has_crtime)
-		print_time("crtime", &in.crtime);
-	printf("blocks (logical -> physical):\n");
-	if ((E4_ISREG(in.mode) || E4_ISDIR(in.mode) || (E4_ISLNK(in.mode) && in.blocks)) &&
-	    !(in.flags & E4_INODE_INLINE_DATA_FL))
-		e4_inode_map(s.fs, &in, shown, UINT64_MAX, print_run, NULL);
-	print_context(&s, &in, shown);
-	print_nokey_name(&s, path, ino);
 	free(shown);
-	rc = session_status(&s);
 	session_close(&s);
 	return finish_stdout(rc, r);
 }

@@ -34,7 +34,8 @@ static const struct command commands[] = {
 	{ "cat", cmd_cat, OPTS_IMAGE | OPT_BIT(OPT_THREADS), 2, 2,
 	  "cat [--threads N] [OPTIONS] IMAGE PATH",
 	  "write a file's decrypted contents (or a symlink's target) to stdout" },
-	{ "stat", cmd_stat, OPTS_IMAGE, 2, 2, "stat [OPTIONS] IMAGE PATH",
+	{ "stat", cmd_stat, OPTS_IMAGE | OPT_BIT(OPT_JSON), 2, 2,
+	  "stat [--json] [OPTIONS] IMAGE PATH",
 	  "one inode: type, mode, owner, size, links, flags, the four times\n"
 	  "      (UTC, nanoseconds), its blocks, its encryption context and key" },
 	{ "timeline", cmd_timeline, OPTS_IMAGE, 1, 2, "timeline [OPTIONS] IMAGE [PATH]",

@@ -34,5 +34,27 @@ while read -r ino _ _ _ a m c cr _; do
 	n=$((n + 1))
 done <"$W/full"
 check "ls --full-time: the times of $n entries are stat's" '[ "$n" -ge 7 ]'
+# stat --json: the same facts as the text (checked against debugfs above)
+for p in /secret/link "/secret/sub/nested file.bin" /plain; do
+	"$E4DUMP" stat --key-file "$K" "$W/s.img" "$p" >"$W/t" 2>/dev/null
+	"$E4DUMP" stat --json --key-file "$K" "$W/s.img" "$p" >"$W/j" 2>/dev/null
+	python3 - "$W/t" "$W/j" >"$W/cmp" 2>&1 <<'PY'
+import json, re, sys
+t = dict(re.findall(r"^ *([a-z -]+): (.*)$", open(sys.argv[1]).read(), re.M))
+recs = [json.loads(l) for l in open(sys.argv[2])]
+j, summary = recs[0], recs[-1]
+assert j["type"] == "stat" and summary["type"] == "summary" and summary["exit"] == 0
+for k in ("inode", "mode", "uid", "gid", "size", "links", "generation", "atime", "mtime", "ctime", "crtime"):
+    assert str(j[k]) == t[k], (k, j[k], t[k])
+assert t["flags"].startswith(j["flags"] + " (" + "|".join(j["flag_names"]))
+e = j["encryption"]
+if e:
+    assert e["nonce"] == t["nonce"] and (e.get("descriptor") or e.get("identifier")) in (t.get("descriptor"), t.get("identifier"))
+    assert t["key"].startswith(e["key"])
+runs = re.findall(r"^  (\d+)-\d+ -> (\d+)-\d+ \((\d+) block", open(sys.argv[1]).read(), re.M)
+assert [(r["logical"], r["physical"], r["blocks"]) for r in j["blocks"]] == [tuple(map(int, x)) for x in runs]
+PY
+	check "stat --json $p: what the text says ($(tail -1 "$W/cmp"))" '[ $? = 0 ]'
+done
 expect "stat of a missing path" 1 'no such entry' -- "$E4DUMP" stat "$W/s.img" /nothing
 finish
