@@ -48,8 +48,8 @@ static const struct command commands[] = {
 	{ "verify", cmd_verify, OPTS_IMAGE | OPT_BIT(OPT_JSON), 1, 1,
 	  "verify [--json] [OPTIONS] IMAGE",
 	  "check the encryption format: every inode and entry (exit 1 on findings)" },
-	{ "volumes", cmd_volumes, OPT_BIT(OPT_HELP) | OPT_BIT(OPT_VERBOSE), 1, 1,
-	  "volumes IMAGE",
+	{ "volumes", cmd_volumes, OPT_BIT(OPT_HELP) | OPT_BIT(OPT_VERBOSE) | OPT_BIT(OPT_JSON),
+	  1, 1, "volumes [--json] IMAGE",
 	  "what a disk image holds: container, partitions (start, length,\n"
 	  "      type), the filesystem in each and whether it has encrypted inodes" },
 	{ "keyid", cmd_keyid, OPTS_IMAGE, 0, 1,

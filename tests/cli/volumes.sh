@@ -138,6 +138,21 @@ cp "$W/gpt.img" "$W/swaponly.img" && dd if=/dev/zero of="$W/swaponly.img" bs=1M 
 expect "a disk without ext4" 2 'cannot open: no ext4 superblock at offset 0 and no ext4 partition in its gpt table \(2 partitions; see e4dump volumes\)' -- \
 	"$E4DUMP" ls "$W/swaponly.img"
 
+# volumes --json: the same as the text, as records
+"$E4DUMP" volumes --json "$W/mbr.E01" >"$W/vj" 2>&1
+python3 - "$W/vj" "$(md5sum <"$W/mbr.img" | cut -c1-32)" >"$W/vjc" 2>&1 <<'PY'
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+assert [o["type"] for o in r] == ["container", "table"] + ["volume"] * 4 + ["summary"], [o["type"] for o in r]
+c, t, v = r[0], r[1], r[2:6]
+assert c["kind"] == "EWF" and c["size"] == 16 << 20 and c["acquisition"]["stored md5"] == sys.argv[2]
+assert t["scheme"] == "dos" and t["sector_size"] == 512
+assert [(x["index"], x["start_sector"], x["length"]) for x in v] ==     [("1", 2048, 1 << 20), ("2", 4096, 12 << 20), ("5", 6144, 1 << 20), ("6", 10240, 4 << 20)]
+assert v[1]["extended"] and v[3]["logical"] and v[3]["ext4"] and v[3]["encrypted_inodes"] == 8
+assert v[2]["filesystem"] == "swap" and not v[2]["ext4"] and r[-1]["exit"] == 0
+PY
+check "volumes --json of the MBR E01: container, table, four volumes, summary ($(tail -1 "$W/vjc"))" '[ $? = 0 ]'
+
 # the E01's acquisition record, checked against md5sum of the raw disk
 must_run "volumes of an E01" "$W/vol" -- "$E4DUMP" volumes "$W/gpt.E01" &&
 	check "volumes: the stored MD5 is the raw disk's" \
