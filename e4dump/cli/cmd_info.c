@@ -1,8 +1,11 @@
 /* e4dump info: the filesystem's encryption facts and its policies. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "escape.h"
 #include "inode.h"
+#include "jsonout.h"
 #include "modes.h"
 #include "session.h"
 
@@ -49,18 +52,20 @@ int cmd_info(const struct options *o, struct report *r)
 	if (rc)
 		return rc;
 	e4_fs_get_info(s.fs, &info);
-	printf("image: %s\n", s.image);
-	printf("container: %s\n", info.container);
-	printf("volume: %s\n", info.volume);
-	printf("block size: %u\n", info.block_size);
-	printf("encrypt feature: %s\n", info.encrypt_feature ? "yes" : "no");
-	printf("s_encryption_level: %u\n", info.encryption_level);
-	printf("s_encrypt_algos:");
-	for (int i = 0; i < 4; i++)
-		printf(" %u", info.encrypt_algos[i]);
-	printf("\ns_encrypt_pw_salt: ");
-	print_hex(info.encrypt_pw_salt, sizeof(info.encrypt_pw_salt));
-	printf("\n");
+	if (!o->json) {
+		printf("image: %s\n", s.image);
+		printf("container: %s\n", info.container);
+		printf("volume: %s\n", info.volume);
+		printf("block size: %u\n", info.block_size);
+		printf("encrypt feature: %s\n", info.encrypt_feature ? "yes" : "no");
+		printf("s_encryption_level: %u\n", info.encryption_level);
+		printf("s_encrypt_algos:");
+		for (int i = 0; i < 4; i++)
+			printf(" %u", info.encrypt_algos[i]);
+		printf("\ns_encrypt_pw_salt: ");
+		print_hex(info.encrypt_pw_salt, sizeof(info.encrypt_pw_salt));
+		printf("\n");
+	}
 	e4_fs_encrypted_inodes(s.fs, &v, &n, NULL);
 	for (size_t i = 0; i < n; i++) {
 		const struct e4_enc_inode *e = &v[i];
@@ -96,6 +101,60 @@ int cmd_info(const struct options *o, struct report *r)
 		}
 		pol[j].inodes++;
 	}
+	if (o->json) {
+		json_object *rec = json_record("info"), *algos = json_object_new_array();
+		char *img = malloc(E4_ESCAPE_SIZE(strlen(s.image)));
+
+		if (img)
+			e4_escape((const uint8_t *)s.image, strlen(s.image), img, 0);
+		json_object_object_add(rec, "image", json_object_new_string(img ? img : "?"));
+		free(img);
+		json_object_object_add(rec, "container", json_object_new_string(info.container));
+		json_object_object_add(rec, "volume", json_object_new_string(info.volume));
+		json_object_object_add(rec, "block_size", json_object_new_int(info.block_size));
+		json_object_object_add(rec, "encrypt_feature", json_object_new_boolean(info.encrypt_feature));
+		json_object_object_add(rec, "s_encryption_level", json_object_new_int(info.encryption_level));
+		for (int i = 0; i < 4; i++)
+			json_object_array_add(algos, json_object_new_int(info.encrypt_algos[i]));
+		json_object_object_add(rec, "s_encrypt_algos", algos);
+		json_object_object_add(rec, "s_encrypt_pw_salt",
+				       json_hex(info.encrypt_pw_salt, sizeof(info.encrypt_pw_salt)));
+		json_object_object_add(rec, "encrypted_inodes", json_object_new_uint64(flagged));
+		json_object_object_add(rec, "directories", json_object_new_uint64(dirs));
+		json_object_object_add(rec, "regular_files", json_object_new_uint64(regs));
+		json_object_object_add(rec, "symlinks", json_object_new_uint64(links));
+		json_object_object_add(rec, "other", json_object_new_uint64(other));
+		json_object_object_add(rec, "without_valid_context", json_object_new_uint64(bad_ctx));
+		json_object_object_add(rec, "unencrypted_with_context", json_object_new_uint64(ctx_unflagged));
+		json_object_object_add(rec, "policies", json_object_new_uint64(npol));
+		json_emit(rec);
+		for (size_t j = 0; j < npol; j++) {
+			const struct e4_context *c = &pol[j].ctx;
+			json_object *p = json_record("policy");
+			struct e4_policy_key pk;
+			char hex[33], flags[E4_FLAGS_NAME_MAX], fl[8];
+
+			e4_context_key_id_hex(c, hex);
+			e4_policy_flags_name(c->flags, flags);
+			snprintf(fl, sizeof(fl), "0x%02x", c->flags);
+			e4_fs_policy_key(s.fs, c, &pk);
+			json_object_object_add(p, "version", json_object_new_int(c->version == E4_CONTEXT_V1 ? 1 : 2));
+			json_object_object_add(p, "contents_mode", json_object_new_int(c->contents_mode));
+			json_object_object_add(p, "contents", json_object_new_string(e4_mode_name(c->contents_mode)));
+			json_object_object_add(p, "filenames_mode", json_object_new_int(c->filenames_mode));
+			json_object_object_add(p, "filenames", json_object_new_string(e4_mode_name(c->filenames_mode)));
+			json_object_object_add(p, "policy_flags", json_object_new_string(fl));
+			json_object_object_add(p, "policy_flag_names", json_object_new_string(flags));
+			json_object_object_add(p, c->version == E4_CONTEXT_V1 ? "descriptor" : "identifier",
+					       json_object_new_string(hex));
+			json_object_object_add(p, "inodes", json_object_new_uint64(pol[j].inodes));
+			json_object_object_add(p, "key", pk.open ? json_object_new_string(pk.key >= 0 ?
+				e4_keystore_key(s.keys, (size_t)pk.key)->label : "dummy key") : NULL);
+			json_object_object_add(p, "key_how", json_object_new_string(
+				pk.open || e4_keystore_count(s.keys) ? pk.how : "no key given"));
+			json_emit(p);
+		}
+	} else {
 	printf("encrypted inodes: %zu (directories %zu, regular files %zu, symlinks %zu, other %zu)\n",
 	       flagged, dirs, regs, links, other);
 	if (bad_ctx)
@@ -119,6 +178,7 @@ int cmd_info(const struct options *o, struct report *r)
 	}
 	if (more_policies)
 		printf("  (%zu inodes in further policies not shown)\n", more_policies);
+	}
 	/* -v: a key that opens none of the policies was probably the wrong
 	 * file (named, never shown) */
 	for (size_t k = 0; k < e4_keystore_count(s.keys); k++) {
@@ -134,6 +194,8 @@ int cmd_info(const struct options *o, struct report *r)
 			report_info(r, "key %s opens none of the policies of %s",
 				    e4_keystore_key(s.keys, k)->label, s.image);
 	}
+	if (o->json)
+		json_emit(json_summary("info", r, EXIT_DONE));
 	session_close(&s);
 	return finish_stdout(EXIT_DONE, r);
 }

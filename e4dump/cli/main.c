@@ -24,7 +24,7 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "info", cmd_info, OPTS_IMAGE, 1, 1, "info [OPTIONS] IMAGE",
+	{ "info", cmd_info, OPTS_IMAGE | OPT_BIT(OPT_JSON), 1, 1, "info [--json] [OPTIONS] IMAGE",
 	  "encryption facts of the filesystem and each policy in it" },
 	{ "ls", cmd_ls, OPTS_IMAGE | OPT_BIT(OPT_LONG) | OPT_BIT(OPT_RECURSIVE) |
 	  OPT_BIT(OPT_FULL_TIME) | OPT_BIT(OPT_JSON),

@@ -41,6 +41,23 @@ while read -r _ tree kind id cmode fmode flags _; do
 		"$([ $kind = enc ] && echo descriptor || echo identifier)" "$id")
 	check "info: tree $tree: $want" 'grep -qF -- "$want" "$W/info"'
 done < <(grep '^tree ' "$img.manifest")
+# info --json: a policy record for each tree's policy, with the modes,
+# flags and key id the guest set
+"$E4DUMP" info --json "${keys[@]}" "$img" >"$W/info.json" 2>/dev/null
+python3 - "$W/info.json" "$img.manifest" >"$W/info.json.check" 2>&1 <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+pols = {(p.get("descriptor") or p.get("identifier"), p["contents_mode"], p["filenames_mode"],
+         int(p["policy_flags"], 16)) for p in recs if p["type"] == "policy"}
+assert recs[0]["type"] == "info" and recs[-1]["type"] == "summary", "record types"
+for line in open(sys.argv[2], "rb").read().decode().splitlines():
+    w = line.split()
+    if w[:1] == ["tree"] and w[2] in ("enc", "enc2"):
+        want = (w[3], int(w[4]), int(w[5]), int(w[6]))
+        assert want in pols, f"tree {w[1]}: no policy record {want}"
+        assert all(p["key"] for p in recs if p["type"] == "policy"), "a policy without its key"
+PY
+check "info --json: every tree's policy, opened ($(tail -1 "$W/info.json.check"))" '[ $? = 0 ]'
 # keyid names each key as the kernel did (v2: the identifier
 # FS_IOC_ADD_ENCRYPTION_KEY returned), and with the image says which
 # policy each opens: every v1 descriptor and v2 identifier the guest set
