@@ -42,6 +42,7 @@ struct extract {
 	struct hardlinks links;
 	struct xdir root;
 	struct filewriter *writer;
+	struct manifest *man;       /* --manifest */
 	size_t done, skipped, renamed;
 	const char *start_path;
 	int stop;
@@ -100,6 +101,27 @@ static char *out_rel(const struct xdir *d, const char *name)
 	return p;
 }
 
+/* The manifest row of a hard link made to a file already written. */
+static void manifest_link(struct extract *x, struct xdir *d, const char *name,
+			  const struct e4_walk_node *n)
+{
+	char ct[65] = "-", *row;
+	int fd;
+
+	if (!x->man)
+		return;
+	if (n->inode->encrypted && manifest_ct_sha256(x->s->fs, n->inode, n->path, ct))
+		snprintf(ct, sizeof(ct), "-");
+	row = manifest_row_start(n->rel, n->inode, ct);
+	fd = openat(d->fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (row && fd >= 0)
+		manifest_row(x->man, row, fd, x->r);
+	else
+		free(row);
+	if (fd >= 0)
+		close(fd);
+}
+
 /* A regular file: created here, written by the writer (filewriter.h);
  * the first link of a hard-linked file is written at once, as the next
  * links need its output inode. */
@@ -115,8 +137,10 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 
 	if (in->links > 1 && (first = hardlinks_find(&x->links, in->ino))) {
 		if (outdir_link(&x->od, first->rel, first->dev, first->out_ino,
-				d->fd, name) == 0)
+				d->fd, name) == 0) {
+			manifest_link(x, d, name, n);
 			return 0;
+		}
 		/* fall back to a copy */
 	}
 	memset(&job, 0, sizeof(job));
@@ -137,6 +161,16 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 		return -1;
 	}
 	job.chmod = (job.mode & ~(mode_t)0755) != 0; /* made with umask 0 */
+	if (x->man) {
+		char ct[65] = "-";
+
+		if (in->encrypted && manifest_ct_sha256(x->s->fs, in, n->path, ct))
+			snprintf(ct, sizeof(ct), "-");
+		job.man = x->man;
+		job.man_row = manifest_row_start(n->rel, in, ct);
+		if (!job.man_row)
+			job.man = NULL;
+	}
 	job.size = in->size;
 	inode_times(in, job.times);
 	if (in->links == 1 || first) {
@@ -423,11 +457,17 @@ int cmd_extract(const struct options *o, struct report *r)
 	}
 	x.root.fd = x.od.root_fd;
 	x.root.name = (char *)"";
+	if (o->manifest && !(x.man = manifest_open(o->manifest, r))) {
+		close(x.od.root_fd);
+		session_close(&s);
+		return EXIT_FATAL;
+	}
 	/* modes are set exactly as in the image (outdir_file_open) */
 	umask(0);
 	x.writer = filewriter_start(s.fs, &x.od, r, session_extra_threads(&s, o, FILEWRITER_MAX_THREADS), 64);
 	if (!x.writer) {
 		report_error(r, "extract: out of memory");
+		manifest_close(x.man, r);
 		close(x.od.root_fd);
 		session_close(&s);
 		return EXIT_FATAL;
@@ -443,6 +483,8 @@ int cmd_extract(const struct options *o, struct report *r)
 		x.done -= failed;
 		x.skipped += failed;
 	}
+	if (manifest_close(x.man, r))
+		x.stop = 1;
 	close(x.od.root_fd);
 	nameset_free(&x.root.names);
 	hardlinks_free(&x.links);

@@ -84,6 +84,10 @@ int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 				     strerror(err ? err : EIO));
 		return -1;
 	}
+	if (job->man) {
+		manifest_row(job->man, job->man_row, job->out.fd, r);
+		job->man_row = NULL;
+	}
 	if (job->chmod)
 		fchmod(job->out.fd, job->mode);
 	futimens(job->out.fd, job->times);
@@ -101,6 +105,8 @@ int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 
 void file_job_free(struct file_job *job)
 {
+	free(job->man_row);
+	job->man_row = NULL;
 	e4_file_close(job->file);
 	job->file = NULL;
 	free(job->path);

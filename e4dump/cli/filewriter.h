@@ -10,6 +10,7 @@
 #include <time.h>
 #include "file.h"
 #include "outdir.h"
+#include "manifest.h"
 #include "report.h"
 
 struct file_job {
@@ -22,6 +23,8 @@ struct file_job {
 	mode_t mode;                /* final mode */
 	int chmod;                  /* mode needs an fchmod (more than made) */
 	struct stat *st;            /* when set, the file's stat at the end */
+	struct manifest *man;       /* --manifest: its row is written */
+	char *man_row;              /* manifest_row_start; freed by the run */
 };
 
 struct filewriter;

@@ -42,8 +42,9 @@ static const struct command commands[] = {
 	  "a body file (The Sleuth Kit 3.x) of the tree, decrypted names, for mactime" },
 	{ "extract", cmd_extract,
 	  OPTS_IMAGE | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_FORCE) | OPT_BIT(OPT_KEEP_SETID) |
-	  OPT_BIT(OPT_THREADS),
-	  1, 2, "extract [--force] [--keep-setid] [--threads N] [OPTIONS] IMAGE [PATH] -o DIR",
+	  OPT_BIT(OPT_THREADS) | OPT_BIT(OPT_MANIFEST),
+	  1, 2, "extract [--force] [--keep-setid] [--threads N] [--manifest FILE] [OPTIONS]\n"
+	  "             IMAGE [PATH] -o DIR",
 	  "extract a tree, decrypted, into DIR" },
 	{ "verify", cmd_verify, OPTS_IMAGE | OPT_BIT(OPT_JSON), 1, 1,
 	  "verify [--json] [OPTIONS] IMAGE",

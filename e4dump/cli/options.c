@@ -36,6 +36,10 @@ static const struct opt_def defs[] = {
 	{ OPT_FORCE, 0, "force", NULL,
 	  "replace existing files and symlinks in DIR (the entries\n"
 	  "                      themselves, never through a symlink)" },
+	{ OPT_MANIFEST, 0, "manifest", "FILE",
+	  "write a tab-separated row per extracted file to FILE (made,\n"
+	  "                      never replaced): path, inode, size, md5, sha1, sha256,\n"
+	  "                      ciphertext_sha256, atime, mtime, ctime, crtime" },
 	{ OPT_KEEP_SETID, 0, "keep-setid", NULL,
 	  "keep setuid and setgid bits (dropped by default)" },
 	{ OPT_JSON, 0, "json", NULL,
@@ -108,6 +112,7 @@ static int apply(struct options *o, const struct opt_def *d, const char *arg,
 	case OPT_FULL_TIME: o->long_format = o->full_time = 1; break;
 	case OPT_RECURSIVE: o->recursive = 1; break;
 	case OPT_OUT: o->out_dir = arg; break;
+	case OPT_MANIFEST: o->manifest = arg; break;
 	case OPT_FORCE: o->force = 1; break;
 	case OPT_KEEP_SETID: o->keep_setid = 1; break;
 	case OPT_JSON: o->json = 1; break;

@@ -13,7 +13,7 @@ enum opt_id {
 	OPT_VERBOSE, OPT_HELP, OPT_LONG, OPT_RECURSIVE, OPT_OUT, OPT_FORCE,
 	OPT_KEEP_SETID, OPT_JSON, OPT_SEED, OPT_CHECK, OPT_MAX_ENTRIES,
 	OPT_MAX_DEPTH,
-	OPT_THREADS, OPT_PARTITION, OPT_OFFSET, OPT_FULL_TIME,
+	OPT_THREADS, OPT_PARTITION, OPT_OFFSET, OPT_FULL_TIME, OPT_MANIFEST,
 	OPT_COUNT
 };
 
@@ -31,6 +31,7 @@ struct options {
 	int full_time;            /* ls --full-time */
 	int recursive;            /* ls -R */
 	const char *out_dir;      /* extract -o */
+	const char *manifest;     /* extract --manifest */
 	int force;                /* extract --force */
 	int keep_setid;           /* extract --keep-setid */
 	enum e4_name_format format;

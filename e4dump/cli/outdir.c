@@ -144,7 +144,7 @@ static int place(struct outdir *o, int dirfd, const char *name, make_fn make,
 
 static int make_file(int *fd, int dirfd, const char *name, mode_t mode)
 {
-	*fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	*fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
 				  O_CLOEXEC, mode & 0755);
 	return *fd < 0 ? -1 : 0;
 }

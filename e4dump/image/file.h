@@ -41,6 +41,15 @@ typedef int (*e4_sink_fn)(void *arg, uint64_t off, const uint8_t *data,
  * called from that thread too). */
 enum e4_status e4_file_stream(struct e4_file *f, e4_sink_fn sink, void *arg);
 
+/* Pass a regular file's stored bytes in logical order up to i_size, as
+ * they are on disk: the ciphertext of an encrypted file (holes and
+ * unwritten extents as zeros, as debugfs's dump gives them).  Reads in the
+ * calling thread.  E4_OK, E4_STOPPED (the sink returned non-zero),
+ * E4_INVALID (not a regular file with blocks), or the block map's and
+ * reads' errors (reported). */
+enum e4_status e4_inode_stream_raw(struct e4_fs *fs, const struct e4_inode *in,
+				   const char *path, e4_sink_fn sink, void *arg);
+
 /* Read buffers for one thread streaming many files (made and used in
  * that thread): nothing is allocated per file, and files laid out one
  * after another are read a window (bytes / 2) at a time, not one system

@@ -48,8 +48,9 @@ rm -rf "$W/sf"
 expect "tree shared by files: verify" 1 '' -- e verify "$W/sharedfiles.img"
 check "tree shared by files: $(grep -c "^inode.block_map: .*belongs to inode" "$W/out") findings" \
 	'[ "$(grep -c "^inode.block_map: inode [0-9]*: /f0[0-9]*: bad extent tree: tree block [0-9]* belongs to inode [0-9]* too$" "$W/out")" = 1999 ]'
+# (with a key that opens none of them: exit 1, a policy stays locked)
 for k in "" "-k $W/other.key"; do
-	expect "50000 policies: ls -R $k" 0 '' -- e ls -R $k "$W/policies.img"
+	expect "50000 policies: ls -R $k" "$([ -n "$k" ] && echo 1 || echo 0)" '' -- e ls -R $k "$W/policies.img"
 	check "50000 policies: all listed" '[ "$(wc -l <"$W/out")" = 50000 ]'
 done
 expect "20000 entries of one name" 1 '' -- e extract "$W/dupnames.img" /d -o "$W/dn"
@@ -119,7 +120,7 @@ check "image guard (a link): unchanged" '[ "$(stat -c %h "$W/guard2/image")" = 2
 
 # 5. A key that has the policy's descriptor but does not decrypt its
 # names is not used: no garbage, the policy stays locked.
-expect "wrong key: ls" 0 'no key for descriptor [0-9a-f]{16} \(the key with its descriptor does not decrypt its names\)' -- \
+expect "wrong key: ls" 1 'no key for descriptor [0-9a-f]{16} \(the key with its descriptor does not decrypt its names\)' -- \
 	e ls -R -k "$W/other.key" "$W/wrongkey.img" /secret
 check "wrong key: only no-key names: $(head -2 "$W/out")" \
 	'[ "$(wc -l <"$W/out")" = 7 ] && ! grep -vq "^[A-Za-z0-9_-]\{20,\}\(/[A-Za-z0-9_-]\{20,\}\)\?$" "$W/out"'

@@ -1,0 +1,48 @@
+#!/bin/bash
+# extract --manifest on the kernel-written sample: one row per regular
+# file of the kernel's manifest; the plaintext hashes are md5sum's,
+# sha1sum's and sha256sum's of the extracted files (which check_extract
+# compares with the kernel's manifest), the ciphertext hash is
+# sha256sum's of debugfs's raw dump of the inode, and inode, size and
+# times are stat's (stat.sh checks stat against debugfs).
+# usage: manifest.sh E4DUMP WORKDIR
+set -u
+. "$(dirname "$0")/../lib/common.sh"
+E4DUMP=$1
+workdir "$2"
+S=$top/testvectors/sample
+K=$S/sample.key
+xz -dc "$S/sample.img.xz" >"$W/s.img"
+for t in 1 3; do
+	rm -rf "$W/x$t"
+	expect "extract --manifest --threads $t" 0 '' -- \
+		"$E4DUMP" extract --threads $t --manifest "$W/m$t.tsv" --key-file "$K" "$W/s.img" -o "$W/x$t"
+done
+check "the extracted tree: the kernel's manifest" 'check_extract -q "$S/sample.manifest" "$W/x1" >/dev/null 2>&1'
+check "the header" '[ "$(head -1 "$W/m1.tsv")" = "$(printf "path\tinode\tsize\tmd5\tsha1\tsha256\tciphertext_sha256\tatime\tmtime\tctime\tcrtime")" ]'
+nf=$(grep -c '^f ' "$S/sample.manifest")
+check "one row per regular file ($(($(wc -l <"$W/m1.tsv") - 1)) rows, $nf files)" '[ $(($(wc -l <"$W/m1.tsv") - 1)) = "$nf" ]'
+check "the same rows with three threads" '[ "$(sort "$W/m1.tsv")" = "$(sort "$W/m3.tsv")" ]'
+n=0
+while IFS=$'\t' read -r path ino size md5 sha1 sha256 ct a m c cr; do
+	f=$W/x1/$path
+	want="$(md5sum <"$f" | cut -c1-32) $(sha1sum <"$f" | cut -c1-40) $(sha256sum <"$f" | cut -c1-64)"
+	[ "$md5 $sha1 $sha256" = "$want" ] || bad "$path: hashes $md5 $sha1 $sha256, coreutils $want"
+	rm -f "$W/dump"
+	debugfs -R "dump <$ino> $W/dump" "$W/s.img" >/dev/null 2>&1
+	if [ "${path%%/*}" = secret ]; then
+		[ "$ct" = "$(sha256sum <"$W/dump" | cut -c1-64)" ] || bad "$path: ciphertext_sha256 $ct is not debugfs's dump's"
+	else
+		[ "$ct" = - ] || bad "$path: ciphertext_sha256 $ct for a plaintext file"
+	fi
+	"$E4DUMP" stat --key-file "$K" "$W/s.img" "<$ino>" >"$W/st" 2>/dev/null
+	[ "$size $a $m $c $cr" = "$(sed -n 's/^\(size\|atime\|mtime\|ctime\|crtime\): //p' "$W/st" | tr '\n' ' ' | sed 's/ $//')" ] ||
+		bad "$path: size and times differ from stat"
+	n=$((n + 1))
+done < <(tail -n +2 "$W/m1.tsv")
+check "every row checked ($n)" '[ $n = "$nf" ]'
+echo keep >"$W/exists.tsv"
+expect "--manifest onto an existing file: refused" 2 'exists' -- \
+	"$E4DUMP" extract --manifest "$W/exists.tsv" --key-file "$K" "$W/s.img" -o "$W/x9"
+check "... and left as it was" '[ "$(cat "$W/exists.tsv")" = keep ]'
+finish
