@@ -13,9 +13,7 @@ set -u
 . "$(dirname "$0")/../lib/common.sh"
 E4DUMP=$1
 workdir "$2"
-S=$top/testvectors/sample
-K=$S/sample.key
-xz -dc "$S/sample.img.xz" >"$W/sample.img"
+sample sample.img
 for t in ewfacquire qemu-img; do
 	command -v $t >/dev/null || give_up "$t not installed (scripts/install-deps.sh)"
 done

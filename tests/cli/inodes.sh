@@ -9,9 +9,7 @@ set -u
 . "$(dirname "$0")/../lib/common.sh"
 E4DUMP=$1
 workdir "$2"
-S=$top/testvectors/sample
-K=$S/sample.key
-xz -dc "$S/sample.img.xz" >"$W/s.img"
+sample s.img
 # inode of a root entry, from debugfs's "ls -p" (/INO/MODE/UID/GID/NAME/SIZE/)
 ino_of() { debugfs -R "ls -p /$1" "$W/s.img" 2>/dev/null | awk -F/ -v n="$2" '$6 == n {print $2}'; }
 secret=$(ino_of "" secret) plain=$(ino_of "" plain) hello=$(ino_of plain hello.txt)

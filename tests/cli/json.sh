@@ -8,9 +8,7 @@ set -u
 . "$(dirname "$0")/../lib/common.sh"
 E4DUMP=$1
 workdir "$2"
-S=$top/testvectors/sample
-K=$S/sample.key
-xz -dc "$S/sample.img.xz" >"$W/s.img"
+sample s.img
 python3 "$top/tests/cli/json_check.py" "$E4DUMP" "$W/s.img" "$K" >"$W/check" 2>&1
 check "ls -R --json: every record as debugfs and stat say ($(head -2 "$W/check"))" '[ $? = 0 ]'
 jq_py() { python3 -c "import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; $1" "$2"; }

@@ -11,8 +11,7 @@ set -u
 . "$(dirname "$0")/../lib/common.sh"
 E4DUMP=$1
 workdir "$2"
-S=$top/testvectors/sample
-K=$S/sample.key
+sample
 ids() { # KEYFILE: "DESC ID" as Python computes them
 	python3 - "$@" <<'PY'
 import hashlib, hmac, sys
@@ -39,7 +38,7 @@ check "the passphrase's key: 64 bytes" 'grep -q "/pass: 64 bytes, v1 descriptor 
 check "no key bytes in the output" '! grep -qi "$(xxd -p -c 64 "$W/a.key")" "$W/out1"'
 expect "a passphrase without an image needs --salt" 2 'needs --salt' -- "$E4DUMP" keyid --passphrase-file "$W/pass"
 expect "no key given" 2 'give --key-file or --passphrase-file' -- "$E4DUMP" keyid
-xz -dc "$S/sample.img.xz" >"$W/s.img"
+sample s.img
 must_run "keyid with the image" "$W/out2" -- "$E4DUMP" keyid --key-file "$K" --key-file "$W/a.key" "$W/s.img" &&
 	check "the sample key opens the kernel's v1 policy (5430581507fd59c1, the manifest's key line)" \
 		'grep -q "^  opens policy v1 descriptor $(sed -n "s/^key fscrypt:\([0-9a-f]*\) .*/\1/p" "$S/sample.manifest"): .*flags PAD_32; 8 inodes" "$W/out2"' &&

@@ -10,9 +10,7 @@ set -u
 . "$(dirname "$0")/../lib/common.sh"
 E4DUMP=$1
 workdir "$2"
-S=$top/testvectors/sample
-K=$S/sample.key
-xz -dc "$S/sample.img.xz" >"$W/s.img"
+sample s.img
 for t in 1 3; do
 	rm -rf "$W/x$t"
 	expect "extract --manifest --threads $t" 0 '' -- \

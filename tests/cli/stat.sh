@@ -8,9 +8,7 @@ set -u
 . "$(dirname "$0")/../lib/common.sh"
 E4DUMP=$1
 workdir "$2"
-S=$top/testvectors/sample
-K=$S/sample.key
-xz -dc "$S/sample.img.xz" >"$W/s.img"
+sample s.img
 command -v debugfs >/dev/null || give_up "debugfs not installed"
 python3 "$top/tests/cli/stat_check.py" "$E4DUMP" "$W/s.img" "$K" / /secret /secret/hello.txt \
 	"/secret/sub/nested file.bin" /secret/link /secret/sub/up /secret/empty /plain/link \

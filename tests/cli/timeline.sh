@@ -9,9 +9,7 @@ set -u
 . "$(dirname "$0")/../lib/common.sh"
 E4DUMP=$1
 workdir "$2"
-S=$top/testvectors/sample
-K=$S/sample.key
-xz -dc "$S/sample.img.xz" >"$W/s.img"
+sample s.img
 command -v mactime >/dev/null || give_up "mactime not installed (sleuthkit)"
 must_run "timeline" "$W/body" -- "$E4DUMP" timeline --key-file "$K" "$W/s.img" || finish
 "$E4DUMP" ls -R --key-file "$K" "$W/s.img" >"$W/ls" 2>/dev/null

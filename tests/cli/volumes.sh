@@ -17,12 +17,10 @@ set -u
 . "$(dirname "$0")/../lib/common.sh"
 E4DUMP=$1
 workdir "$2"
-S=$top/testvectors/sample
-K=$S/sample.key
 for t in sgdisk sfdisk partx mkswap ewfacquire qemu-img img2simg; do
 	command -v $t >/dev/null || give_up "$t not installed (scripts/install-deps.sh)"
 done
-xz -dc "$S/sample.img.xz" >"$W/sample.img"
+sample sample.img
 truncate -s 3M "$W/swap" && mkswap -q "$W/swap" >/dev/null &&
 	truncate -s 1M "$W/swap1" && mkswap -q "$W/swap1" >/dev/null || give_up mkswap
 mkdir -p "$W/plain" && echo plain >"$W/plain/hello"

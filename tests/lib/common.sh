@@ -6,6 +6,8 @@
 #   top                          the source tree
 #   workdir DIR                  W=DIR, emptied: the test's work directory
 #   check_extract ARGS...        tests/vm/check_extract.py, the manifest checker
+#   sample NAME                  S, K: the kernel-written sample and its key;
+#                                its image decompressed to $W/NAME
 #   pass, fail                   the counters
 #   ok, bad MSG                  count a passed / failed check (bad prints MSG)
 #   check MSG EXPR               eval EXPR: ok when true, else bad MSG
@@ -39,6 +41,11 @@ workdir() {
 	rm -rf "$W" && mkdir -p "$W"
 }
 check_extract() { /usr/bin/python3 "$top/tests/vm/check_extract.py" "$@"; }
+sample() {
+	S=$top/testvectors/sample
+	K=$S/sample.key
+	[ -z "${1:-}" ] || xz -dc "$S/sample.img.xz" >"$W/$1" || give_up "xz -dc sample.img.xz"
+}
 
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
