@@ -1,17 +1,26 @@
 #!/bin/bash
-# Install the Debian 12 packages e4dump needs to build and test (as root).
-# Does nothing when they are all present.
+# Install the Debian 12 packages e4dump needs (as root).  Does nothing when
+# they are all present, so it also runs as any user then.
+#   install-deps.sh          to build and test (the test command)
+#   install-deps.sh --tool   to build and run the tool only (scripts/demo.sh)
 set -eu
-pkgs=(
-	build-essential cmake pkg-config
-	libext2fs-dev comerr-dev e2fsprogs libssl-dev check libjson-c-dev
-	qemu-system-x86 linux-source-6.1 flex bison bc libelf-dev cpio xz-utils patch
+tool=(
+	build-essential cmake pkg-config xz-utils
+	libext2fs-dev comerr-dev e2fsprogs libssl-dev libjson-c-dev
+	libewf-dev libqcow-dev libvhdi-dev libvmdk-dev libsmraw-dev libblkid-dev
+	android-libsparse-dev
+)
+tests=(
+	check qemu-system-x86 linux-source-6.1 flex bison bc libelf-dev cpio patch
 	python3 python3-pycryptodome clang strace valgrind gdb
 	sleuthkit time
-	libewf-dev libqcow-dev libvhdi-dev libvmdk-dev ewf-tools qemu-utils
-	android-sdk-libsparse-utils
-	libsmraw-dev libblkid-dev android-libsparse-dev gdisk fdisk
+	ewf-tools qemu-utils android-sdk-libsparse-utils gdisk fdisk
 )
+if [ "${1:-}" = --tool ]; then
+	pkgs=("${tool[@]}")
+else
+	pkgs=("${tool[@]}" "${tests[@]}")
+fi
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
