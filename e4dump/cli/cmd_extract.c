@@ -15,6 +15,7 @@
 #include "escape.h"
 #include "file.h"
 #include "filewriter.h"
+#include "progress.h"
 #include "hardlinks.h"
 #include "nameset.h"
 #include "outdir.h"
@@ -43,6 +44,7 @@ struct extract {
 	struct xdir root;
 	struct filewriter *writer;
 	struct manifest *man;       /* --manifest */
+	struct progress progress;
 	size_t done, skipped, renamed;
 	const char *start_path;
 	int stop;
@@ -307,6 +309,7 @@ static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 		x->skipped++;
 	else
 		x->done++;
+	progress_add(&x->progress, 1, rc || !E4_ISREG(in->mode) ? 0 : in->size);
 	return E4_WALK_CONTINUE;
 }
 
@@ -335,6 +338,7 @@ static void finish_dir(struct extract *x, struct xdir *d,
 	free(d->name);
 	free(d);
 	x->done++;
+	progress_add(&x->progress, 1, 0);
 }
 
 static enum e4_walk_action enter(void *arg, const struct e4_walk_node *n,
@@ -472,6 +476,15 @@ int cmd_extract(const struct options *o, struct report *r)
 		session_close(&s);
 		return EXIT_FATAL;
 	}
+	{
+		size_t in_use = 0, nenc;
+		const struct e4_enc_inode *ev;
+
+		/* the whole image: every inode in use is about one entry */
+		if (!o->quiet && !strcmp(path, "/") && isatty(STDERR_FILENO))
+			e4_fs_encrypted_inodes(s.fs, &ev, &nenc, &in_use);
+		progress_start(&x.progress, !o->quiet, "extracting", in_use);
+	}
 	if (e4_path_lookup(s.fs, path, &ino) != E4_OK)
 		x.skipped++;
 	else
@@ -485,6 +498,7 @@ int cmd_extract(const struct options *o, struct report *r)
 	}
 	if (manifest_close(x.man, r))
 		x.stop = 1;
+	progress_end(&x.progress);
 	close(x.od.root_fd);
 	nameset_free(&x.root.names);
 	hardlinks_free(&x.links);

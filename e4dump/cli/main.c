@@ -42,7 +42,7 @@ static const struct command commands[] = {
 	  "a body file (The Sleuth Kit 3.x) of the tree, decrypted names, for mactime" },
 	{ "extract", cmd_extract,
 	  OPTS_IMAGE | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_FORCE) | OPT_BIT(OPT_KEEP_SETID) |
-	  OPT_BIT(OPT_THREADS) | OPT_BIT(OPT_MANIFEST),
+	  OPT_BIT(OPT_THREADS) | OPT_BIT(OPT_MANIFEST) | OPT_BIT(OPT_QUIET),
 	  1, 2, "extract [--force] [--keep-setid] [--threads N] [--manifest FILE] [OPTIONS]\n"
 	  "             IMAGE [PATH] -o DIR",
 	  "extract a tree, decrypted, into DIR" },

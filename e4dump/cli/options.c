@@ -60,6 +60,8 @@ static const struct opt_def defs[] = {
 	{ OPT_OFFSET, 0, "offset", "BYTES",
 	  "the volume at BYTES into the image; with a suffix s, in\n"
 	  "                      512-byte sectors (as mmls shows them)" },
+	{ OPT_QUIET, 'q', "quiet", NULL,
+	  "no progress line (shown on a terminal only)" },
 	{ OPT_VERBOSE, 'v', "verbose", NULL,
 	  "say which key opened which policy and which volume is used" },
 	{ OPT_HELP, 'h', "help", NULL, "this help" },
@@ -114,6 +116,7 @@ static int apply(struct options *o, const struct opt_def *d, const char *arg,
 	case OPT_OUT: o->out_dir = arg; break;
 	case OPT_MANIFEST: o->manifest = arg; break;
 	case OPT_FORCE: o->force = 1; break;
+	case OPT_QUIET: o->quiet = 1; break;
 	case OPT_KEEP_SETID: o->keep_setid = 1; break;
 	case OPT_JSON: o->json = 1; break;
 	case OPT_SEED: o->seed = arg; break;

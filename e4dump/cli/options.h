@@ -13,7 +13,7 @@ enum opt_id {
 	OPT_VERBOSE, OPT_HELP, OPT_LONG, OPT_RECURSIVE, OPT_OUT, OPT_FORCE,
 	OPT_KEEP_SETID, OPT_JSON, OPT_SEED, OPT_CHECK, OPT_MAX_ENTRIES,
 	OPT_MAX_DEPTH,
-	OPT_THREADS, OPT_PARTITION, OPT_OFFSET, OPT_FULL_TIME, OPT_MANIFEST,
+	OPT_THREADS, OPT_PARTITION, OPT_OFFSET, OPT_FULL_TIME, OPT_MANIFEST, OPT_QUIET,
 	OPT_COUNT
 };
 
@@ -33,6 +33,7 @@ struct options {
 	const char *out_dir;      /* extract -o */
 	const char *manifest;     /* extract --manifest */
 	int force;                /* extract --force */
+	int quiet;                /* extract, verify --quiet: no progress */
 	int keep_setid;           /* extract --keep-setid */
 	enum e4_name_format format;
 	int dummy_key;
