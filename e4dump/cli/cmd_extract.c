@@ -107,17 +107,19 @@ static char *out_rel(const struct xdir *d, const char *name)
 static void manifest_link(struct extract *x, struct xdir *d, const char *name,
 			  const struct e4_walk_node *n)
 {
-	char ct[65] = "-", *row;
+	char ct[65] = "-", *row, *rel;
 	int fd;
 
 	if (!x->man)
 		return;
 	if (n->inode->encrypted && manifest_ct_sha256(x->s->fs, n->inode, n->path, ct))
 		snprintf(ct, sizeof(ct), "-");
-	row = manifest_row_start(n->rel, n->inode, ct);
+	rel = out_rel(d, name);
+	row = rel ? manifest_row_start(rel, n->inode, ct) : NULL;
+	free(rel);
 	fd = openat(d->fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (row && fd >= 0)
-		manifest_row(x->man, row, fd, x->r);
+		manifest_row(x->man, row, fd, n->inode->size, x->r);
 	else
 		free(row);
 	if (fd >= 0)
@@ -168,8 +170,11 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 
 		if (in->encrypted && manifest_ct_sha256(x->s->fs, in, n->path, ct))
 			snprintf(ct, sizeof(ct), "-");
+		rel = out_rel(d, name);
 		job.man = x->man;
-		job.man_row = manifest_row_start(n->rel, in, ct);
+		job.man_row = rel ? manifest_row_start(rel, in, ct) : NULL;
+		free(rel);
+		rel = NULL;
 		if (!job.man_row)
 			job.man = NULL;
 	}

@@ -49,8 +49,11 @@ int cmd_info(const struct options *o, struct report *r)
 	size_t bad_ctx = 0, ctx_unflagged = 0, more_policies = 0;
 	int rc = session_open(&s, o, r, 1);
 
-	if (rc)
-		return rc;
+	if (rc) {
+		if (o->json)
+			json_emit(json_summary("info", r, rc));
+		return finish_stdout(rc, r);
+	}
 	e4_fs_get_info(s.fs, &info);
 	if (!o->json) {
 		printf("image: %s\n", s.image);
@@ -127,6 +130,8 @@ int cmd_info(const struct options *o, struct report *r)
 		json_object_object_add(rec, "without_valid_context", json_object_new_uint64(bad_ctx));
 		json_object_object_add(rec, "unencrypted_with_context", json_object_new_uint64(ctx_unflagged));
 		json_object_object_add(rec, "policies", json_object_new_uint64(npol));
+		json_object_object_add(rec, "inodes_in_further_policies",
+				       json_object_new_uint64(more_policies));
 		json_emit(rec);
 		for (size_t j = 0; j < npol; j++) {
 			const struct e4_context *c = &pol[j].ctx;
@@ -194,8 +199,10 @@ int cmd_info(const struct options *o, struct report *r)
 			report_info(r, "key %s opens none of the policies of %s",
 				    e4_keystore_key(s.keys, k)->label, s.image);
 	}
+	/* policies no key opens are facts here, not failures */
+	rc = r->errors ? EXIT_SKIPPED : EXIT_DONE;
 	if (o->json)
-		json_emit(json_summary("info", r, EXIT_DONE));
+		json_emit(json_summary("info", r, rc));
 	session_close(&s);
-	return finish_stdout(EXIT_DONE, r);
+	return finish_stdout(rc, r);
 }

@@ -146,8 +146,11 @@ int cmd_ls(const struct options *o, struct report *r)
 	uint32_t ino;
 	int rc = session_open(&s, o, r, 1);
 
-	if (rc)
-		return rc;
+	if (rc) {
+		if (o->json)
+			json_emit(json_summary("ls", r, rc));
+		return finish_stdout(rc, r);
+	}
 	if (e4_path_lookup(s.fs, path, &ino) == E4_OK)
 		e4_walk(s.fs, ino, path, &wo, &v, &l, NULL);
 	rc = session_status(&s);

@@ -101,10 +101,13 @@ static json_object *context_of(struct session *s, const struct e4_inode *in)
 		ADD(o, "error", STR(why ? why : e4_status_str(st)));
 		return o;
 	}
+	/* the context's version byte as stored (v2 is stored as 2) */
+	ADD(o, "version", INT(c.version));
+	ADD(o, "known", json_object_new_boolean(st == E4_OK));
+	if (c.version != E4_CONTEXT_V1 && c.version != E4_CONTEXT_V2)
+		return o; /* nothing else of it can be read */
 	e4_policy_flags_name(c.flags, flags);
 	snprintf(fl, sizeof(fl), "0x%02x", c.flags);
-	ADD(o, "version", INT(c.version == E4_CONTEXT_V1 ? 1 : 2));
-	ADD(o, "known", json_object_new_boolean(st == E4_OK));
 	ADD(o, "contents_mode", INT(c.contents_mode));
 	ADD(o, "contents", STR(e4_mode_name(c.contents_mode)));
 	ADD(o, "filenames_mode", INT(c.filenames_mode));
@@ -160,6 +163,18 @@ static json_object *nokey_name(struct session *s, const char *path, uint32_t ino
 	return o;
 }
 
+/* Whether in is encrypted under a policy no given key opens (then its
+ * target is not read: that would be an error, not a fact). */
+static int locked(struct session *s, const struct e4_inode *in)
+{
+	struct e4_context c;
+	struct e4_policy_key pk;
+	const char *why;
+
+	return in->encrypted && e4_inode_context(s->fs, in, &c, &why) == E4_OK &&
+	       (e4_fs_policy_key(s->fs, &c, &pk) != E4_OK || !pk.open);
+}
+
 static json_object *gather(struct session *s, const char *path, const char *shown,
 			   const struct e4_inode *in)
 {
@@ -171,11 +186,11 @@ static json_object *gather(struct session *s, const char *path, const char *show
 		char *target;
 		size_t len;
 
-		if (e4_symlink_read(s->fs, in, shown, &target, &len) == E4_OK) {
+		if (locked(s, in))
+			e4_symlink_locked_size(s->fs, in, shown, &size);
+		else if (e4_symlink_read(s->fs, in, shown, &target, &len) == E4_OK) {
 			size = len;
 			free(target);
-		} else {
-			e4_symlink_locked_size(s->fs, in, shown, &size);
 		}
 	}
 	snprintf(mode, sizeof(mode), "%04o", in->mode & 07777);
@@ -212,13 +227,21 @@ static const char *str(json_object *o, const char *k)
 	return json_object_object_get_ex(o, k, &v) && v ? json_object_get_string(v) : NULL;
 }
 
+/* str, or "?" where the text must show something */
+static const char *txt(json_object *o, const char *k)
+{
+	const char *s = str(o, k);
+
+	return s ? s : "?";
+}
+
 static void print_text(json_object *o)
 {
 	json_object *v, *enc;
 	const char *keys[] = { "path", "inode", "file_type", "mode", "uid", "gid", "size" };
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		printf("%s: %s\n", i == 2 ? "type" : keys[i], str(o, keys[i]));
+		printf("%s: %s\n", i == 2 ? "type" : keys[i], txt(o, keys[i]));
 	if (strcmp(str(o, "size"), str(o, "stored_size")))
 		printf("stored size: %s\n", str(o, "stored_size"));
 	printf("links: %s\nflags: %s (", str(o, "links"), str(o, "flags"));
@@ -226,8 +249,8 @@ static void print_text(json_object *o)
 	for (size_t i = 0; i < json_object_array_length(v); i++)
 		printf("%s%s", i ? "|" : "", json_object_get_string(json_object_array_get_idx(v, i)));
 	printf(")\ngeneration: %s\n", str(o, "generation"));
-	printf("atime: %s\nmtime: %s\nctime: %s\n", str(o, "atime"), str(o, "mtime"),
-	       str(o, "ctime"));
+	printf("atime: %s\nmtime: %s\nctime: %s\n", txt(o, "atime"), txt(o, "mtime"),
+	       txt(o, "ctime"));
 	if (str(o, "crtime"))
 		printf("crtime: %s\n", str(o, "crtime"));
 	printf("blocks (logical -> physical):\n");
@@ -255,6 +278,8 @@ static void print_text(json_object *o)
 		json_object_object_get_ex(enc, "known", &v);
 		printf("encryption: policy v%s%s\n", str(enc, "version"),
 		       json_object_get_boolean(v) ? "" : " (not one Linux 6.1 knows)");
+		if (!str(enc, "contents"))
+			goto nokey;
 		printf("  contents: %s (%s)\n", str(enc, "contents"), str(enc, "contents_mode"));
 		printf("  filenames: %s (%s)\n", str(enc, "filenames"), str(enc, "filenames_mode"));
 		printf("  policy flags: %s (%s)\n", str(enc, "policy_flags"),
@@ -269,6 +294,7 @@ static void print_text(json_object *o)
 		else if (str(enc, "key_how"))
 			printf("  key: none opens it (%s)\n", str(enc, "key_how"));
 	}
+nokey:
 	if (str(o, "nokey_name"))
 		printf("no-key name: %s\n", str(o, "nokey_name"));
 }
@@ -287,7 +313,10 @@ int cmd_stat(const struct options *o, struct report *r)
 		free(shown);
 		if (!rc)
 			session_close(&s);
-		return rc ? rc : EXIT_FATAL;
+		rc = rc ? rc : EXIT_FATAL;
+		if (o->json)
+			json_emit(json_summary("stat", r, rc));
+		return finish_stdout(rc, r);
 	}
 	e4_escape((const uint8_t *)path, strlen(path), shown, 0);
 	if (e4_path_lookup(s.fs, path, &ino) != E4_OK ||

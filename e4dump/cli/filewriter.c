@@ -63,6 +63,7 @@ int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 		 struct e4_readbuf *rb)
 {
 	struct sink s = { job->out.fd, 0 };
+	char hashes[MANIFEST_HASHES];
 	enum e4_status es;
 	int err;
 
@@ -84,9 +85,11 @@ int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 				     strerror(err ? err : EIO));
 		return -1;
 	}
-	if (job->man) {
-		manifest_row(job->man, job->man_row, job->out.fd, r);
-		job->man_row = NULL;
+	/* the hashes of what was written, put in the manifest once the file
+	 * is in place */
+	if (job->man && manifest_hash(job->out.fd, job->size, hashes)) {
+		report_error(r, "%s: --manifest: cannot hash what was written", job->path);
+		job->man = NULL;
 	}
 	if (job->chmod)
 		fchmod(job->out.fd, job->mode);
@@ -99,6 +102,10 @@ int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 			     errno == OUTDIR_EIMAGE ? "it is the image being read" :
 			     strerror(errno));
 		return -1;
+	}
+	if (job->man) {
+		manifest_write(job->man, job->man_row, hashes);
+		job->man_row = NULL;
 	}
 	return 0;
 }

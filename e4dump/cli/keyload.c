@@ -1,12 +1,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "hex.h"
 #include "kdf.h"
 #include "keyfile.h"
+#include "escape.h"
 #include "keyload.h"
 
 /* Read up to cap bytes of path into buf; *len = cap + 1 when it holds
@@ -52,8 +54,26 @@ out:
 	return 0;
 }
 
+/* A file name as labels show it: escaped (it names a key in text and
+ * JSON output), cut to fit. */
+static const char *shown(const char *path, char *out, size_t len)
+{
+	size_t n = strlen(path);
+	char *e = malloc(E4_ESCAPE_SIZE(n));
+
+	if (!e) {
+		snprintf(out, len, "?");
+		return out;
+	}
+	e4_escape((const uint8_t *)path, n, e, 0);
+	snprintf(out, len, "%s", e);
+	free(e);
+	return out;
+}
+
 int keyload_file(struct e4_keystore *ks, const char *path, struct report *r)
 {
+	char label[300];
 	uint8_t buf[512], key[E4_MAX_KEY_SIZE];
 	size_t len, key_len;
 	const char *why = NULL;
@@ -76,7 +96,7 @@ int keyload_file(struct e4_keystore *ks, const char *path, struct report *r)
 		report_error(r, "key file %s: %s", path, why);
 		return -1;
 	}
-	st = e4_keystore_add(ks, key, key_len, path);
+	st = e4_keystore_add(ks, key, key_len, shown(path, label, sizeof(label)));
 	e4_wipe(key, sizeof(key));
 	if (st != E4_OK) {
 		report_error(r, "key file %s: %s", path, e4_status_str(st));
@@ -110,7 +130,8 @@ int keyload_passphrase(struct e4_keystore *ks, const char *path,
 				   "empty passphrase");
 		return -1;
 	}
-	snprintf(label, sizeof(label), "passphrase %s", path);
+	snprintf(label, sizeof(label), "passphrase ");
+	shown(path, label + strlen(label), sizeof(label) - strlen(label));
 	st = e4_keystore_add_passphrase(ks, buf, len, salt, salt_len, label);
 	e4_wipe(buf, sizeof(buf));
 	if (st != E4_OK) {

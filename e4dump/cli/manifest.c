@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <openssl/evp.h>
+#include "escape.h"
 #include "file.h"
 #include "manifest.h"
 
@@ -68,10 +69,12 @@ static void iso(const struct e4_timestamp *ts, char *buf, size_t len)
 		snprintf(buf + n, len - n, ".%09" PRIu32 "Z", ts->nsec);
 }
 
-char *manifest_row_start(const char *path, const struct e4_inode *in,
+char *manifest_row_start(const char *out_path, const struct e4_inode *in,
 			 const char *ct_sha256_hex)
 {
-	char a[48], m[48], c[48], cr[48] = "-", *row;
+	char a[48], m[48], c[48], cr[48] = "-", *row, *path;
+	size_t n = strlen(out_path);
+	int k;
 
 	iso(&in->atime, a, sizeof(a));
 	iso(&in->mtime, m, sizeof(m));
@@ -80,10 +83,14 @@ char *manifest_row_start(const char *path, const struct e4_inode *in,
 		iso(&in->crtime, cr, sizeof(cr));
 	/* "path inode size" '\n' "ciphertext times": the plaintext hashes go
 	 * between (the path is escaped: it has no newline) */
-	if (asprintf(&row, "%s\t%" PRIu32 "\t%" PRIu64 "\n%s\t%s\t%s\t%s\t%s", path,
-		     in->ino, in->size, ct_sha256_hex, a, m, c, cr) < 0)
+	path = malloc(E4_ESCAPE_SIZE(n));
+	if (!path)
 		return NULL;
-	return row;
+	e4_escape((const uint8_t *)out_path, n, path, 0);
+	k = asprintf(&row, "%s\t%" PRIu32 "\t%" PRIu64 "\n%s\t%s\t%s\t%s\t%s", path,
+		     in->ino, in->size, ct_sha256_hex, a, m, c, cr);
+	free(path);
+	return k < 0 ? NULL : row;
 }
 
 static void hex(const unsigned char *p, unsigned int n, char *out)
@@ -92,17 +99,23 @@ static void hex(const unsigned char *p, unsigned int n, char *out)
 		snprintf(out + 2 * i, 3, "%02x", p[i]);
 }
 
-int manifest_row(struct manifest *m, char *start, int fd, struct report *r)
+int manifest_hash(int fd, uint64_t size, char *hashes)
 {
 	static const size_t bufsize = 256 * 1024;
 	EVP_MD_CTX *ctx[3] = { EVP_MD_CTX_new(), EVP_MD_CTX_new(), EVP_MD_CTX_new() };
 	const EVP_MD *md[3] = { EVP_md5(), EVP_sha1(), EVP_sha256() };
-	unsigned char *buf = malloc(bufsize), d[EVP_MAX_MD_SIZE];
-	char hashes[3 * (2 * EVP_MAX_MD_SIZE + 1)], *p = hashes, *tail;
+	unsigned char *buf = NULL, d[EVP_MAX_MD_SIZE];
+	char *p = hashes;
 	off_t off = 0;
 	ssize_t n = 0;
 	int rc = -1;
 
+	if (size > MANIFEST_MAX_HASHED) {
+		snprintf(hashes, MANIFEST_HASHES, "-\t-\t-");
+		rc = 0;
+		goto out;
+	}
+	buf = malloc(bufsize);
 	for (int i = 0; i < 3; i++)
 		if (!ctx[i] || !EVP_DigestInit_ex(ctx[i], md[i], NULL))
 			goto out;
@@ -121,24 +134,43 @@ int manifest_row(struct manifest *m, char *start, int fd, struct report *r)
 		p += 2 * len;
 		*p++ = i < 2 ? '\t' : 0;
 	}
-	tail = strchr(start, '\n');
-	if (!tail)
-		goto out;
-	*tail++ = 0;
-	pthread_mutex_lock(&m->lock);
-	if (fprintf(m->f, "%s\t%s\t%s\n", start, hashes, tail) < 0)
-		m->failed = 1;
-	pthread_mutex_unlock(&m->lock);
 	rc = 0;
 out:
-	if (rc)
-		report_error(r, "--manifest: cannot hash an extracted file: %s",
-			     strerror(errno ? errno : EIO));
 	for (int i = 0; i < 3; i++)
 		EVP_MD_CTX_free(ctx[i]);
 	free(buf);
+	return rc;
+}
+
+int manifest_write(struct manifest *m, char *start, const char *hashes)
+{
+	char *tail = strchr(start, '\n');
+	int rc = 0;
+
+	if (!tail) {
+		free(start);
+		return -1;
+	}
+	*tail++ = 0;
+	pthread_mutex_lock(&m->lock);
+	if (fprintf(m->f, "%s\t%s\t%s\n", start, hashes, tail) < 0)
+		m->failed = rc = -1;
+	pthread_mutex_unlock(&m->lock);
 	free(start);
 	return rc;
+}
+
+int manifest_row(struct manifest *m, char *start, int fd, uint64_t size,
+		 struct report *r)
+{
+	char hashes[MANIFEST_HASHES];
+
+	if (manifest_hash(fd, size, hashes)) {
+		report_error(r, "--manifest: cannot hash an extracted file");
+		free(start);
+		return -1;
+	}
+	return manifest_write(m, start, hashes);
 }
 
 static int hash_sink(void *arg, uint64_t off, const uint8_t *data, size_t len)
@@ -155,6 +187,11 @@ int manifest_ct_sha256(struct e4_fs *fs, const struct e4_inode *in,
 	unsigned int len = 0;
 	int rc = -1;
 
+	if (in->size > MANIFEST_MAX_HASHED) {
+		snprintf(out, 65, "-");
+		EVP_MD_CTX_free(ctx);
+		return 0;
+	}
 	if (ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) &&
 	    e4_inode_stream_raw(fs, in, path, hash_sink, ctx) == E4_OK &&
 	    EVP_DigestFinal_ex(ctx, d, &len)) {

@@ -17,18 +17,33 @@ struct manifest *manifest_open(const char *path, struct report *r);
 /* 0, or -1 after an error (a write failed). */
 int manifest_close(struct manifest *m, struct report *r);
 
-/* What the walking thread knows of a file: its path (as shown), inode,
- * size, times and ciphertext hash ("-" for a plaintext file): the row
- * without the plaintext hashes.  malloc'd, or NULL. */
-char *manifest_row_start(const char *path, const struct e4_inode *in,
+/* Files larger than this are not hashed ("-", with a warning): a sparse
+ * file of a few blocks may claim a terabyte of zeros to read back. */
+#define MANIFEST_MAX_HASHED ((uint64_t)64 << 30)
+
+/* What the walking thread knows of a file: its path in the output
+ * directory (raw bytes: escaped here), inode, size, times and ciphertext
+ * hash ("-" for a plaintext file): the row without the plaintext hashes.
+ * malloc'd, or NULL. */
+char *manifest_row_start(const char *out_path, const struct e4_inode *in,
 			 const char *ct_sha256_hex);
 
-/* Hash the file open at fd (from its start) and write its row; frees
- * start.  0, or -1 (reported). */
-int manifest_row(struct manifest *m, char *start, int fd, struct report *r);
+/* The MD5, SHA-1 and SHA-256 of the file open at fd (from its start, size
+ * bytes), tab-separated, into hashes (MANIFEST_HASHES bytes); "-" for each
+ * above MANIFEST_MAX_HASHED.  0, or -1 when it cannot be read. */
+#define MANIFEST_HASHES 176
+int manifest_hash(int fd, uint64_t size, char *hashes);
+
+/* Write a row (after the file is in place); frees start.  0 or -1. */
+int manifest_write(struct manifest *m, char *start, const char *hashes);
+
+/* Hash fd and write its row at once (a hard link, already in place). */
+int manifest_row(struct manifest *m, char *start, int fd, uint64_t size,
+		 struct report *r);
 
 /* The SHA-256 of a file's stored bytes (e4_inode_stream_raw) as hex into
- * out (65 bytes).  0, or -1 (reported by the library). */
+ * out (65 bytes); "-" above MANIFEST_MAX_HASHED.  0, or -1 (reported by
+ * the library). */
 int manifest_ct_sha256(struct e4_fs *fs, const struct e4_inode *in,
 		       const char *path, char out[65]);
 

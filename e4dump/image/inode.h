@@ -88,8 +88,9 @@ enum e4_status e4_symlink_read(struct e4_fs *fs, const struct e4_inode *in,
 			       const char *path, char **target, size_t *len);
 
 /* The st_size Linux 6.1 gives a symlink whose policy is locked: for an
- * encrypted one the length of its no-key target (the ciphertext in
- * unpadded base64url, fscrypt_symlink_getattr), else i_size.  With the key
+ * encrypted one the length of its no-key target (fscrypt_symlink_getattr:
+ * the no-key name of its ciphertext with hash 0; the seed's encoding for
+ * the 2015 format), else i_size.  With the key
  * it is the length e4_symlink_read returns.  Reported errors. */
 enum e4_status e4_symlink_locked_size(struct e4_fs *fs, const struct e4_inode *in,
 				      const char *path, uint64_t *size);

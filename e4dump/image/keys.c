@@ -369,8 +369,10 @@ enum e4_status e4_fs_policy_key(struct e4_fs *fs, const struct e4_context *ctx,
 {
 	struct e4_policy_slot *s = slot_for(fs, ctx);
 
-	if (!s)
+	if (!s) {
+		*out = (struct e4_policy_key){ 0, -1, "out of memory" };
 		return E4_NOMEM;
+	}
 	if (!s->decided) {
 		/* the trial may meet this policy again: decide once */
 		s->decided = 1;

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "blockmap.h"
 #include "fs_private.h"
+#include "nokey.h"
 #include "kdf.h"
 #include "symlink.h"
 
@@ -196,6 +197,7 @@ enum e4_status e4_symlink_locked_size(struct e4_fs *fs, const struct e4_inode *i
 	uint8_t *blob;
 	const uint8_t *ct;
 	size_t n, ct_len;
+	char nk[E4_NOKEY_NAME_MAX + 1];
 	enum e4_status st;
 
 	*size = in->size;
@@ -205,14 +207,20 @@ enum e4_status e4_symlink_locked_size(struct e4_fs *fs, const struct e4_inode *i
 	if (st != E4_OK)
 		return st;
 	st = e4_symlink_parse(blob, n, &ct, &ct_len);
+	/* fscrypt_symlink_getattr(): the length of what readlink returns
+	 * without the key, fscrypt_get_symlink's no-key form of the
+	 * ciphertext: fscrypt_fname_disk_to_usr with hash 0 (the seed: its
+	 * own encoding) */
+	if (st == E4_OK)
+		st = e4_fs_name_format(fs) == E4_FORMAT_2015 ?
+		     e4_nokey_name_2015(ct, ct_len, nk) :
+		     e4_nokey_name_v61(0, 0, ct, ct_len, nk);
 	free(blob);
 	if (st != E4_OK) {
 		e4_report(fs, E4_DIAG_ERROR, st, in->ino, path,
 			  "symlink target: corrupt header or length");
 		return st;
 	}
-	/* fscrypt_symlink_getattr(): the length of what readlink returns
-	 * without the key, the ciphertext in unpadded base64url */
-	*size = ((uint64_t)ct_len * 4 + 2) / 3;
+	*size = strlen(nk);
 	return E4_OK;
 }

@@ -233,13 +233,19 @@ enum e4_status e4_walk(struct e4_fs *fs, uint32_t start, const char *start_path,
 	memset(stats, 0, sizeof(*stats));
 	memset(&w, 0, sizeof(w));
 	w.fs = fs, w.o = o, w.v = v, w.arg = arg, w.stats = stats;
-	st = e4_inode_read(fs, start, start_path, &in);
-	if (st != E4_OK)
-		return st;
-	if (sb_reserve(&w.path, strlen(start_path)) || sb_reserve(&w.rel, 0))
+	/* display paths are escaped: the start too, given as raw bytes */
+	if (sb_reserve(&w.path, E4_ESCAPE_SIZE(strlen(start_path))) || sb_reserve(&w.rel, 0)) {
+		free(w.path.p);
+		free(w.rel.p);
 		return E4_NOMEM;
-	strcpy(w.path.p, start_path);
-	w.path.len = strlen(start_path);
+	}
+	w.path.len = e4_escape((const uint8_t *)start_path, strlen(start_path), w.path.p, 0);
+	st = e4_inode_read(fs, start, w.path.p, &in);
+	if (st != E4_OK) {
+		free(w.path.p);
+		free(w.rel.p);
+		return st;
+	}
 	w.rel.p[0] = '\0';
 	memset(&n, 0, sizeof(n));
 	n.path = w.path.p;

@@ -37,12 +37,13 @@ expect "an inode past the last" 1 "error: <99999>: no inode 99999" -- "$E4DUMP" 
 expect "'/<$secret>' is a name, not an inode" 1 "no such entry \"<$secret>\"" -- "$E4DUMP" ls "$W/s.img" "/<$secret>"
 
 # ls -l gives a locked encrypted symlink the size the kernel's lstat
-# would: its no-key target, the ciphertext (i_size less the 2-byte length)
-# in unpadded base64url (fscrypt_symlink_getattr)
+# would: its no-key target (fscrypt_symlink_getattr -> fscrypt_get_symlink
+# -> fscrypt_fname_disk_to_usr with hash 0: unpadded base64url of 8 zero
+# bytes of hash and the ciphertext, i_size less its 2-byte length)
 lino=$(debugfs -R "ls -p /secret" "$W/s.img" 2>/dev/null | awk -F/ '$3 ~ /^120/ {print $2; exit}')
 lsize=$(debugfs -R "stat <$lino>" "$W/s.img" 2>/dev/null |
 	awk '/Size:/ {for (i = 1; i <= NF; i++) if ($i == "Size:") print $(i + 1); exit}')
-want=$(( ((lsize - 2) * 4 + 2) / 3 ))
+want=$(( ((8 + lsize - 2) * 4 + 2) / 3 ))
 "$E4DUMP" ls -l "$W/s.img" /secret 2>/dev/null >"$W/ls-locked"
 check "ls -l without the key: an encrypted symlink's size is its no-key target's ($want, i_size $lsize)" \
 	'[ "$lsize" -gt 2 ] && awk -v s="$want" '"'"'$2 == "l" && $4 == s {f = 1} END {exit !f}'"'"' "$W/ls-locked"'

@@ -1,7 +1,7 @@
 #!/bin/bash
 # --json on the kernel-written sample: ls -R records checked field by
-# field (json_check.py: debugfs and stat); a fatal error is one JSON
-# diagnostic on stdout before exit 2; a policy no given key opens is a
+# field (json_check.py: debugfs and stat); a fatal error is a JSON
+# diagnostic and a summary on stdout before exit 2; a policy no given key opens is a
 # diagnostic record (problem no_key) and the summary says exit 1.
 # usage: json.sh E4DUMP WORKDIR
 set -u
@@ -14,8 +14,8 @@ check "ls -R --json: every record as debugfs and stat say ($(head -2 "$W/check")
 jq_py() { python3 -c "import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; $1" "$2"; }
 "$E4DUMP" ls --json "$W/missing.img" >"$W/fatal" 2>/dev/null
 rc=$?
-check "a fatal error: exit 2 ($rc), one diagnostic record on stdout" \
-	'[ $rc = 2 ] && jq_py "assert len(r) == 1 and r[0][\"type\"] == \"diagnostic\" and r[0][\"level\"] == \"error\" and \"No such file\" in r[0][\"reason\"]" "$W/fatal"'
+check "a fatal error: exit 2 ($rc), its diagnostic record, then the summary" \
+	'[ $rc = 2 ] && jq_py "assert len(r) == 2 and r[0][\"type\"] == \"diagnostic\" and r[0][\"level\"] == \"error\" and \"No such file\" in r[0][\"reason\"] and r[1][\"type\"] == \"summary\" and r[1][\"exit\"] == 2" "$W/fatal"'
 head -c 64 /dev/zero | tr '\0' '7' >"$W/other.key"
 "$E4DUMP" ls -R --json --key-file "$W/other.key" "$W/s.img" >"$W/locked" 2>/dev/null
 rc=$?

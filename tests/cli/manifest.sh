@@ -39,6 +39,16 @@ while IFS=$'\t' read -r path ino size md5 sha1 sha256 ct a m c cr; do
 	n=$((n + 1))
 done < <(tail -n +2 "$W/m1.tsv")
 check "every row checked ($n)" '[ $n = "$nf" ]'
+expect "extract --manifest of one file" 0 '' -- \
+	"$E4DUMP" extract --manifest "$W/one.tsv" --key-file "$K" "$W/s.img" /secret/hello.txt -o "$W/one"
+check "its row names the file in DIR" '[ "$(tail -1 "$W/one.tsv" | cut -f1)" = hello.txt ] && [ -f "$W/one/hello.txt" ]'
+# a sparse file claiming a terabyte: not read back (no DoS), said so
+mkdir -p "$W/sparse" && truncate -s 1T "$W/sparse/big" && echo x >"$W/sparse/small"
+mkfs.ext4 -q -F -d "$W/sparse" "$W/sparse.img" 8M >/dev/null 2>&1 || give_up "mkfs.ext4 -d (sparse)"
+expect "a 1 TiB sparse file: extract --manifest ends" 0 '' -- \
+	timeout 60 "$E4DUMP" extract --manifest "$W/sp.tsv" "$W/sparse.img" -o "$W/sp"
+check "its row has no hashes, the small file's has" \
+	'grep -q "^big	[0-9]*	1099511627776	-	-	-	-	" "$W/sp.tsv" && grep -q "^small	[0-9]*	2	[0-9a-f]\{32\}	" "$W/sp.tsv"'
 echo keep >"$W/exists.tsv"
 expect "--manifest onto an existing file: refused" 2 'exists' -- \
 	"$E4DUMP" extract --manifest "$W/exists.tsv" --key-file "$K" "$W/s.img" -o "$W/x9"
