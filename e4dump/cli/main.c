@@ -46,8 +46,8 @@ static const struct command commands[] = {
 	  1, 2, "extract [--force] [--keep-setid] [--threads N] [--manifest FILE] [OPTIONS]\n"
 	  "             IMAGE [PATH] -o DIR",
 	  "extract a tree, decrypted, into DIR" },
-	{ "verify", cmd_verify, OPTS_IMAGE | OPT_BIT(OPT_JSON), 1, 1,
-	  "verify [--json] [OPTIONS] IMAGE",
+	{ "verify", cmd_verify, OPTS_IMAGE | OPT_BIT(OPT_JSON) | OPT_BIT(OPT_QUIET), 1, 1,
+	  "verify [--json] [-q] [OPTIONS] IMAGE",
 	  "check the encryption format: every inode and entry (exit 1 on findings)" },
 	{ "volumes", cmd_volumes, OPT_BIT(OPT_HELP) | OPT_BIT(OPT_VERBOSE) | OPT_BIT(OPT_JSON),
 	  1, 1, "volumes [--json] IMAGE",

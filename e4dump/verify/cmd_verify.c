@@ -98,7 +98,10 @@ int cmd_verify(const struct options *o, struct report *r)
 		rc = EXIT_FATAL;
 		goto out;
 	}
+	/* about one entry per inode in use */
+	progress_start(&v.progress, !o->quiet, "verifying", v.inodes);
 	verify_tree(&v);
+	progress_end(&v.progress);
 	check_keys(&v);
 	if (v.nomem) {
 		report_error(r, "%s: out of memory", s.image);

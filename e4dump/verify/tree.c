@@ -161,6 +161,7 @@ static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 	if (n->entry) {
 		v->entries++;
 		check_entry(v, n, vd, &at);
+		progress_add(&v->progress, 1, 0);
 	}
 	return v->nomem ? E4_WALK_STOP : E4_WALK_CONTINUE;
 }

@@ -9,6 +9,7 @@
 #include "checks.h"
 #include "dir.h"
 #include "fs_private.h"
+#include "progress.h"
 #include "report.h"
 
 /* Paths are kept as a tree of the directories walked: a node per
@@ -64,6 +65,7 @@ struct verify {
 	uint8_t **kinds;
 	size_t nkind_groups;
 	int nomem;
+	struct progress progress;   /* entries walked, on a terminal */
 };
 
 /* What an entry's inode is, from the index or read (tree.c). */
