@@ -20,7 +20,15 @@ struct e4_file {
 	uint8_t *inline_data;       /* inline files: their bytes */
 	size_t inline_len;
 	struct e4_readbuf *rb;      /* this handle's own, made when needed */
+	int keep_going;             /* e4_file_keep_going */
+	struct e4_lblk_range *bad; /* unreadable ranges, at most MAX_BAD */
+	size_t nbad;
+	uint64_t bad_blocks;        /* all of them, also past MAX_BAD */
 };
+
+/* Unreadable ranges remembered per handle; more are only counted (a
+ * truncated image may cut a file into as many ranges as it has runs). */
+#define MAX_BAD 1024
 
 /* The contents cipher of an encrypted file (none is needed, only an
  * open policy, when no block is mapped). */
@@ -104,6 +112,7 @@ enum e4_status e4_file_dup(const struct e4_file *f, struct e4_file **out)
 	g->fs = f->fs;
 	g->in = f->in;
 	g->ctx = f->ctx;
+	g->keep_going = f->keep_going;
 	if (f->path && !(g->path = strdup(f->path)))
 		goto fail;
 	if (f->nruns) {
@@ -141,6 +150,7 @@ void e4_file_close(struct e4_file *f)
 	e4_cipher_free(f->cipher);
 	e4_readbuf_free(f->rb);
 	free(f->runs);
+	free(f->bad);
 	if (f->inline_data)
 		e4_wipe(f->inline_data, f->inline_len);
 	free(f->inline_data);
@@ -251,6 +261,8 @@ static enum e4_status window_read(struct e4_file *f, struct e4_readbuf *rb,
 		st = e4_read_blocks(f->fs, pblk, want = n, rb->win);
 	if (st != E4_OK) {
 		rb->win_len = 0;
+		if (f->keep_going)
+			return E4_IO; /* the caller retries block by block */
 		e4_report(f->fs, E4_DIAG_ERROR, E4_IO, f->in.ino, f->path,
 			  "blocks %llu..%llu (file blocks %llu..%llu) cannot be read",
 			  (unsigned long long)pblk, (unsigned long long)(pblk + n - 1),
@@ -260,6 +272,83 @@ static enum e4_status window_read(struct e4_file *f, struct e4_readbuf *rb,
 	rb->win_start = pblk;
 	rb->win_len = want;
 	*data = rb->win;
+	return E4_OK;
+}
+
+void e4_file_keep_going(struct e4_file *f)
+{
+	f->keep_going = 1;
+}
+
+uint64_t e4_file_unreadable(const struct e4_file *f,
+			    const struct e4_lblk_range **ranges, size_t *n)
+{
+	*ranges = f->bad;
+	*n = f->nbad;
+	return f->bad_blocks;
+}
+
+/* Remember that file block lblk cannot be read (blocks are recorded in
+ * increasing order per stream; a pread may go back, and starts a range). */
+static void record_bad(struct e4_file *f, uint64_t lblk)
+{
+	struct e4_lblk_range *last = f->nbad ? &f->bad[f->nbad - 1] : NULL;
+
+	f->bad_blocks++;
+	if (last && last->lblk + last->len == lblk) {
+		last->len++;
+		return;
+	}
+	if (f->nbad == MAX_BAD)
+		return;
+	if (!f->bad && !(f->bad = malloc(MAX_BAD * sizeof(*f->bad))))
+		return;
+	f->bad[f->nbad].lblk = lblk;
+	f->bad[f->nbad++].len = 1;
+}
+
+/* Read one block (keep-going mode, after a failed larger read): its data,
+ * or NULL after recording it unreadable. */
+static const uint8_t *one_block(struct e4_file *f, struct e4_readbuf *rb,
+				uint64_t lblk, uint64_t pblk)
+{
+	const uint8_t *data;
+
+	if (window_read(f, rb, lblk, pblk, 1, &data) == E4_OK)
+		return data;
+	record_bad(f, lblk);
+	return NULL;
+}
+
+/* Stream n blocks one at a time, leaving out those that cannot be read
+ * (a gap for the sink: never bytes that did not come from the image). */
+static enum e4_status stream_blocks(struct e4_file *f, struct e4_readbuf *rb,
+				    uint64_t lblk, uint64_t pblk, uint64_t n,
+				    e4_sink_fn sink, void *arg)
+{
+	unsigned int bs = f->fs->info.block_size;
+	enum e4_status st;
+
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t off = (lblk + i) * bs, len = bs;
+		const uint8_t *data;
+
+		if (off >= f->in.size)
+			break;
+		data = one_block(f, rb, lblk + i, pblk + i);
+		if (!data)
+			continue;
+		if (f->cipher) {
+			st = decrypt(f, lblk + i, data, rb->out, 1);
+			if (st != E4_OK)
+				return st;
+			data = rb->out;
+		}
+		if (len > f->in.size - off)
+			len = f->in.size - off;
+		if (sink(arg, off, data, (size_t)len))
+			return E4_STOPPED;
+	}
 	return E4_OK;
 }
 
@@ -286,6 +375,12 @@ enum e4_status e4_file_stream_buf(struct e4_file *f, struct e4_readbuf *rb,
 			if (off >= size)
 				return E4_OK;
 			st = window_read(f, rb, lblk, pblk, n, &data);
+			if (st != E4_OK && f->keep_going) {
+				st = stream_blocks(f, rb, lblk, pblk, n, sink, arg);
+				if (st != E4_OK)
+					return st;
+				goto next;
+			}
 			if (st != E4_OK)
 				return st;
 			if (f->cipher) {
@@ -298,6 +393,7 @@ enum e4_status e4_file_stream_buf(struct e4_file *f, struct e4_readbuf *rb,
 				len = size - off;
 			if (sink(arg, off, data, (size_t)len))
 				return E4_STOPPED;
+next:
 			lblk += n;
 			pblk += n;
 			left -= n;
@@ -381,6 +477,18 @@ enum e4_status e4_file_pread_buf(struct e4_file *f, struct e4_readbuf *rb,
 		if (n > (skip + len - *got + bs - 1) / bs)
 			n = (skip + len - *got + bs - 1) / bs;
 		st = window_read(f, rb, lblk, r->pblk + (lblk - r->lblk), n, &data);
+		if (st != E4_OK && f->keep_going) {
+			/* this block alone; zeros where it cannot be read */
+			n = 1;
+			data = one_block(f, rb, lblk, r->pblk + (lblk - r->lblk));
+			if (!data) {
+				take = bs - skip < len - *got ? bs - skip : len - *got;
+				memset(out + *got, 0, take);
+				*got += take;
+				continue;
+			}
+			st = E4_OK;
+		}
 		if (st != E4_OK)
 			return st;
 		take = (size_t)(n * bs - skip);

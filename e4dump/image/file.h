@@ -50,6 +50,31 @@ enum e4_status e4_file_stream(struct e4_file *f, e4_sink_fn sink, void *arg);
 enum e4_status e4_inode_stream_raw(struct e4_fs *fs, const struct e4_inode *in,
 				   const char *path, e4_sink_fn sink, void *arg);
 
+/* Keep going past blocks that cannot be read (an I/O error, a truncated
+ * image, a block past the end of the volume): e4_file_stream leaves them
+ * out (a gap, as a hole) and e4_file_pread gives zeros for them, instead
+ * of failing; they are not reported but recorded, for the caller to
+ * report with what it knows.  A handle made by e4_file_dup inherits it. */
+void e4_file_keep_going(struct e4_file *f);
+
+/* A range of file (logical) blocks. */
+struct e4_lblk_range {
+	uint64_t lblk;
+	uint64_t len;
+};
+
+/* The file blocks this handle could not read so far (keep-going mode):
+ * returns how many; *ranges (*n of them, merged when read in order) lists
+ * them, the first 1024 ranges only. */
+uint64_t e4_file_unreadable(const struct e4_file *f,
+			    const struct e4_lblk_range **ranges, size_t *n);
+
+/* The same up to the end of the last block i_size reaches (every data
+ * unit whole, as a later decryption needs it), with holes and unwritten
+ * extents left out (gaps between the sink's calls). */
+enum e4_status e4_inode_stream_blocks(struct e4_fs *fs, const struct e4_inode *in,
+				      const char *path, e4_sink_fn sink, void *arg);
+
 /* Read buffers for one thread streaming many files (made and used in
  * that thread): nothing is allocated per file, and files laid out one
  * after another are read a window (bytes / 2) at a time, not one system

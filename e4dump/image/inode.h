@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include "context.h"
 #include "fs.h"
+#include "nokey.h"
 
 struct e4_timestamp {
 	int64_t sec;        /* with the extra epoch bits applied */
@@ -94,6 +95,13 @@ enum e4_status e4_symlink_read(struct e4_fs *fs, const struct e4_inode *in,
  * it is the length e4_symlink_read returns.  Reported errors. */
 enum e4_status e4_symlink_locked_size(struct e4_fs *fs, const struct e4_inode *in,
 				      const char *path, uint64_t *size);
+
+/* What readlink gives for an encrypted symlink whose policy is locked:
+ * the no-key name of its ciphertext with hash 0 (the seed's encoding for
+ * the 2015 format), NUL-terminated in out.  E4_INVALID when not
+ * encrypted; reported errors. */
+enum e4_status e4_symlink_locked_target(struct e4_fs *fs, const struct e4_inode *in,
+					const char *path, char out[E4_NOKEY_NAME_MAX + 1]);
 
 /* The stored bytes of a symlink (i_size bytes, from i_block or its first
  * block), raw: the encrypted blob of an encrypted one.  Reported errors. */

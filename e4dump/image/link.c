@@ -191,36 +191,50 @@ enum e4_status e4_symlink_read(struct e4_fs *fs, const struct e4_inode *in,
 	return E4_OK;
 }
 
-enum e4_status e4_symlink_locked_size(struct e4_fs *fs, const struct e4_inode *in,
-				      const char *path, uint64_t *size)
+enum e4_status e4_symlink_locked_target(struct e4_fs *fs, const struct e4_inode *in,
+					const char *path, char out[E4_NOKEY_NAME_MAX + 1])
 {
 	uint8_t *blob;
 	const uint8_t *ct;
 	size_t n, ct_len;
-	char nk[E4_NOKEY_NAME_MAX + 1];
 	enum e4_status st;
 
-	*size = in->size;
+	out[0] = 0;
 	if (!in->encrypted)
-		return E4_OK;
+		return E4_INVALID;
 	st = e4_symlink_raw(fs, in, path, &blob, &n);
 	if (st != E4_OK)
 		return st;
 	st = e4_symlink_parse(blob, n, &ct, &ct_len);
-	/* fscrypt_symlink_getattr(): the length of what readlink returns
-	 * without the key, fscrypt_get_symlink's no-key form of the
-	 * ciphertext: fscrypt_fname_disk_to_usr with hash 0 (the seed: its
-	 * own encoding) */
+	/* fscrypt_get_symlink's no-key form of the ciphertext:
+	 * fscrypt_fname_disk_to_usr with hash 0 (the seed: its own
+	 * encoding) */
 	if (st == E4_OK)
 		st = e4_fs_name_format(fs) == E4_FORMAT_2015 ?
-		     e4_nokey_name_2015(ct, ct_len, nk) :
-		     e4_nokey_name_v61(0, 0, ct, ct_len, nk);
+		     e4_nokey_name_2015(ct, ct_len, out) :
+		     e4_nokey_name_v61(0, 0, ct, ct_len, out);
 	free(blob);
 	if (st != E4_OK) {
 		e4_report(fs, E4_DIAG_ERROR, st, in->ino, path,
 			  "symlink target: corrupt header or length");
 		return st;
 	}
-	*size = strlen(nk);
 	return E4_OK;
+}
+
+enum e4_status e4_symlink_locked_size(struct e4_fs *fs, const struct e4_inode *in,
+				      const char *path, uint64_t *size)
+{
+	char nk[E4_NOKEY_NAME_MAX + 1];
+	enum e4_status st;
+
+	*size = in->size;
+	if (!in->encrypted)
+		return E4_OK;
+	/* fscrypt_symlink_getattr(): the length of what readlink returns
+	 * without the key */
+	st = e4_symlink_locked_target(fs, in, path, nk);
+	if (st == E4_OK)
+		*size = strlen(nk);
+	return st;
 }

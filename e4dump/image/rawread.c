@@ -16,6 +16,7 @@ struct raw {
 	e4_sink_fn sink;
 	void *arg;
 	enum e4_status st;
+	int gaps;              /* holes are left out, not passed as zeros */
 };
 
 /* Pass zeros up to byte end (a hole, or an unwritten extent). */
@@ -23,6 +24,10 @@ static int zeros(struct raw *w, uint64_t end)
 {
 	size_t cap = (size_t)RAW_CHUNK_BLOCKS * w->fs->info.block_size;
 
+	if (w->gaps) {
+		w->done = end > w->done ? end : w->done;
+		return 0;
+	}
 	memset(w->buf, 0, cap);
 	while (w->done < end) {
 		size_t n = end - w->done < cap ? (size_t)(end - w->done) : cap;
@@ -66,10 +71,11 @@ static int raw_run(void *arg, const struct e4_run *r)
 	return 0;
 }
 
-enum e4_status e4_inode_stream_raw(struct e4_fs *fs, const struct e4_inode *in,
-				   const char *path, e4_sink_fn sink, void *arg)
+static enum e4_status stream(struct e4_fs *fs, const struct e4_inode *in,
+			     const char *path, uint64_t size, int gaps,
+			     e4_sink_fn sink, void *arg)
 {
-	struct raw w = { fs, in->size, 0, NULL, sink, arg, E4_OK };
+	struct raw w = { fs, size, 0, NULL, sink, arg, E4_OK, gaps };
 	enum e4_status st;
 
 	if (!E4_ISREG(in->mode) || (in->flags & E4_INODE_INLINE_DATA_FL))
@@ -87,4 +93,17 @@ enum e4_status e4_inode_stream_raw(struct e4_fs *fs, const struct e4_inode *in,
 			  "stored blocks cannot be read");
 	free(w.buf);
 	return st;
+}
+
+enum e4_status e4_inode_stream_raw(struct e4_fs *fs, const struct e4_inode *in,
+				   const char *path, e4_sink_fn sink, void *arg)
+{
+	return stream(fs, in, path, in->size, 0, sink, arg);
+}
+
+enum e4_status e4_inode_stream_blocks(struct e4_fs *fs, const struct e4_inode *in,
+				      const char *path, e4_sink_fn sink, void *arg)
+{
+	return stream(fs, in, path, e4_inode_size_blocks(fs, in) * fs->info.block_size,
+		      1, sink, arg);
 }
