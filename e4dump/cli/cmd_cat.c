@@ -1,4 +1,5 @@
 /* e4dump cat: a file's contents (or a symlink's target), decrypted. */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include "commands.h"
 #include "dir.h"
 #include "file.h"
+#include "filewriter.h"
 #include "kdf.h"
 #include "session.h"
 
@@ -42,6 +44,23 @@ static int sink(void *arg, uint64_t off, const uint8_t *data, size_t len)
 	return 0;
 }
 
+/* The blocks a handle could not read (written as zeros): reported. */
+static void report_unreadable(struct report *r, const char *path, struct e4_file *f,
+			      uint32_t ino)
+{
+	const struct e4_lblk_range *v;
+	size_t n;
+	uint64_t bad = e4_file_unreadable(f, &v, &n);
+	char *text;
+
+	if (!bad)
+		return;
+	text = ranges_text(v, n, bad);
+	report_error_at(r, path, ino, "%" PRIu64 " blocks cannot be read (file blocks %s): written as zeros",
+			bad, text ? text : "?");
+	free(text);
+}
+
 /* Large files are read in segments by reader threads, each segment
  * k by reader k % readers into one of its two slots, while the main
  * thread writes them out in order. */
@@ -64,6 +83,9 @@ enum { EMPTY, FULL, FAILED };
 
 struct par {
 	struct e4_fs *fs;
+	struct report *report;      /* unreadable blocks, when stopped */
+	const char *path;
+	uint32_t ino;
 	pthread_mutex_t lock;
 	pthread_cond_t changed;
 	uint64_t size, segments;
@@ -124,6 +146,8 @@ static void par_stop(struct par *p, unsigned int started)
 				e4_wipe(p->r[i].slot[s], SEGMENT);
 			e4_big_free(p->r[i].slot[s], SEGMENT);
 		}
+		if (p->r[i].f)
+			report_unreadable(p->report, p->path, p->r[i].f, p->ino);
 		e4_file_close(p->r[i].f);
 	}
 	pthread_cond_destroy(&p->changed);
@@ -132,9 +156,12 @@ static void par_stop(struct par *p, unsigned int started)
 
 /* 0 when written, 1 after a failure (reported), -1 when the threads could
  * not be started (nothing written: read it in this thread). */
-static int cat_parallel(struct e4_fs *fs, struct e4_file *f, uint64_t size,
+static int cat_parallel(struct session *s, struct e4_file *f,
+			const struct e4_inode *in, const char *path,
 			unsigned int readers)
 {
+	struct e4_fs *fs = s->fs;
+	uint64_t size = in->size;
 	struct par *p = calloc(1, sizeof(*p));
 	int rc = 0, started = 0;
 
@@ -144,6 +171,9 @@ static int cat_parallel(struct e4_fs *fs, struct e4_file *f, uint64_t size,
 	}
 	pthread_cond_init(&p->changed, NULL);
 	p->fs = fs;
+	p->report = s->report;
+	p->path = path;
+	p->ino = in->ino;
 	p->size = size;
 	p->segments = (size + SEGMENT - 1) / SEGMENT;
 	/* every reader is made before any starts: each reads p->readers */
@@ -201,8 +231,10 @@ static void cat_file(struct session *s, const struct options *o,
 
 	if (e4_file_open(s->fs, in, path, &f) != E4_OK)
 		return; /* reported */
+	/* an unreadable block costs that block only */
+	e4_file_keep_going(f);
 	if (extra && in->size >= MIN_PARALLEL &&
-	    cat_parallel(s->fs, f, in->size, extra + 1 > MAX_READERS ? MAX_READERS :
+	    cat_parallel(s, f, in, path, extra + 1 > MAX_READERS ? MAX_READERS :
 			 extra + 1) >= 0) {
 		e4_file_close(f);
 		return;
@@ -210,6 +242,7 @@ static void cat_file(struct session *s, const struct options *o,
 	if (e4_file_stream(f, sink, &c) == E4_OK && !c.failed &&
 	    c.pos < in->size && write_zeros(in->size - c.pos))
 		c.failed = 1;
+	report_unreadable(s->report, path, f, in->ino);
 	e4_file_close(f);
 }
 

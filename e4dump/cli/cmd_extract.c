@@ -3,8 +3,12 @@
  * symlinks (outdir.c); names unsafe there are escaped and two entries
  * never share a name, so nothing is written outside DIR, nothing is
  * merged, and the image is never replaced.  No device node, FIFO or
- * socket is made; setuid and setgid bits are dropped unless asked for. */
+ * socket is made; setuid and setgid bits are dropped unless asked for.
+ * Every entry is accounted for: extracted, kept locked (--keep-locked),
+ * partial (unreadable blocks left as holes) or skipped, also each entry
+ * below a directory that is skipped. */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +21,8 @@
 #include "filewriter.h"
 #include "progress.h"
 #include "hardlinks.h"
+#include "inodeinfo.h"
+#include "jsonout.h"
 #include "nameset.h"
 #include "outdir.h"
 #include "session.h"
@@ -33,6 +39,11 @@ struct xdir {
 	ino_t ino;
 	char *name;             /* its output name ("" for DIR itself) */
 	struct nameset names;   /* output names made in it */
+	int phantom;            /* not made: its entries are only counted */
+	int skip;               /* its entries are skipped (counted) */
+	struct xdir *skip_top;  /* the skipped directory this is below */
+	size_t below;           /* skip_top: entries skipped below it */
+	const char *why;        /* skip_top: why */
 };
 
 struct extract {
@@ -43,9 +54,11 @@ struct extract {
 	struct hardlinks links;
 	struct xdir root;
 	struct filewriter *writer;
-	struct manifest *man;       /* --manifest */
+	struct manifest *man;       /* --manifest, --dfxml */
 	struct progress progress;
-	size_t done, skipped, renamed;
+	size_t dirs, files, symlinks, locked, renamed, skipped;
+	size_t partial_here;        /* partial files written here */
+	uint64_t bytes;             /* of files written here (not the writer's) */
 	const char *start_path;
 	int stop;
 };
@@ -107,7 +120,8 @@ static char *out_rel(const struct xdir *d, const char *name)
 static void manifest_link(struct extract *x, struct xdir *d, const char *name,
 			  const struct e4_walk_node *n)
 {
-	char ct[65] = "-", *row, *rel;
+	char ct[65] = "-", *rel;
+	struct manifest_row *row;
 	int fd;
 
 	if (!x->man)
@@ -119,11 +133,42 @@ static void manifest_link(struct extract *x, struct xdir *d, const char *name,
 	free(rel);
 	fd = openat(d->fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (row && fd >= 0)
-		manifest_row(x->man, row, fd, n->inode->size, x->r);
+		manifest_row(x->man, row, fd, n->inode->size, NULL, x->r);
 	else
-		free(row);
+		manifest_row_free(row);
 	if (fd >= 0)
 		close(fd);
+}
+
+/* --json: the record of an entry written (or not) at rel in DIR. */
+static json_object *record(struct extract *x, const struct e4_walk_node *n,
+			   const char *rel, const char *status)
+{
+	json_object *o;
+	uint64_t size = n->inode ? n->inode->size : 0;
+
+	if (!x->o->json)
+		return NULL;
+	if (n->inode && E4_ISLNK(n->inode->mode))
+		e4_symlink_locked_size(x->s->fs, n->inode, n->path, &size);
+	o = json_entry(x->s, n, size);
+	json_object_object_add(o, "type", json_object_new_string("extracted"));
+	json_object_object_add(o, "output", rel ? json_object_new_string(rel) : NULL);
+	if (status)
+		json_object_object_add(o, "status", json_object_new_string(status));
+	return o;
+}
+
+static void emit(struct extract *x, const struct e4_walk_node *n,
+		 struct xdir *d, const char *name, const char *status)
+{
+	char *rel;
+
+	if (!x->o->json)
+		return;
+	rel = name ? out_rel(d, name) : NULL;
+	json_emit(record(x, n, rel, status));
+	free(rel);
 }
 
 /* A regular file: created here, written by the writer (filewriter.h);
@@ -143,6 +188,8 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 		if (outdir_link(&x->od, first->rel, first->dev, first->out_ino,
 				d->fd, name) == 0) {
 			manifest_link(x, d, name, n);
+			emit(x, n, d, name, "ok");
+			x->bytes += in->size;
 			return 0;
 		}
 		/* fall back to a copy */
@@ -150,6 +197,8 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 	memset(&job, 0, sizeof(job));
 	if (e4_file_open(x->s->fs, in, n->path, &job.file) != E4_OK)
 		return -1; /* reported */
+	e4_file_keep_going(job.file);
+	job.ino = in->ino;
 	job.path = strdup(n->path);
 	memcpy(job.name, name, strlen(name) + 1);
 	if (!job.path) {
@@ -180,6 +229,12 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 	}
 	job.size = in->size;
 	inode_times(in, job.times);
+	if (x->o->json) {
+		rel = out_rel(d, name);
+		job.rec = record(x, n, rel, NULL);
+		free(rel);
+		rel = NULL;
+	}
 	if (in->links == 1 || first) {
 		filewriter_submit(x->writer, &job);
 		return 0;
@@ -187,8 +242,10 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 	job.st = &st;
 	rc = file_job_run(&x->od, x->r, &job, NULL);
 	file_job_free(&job);
-	if (rc)
+	if (rc < 0)
 		return -1;
+	x->bytes += in->size;
+	x->partial_here += rc > 0;
 	rel = out_rel(d, name);
 	if (!rel || hardlinks_add(&x->links, in->ino, st.st_dev, st.st_ino, rel)) {
 		if (x->links.full == 1) {
@@ -217,7 +274,126 @@ static int write_symlink(struct extract *x, struct xdir *d, const char *name,
 	}
 	free(target);
 	set_times(d->fd, name, -1, n->inode);
+	emit(x, n, d, name, "ok");
 	return 0;
+}
+
+/* The sidecar of a locked entry written as ciphertext: NAME.e4dump.json
+ * (a name of its own in d), holding what a later decryption needs. */
+static unsigned int block_size(struct extract *x)
+{
+	struct e4_fs_info fi;
+
+	e4_fs_get_info(x->s->fs, &fi);
+	return fi.block_size;
+}
+
+static int write_sidecar(struct extract *x, struct xdir *d, const char *name,
+			 const struct e4_walk_node *n, json_object *extra)
+{
+	char side[OUTDIR_NAME_MAX + 32];
+	const char *nokey = n->entry && n->entry->state == E4_NAME_NOKEY ?
+			    (const char *)n->entry->name : NULL;
+	char *nk = nokey ? strndup(nokey, n->entry->name_len) : NULL;
+	json_object *o = inode_info(x->s, NULL, n->path, n->inode, nk);
+	struct out_file f;
+	const char *text;
+	size_t len;
+	int rc = -1;
+
+	free(nk);
+	snprintf(side, sizeof(side), "%s.e4dump.json", name);
+	json_object_object_add(o, "type", json_object_new_string("locked"));
+	json_object_object_add(o, "ciphertext_file", json_object_new_string(name));
+	if (n->entry)
+		json_object_object_add(o, "raw_name_hex", json_hex(n->entry->raw, n->entry->raw_len));
+	json_object_object_add(o, "block_size",
+			       json_object_new_int64(block_size(x)));
+	json_object_object_foreach(extra, k, v)
+		json_object_object_add(o, k, json_object_get(v));
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+						 JSON_C_TO_STRING_NOSLASHESCAPE);
+	len = strlen(text);
+	if (strlen(side) >= OUTDIR_NAME_MAX || nameset_add(&d->names, side) != 1 ||
+	    outdir_file_open(&x->od, d->fd, side, 0644, &f)) {
+		report_error(x->r, "%s (inode %u): cannot write its sidecar %s", n->path,
+			     n->ino, side);
+	} else if (write(f.fd, text, len) != (ssize_t)len || write(f.fd, "\n", 1) != 1) {
+		outdir_file_abort(&f);
+		report_error(x->r, "%s (inode %u): cannot write its sidecar", n->path, n->ino);
+	} else if (outdir_file_commit(&x->od, &f)) {
+		report_error(x->r, "%s (inode %u): cannot write its sidecar", n->path, n->ino);
+	} else {
+		rc = 0;
+	}
+	json_object_put(o);
+	return rc;
+}
+
+static int ct_sink(void *arg, uint64_t off, const uint8_t *data, size_t len)
+{
+	return pwrite_all(*(int *)arg, data, len, off);
+}
+
+/* --keep-locked: a file or symlink no key opens, as the kernel shows it
+ * without the key (a file: its stored blocks, every data unit whole; a
+ * symlink: its no-key target), and its sidecar. */
+static int write_locked(struct extract *x, struct xdir *d, const char *name,
+			const struct e4_walk_node *n)
+{
+	const struct e4_inode *in = n->inode;
+	json_object *extra = json_object_new_object();
+	int rc = -1;
+
+	if (E4_ISLNK(in->mode)) {
+		char target[E4_NOKEY_NAME_MAX + 1];
+		uint8_t *blob;
+		size_t len;
+
+		if (e4_symlink_locked_target(x->s->fs, in, n->path, target) != E4_OK ||
+		    e4_symlink_raw(x->s->fs, in, n->path, &blob, &len) != E4_OK)
+			goto out; /* reported */
+		json_object_object_add(extra, "symlink_stored_hex", json_hex(blob, len));
+		json_object_object_add(extra, "symlink_nokey_target", json_object_new_string(target));
+		free(blob);
+		if (outdir_symlink(&x->od, target, d->fd, name)) {
+			report_error(x->r, "%s: cannot create symlink: %s", n->path,
+				     strerror(errno));
+			goto out;
+		}
+		set_times(d->fd, name, -1, in);
+	} else {
+		struct out_file f;
+		uint64_t stored = e4_inode_size_blocks(x->s->fs, in) * block_size(x);
+
+		if (outdir_file_open(&x->od, d->fd, name, 0644, &f)) {
+			report_error(x->r, "%s: cannot create: %s", n->path, strerror(errno));
+			goto out;
+		}
+		if (e4_inode_stream_blocks(x->s->fs, in, n->path, ct_sink, &f.fd) != E4_OK ||
+		    ftruncate(f.fd, (off_t)stored)) {
+			outdir_file_abort(&f);
+			report_error(x->r, "%s (inode %u): its ciphertext cannot be written",
+				     n->path, n->ino);
+			goto out;
+		}
+		{
+			struct timespec ts[2];
+
+			inode_times(in, ts);
+			futimens(f.fd, ts);
+		}
+		if (outdir_file_commit(&x->od, &f)) {
+			report_error(x->r, "%s: write failed: %s", n->path, strerror(errno));
+			goto out;
+		}
+		json_object_object_add(extra, "ciphertext_bytes", json_object_new_uint64(stored));
+		json_object_object_add(extra, "plaintext_size", json_object_new_uint64(in->size));
+	}
+	rc = write_sidecar(x, d, name, n, extra);
+out:
+	json_object_put(extra);
+	return rc;
 }
 
 /* The last name of path that is not "." (as the lookup skips those). */
@@ -280,40 +456,72 @@ static int out_name(struct extract *x, struct xdir *d,
 	return 0;
 }
 
+/* An entry below a skipped directory: counted against it. */
+static enum e4_walk_action skip_below(struct extract *x, struct xdir *d,
+				      const struct e4_walk_node *n)
+{
+	x->skipped++;
+	d->skip_top->below++;
+	if (x->o->json) {
+		json_object *o = record(x, n, NULL, "skipped");
+
+		json_object_object_add(o, "reason", json_object_new_string(d->skip_top->why));
+		json_emit(o);
+	}
+	return E4_WALK_CONTINUE; /* a directory: entered to count its entries */
+}
+
 static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 {
 	struct extract *x = arg;
 	struct xdir *d = n->parent_data ? n->parent_data : &x->root;
 	const struct e4_inode *in = n->inode;
 	char name[OUTDIR_NAME_MAX];
-	int rc;
+	int rc, locked;
 
 	if (x->stop)
 		return E4_WALK_STOP;
+	if (d->skip)
+		return skip_below(x, d, n);
 	if (n->entry && n->entry->state == E4_NAME_BAD) {
 		x->skipped++; /* reported by the listing */
+		emit(x, n, d, NULL, "skipped");
 		return E4_WALK_SKIP;
 	}
-	if (!in)
+	if (!in) {
+		emit(x, n, d, NULL, "skipped");
 		return E4_WALK_SKIP; /* reported and counted by the walker */
+	}
 	if (E4_ISDIR(in->mode))
 		return E4_WALK_CONTINUE; /* made in enter() */
 	if (!E4_ISREG(in->mode) && !E4_ISLNK(in->mode)) {
-		report_error(x->r, "%s (inode %u): special file not extracted",
-			     n->path, n->ino);
+		report_error_at(x->r, n->path, n->ino, "special file not extracted");
 		x->skipped++;
+		emit(x, n, d, NULL, "skipped");
 		return E4_WALK_CONTINUE;
 	}
 	if (out_name(x, d, n, name)) {
 		x->skipped++;
+		emit(x, n, d, NULL, "skipped");
 		return E4_WALK_CONTINUE;
 	}
-	rc = E4_ISREG(in->mode) ? write_file(x, d, name, n) :
-				  write_symlink(x, d, name, n);
-	if (rc)
-		x->skipped++;
+	locked = x->o->keep_locked && inode_locked(x->s, in);
+	if (locked)
+		rc = write_locked(x, d, name, n);
 	else
-		x->done++;
+		rc = E4_ISREG(in->mode) ? write_file(x, d, name, n) :
+					  write_symlink(x, d, name, n);
+	if (rc) {
+		x->skipped++;
+		emit(x, n, d, NULL, "skipped");
+	} else if (locked) {
+		x->locked++;
+		emit(x, n, d, name, "locked");
+	} else if (E4_ISREG(in->mode)) {
+		x->files++;
+	} else {
+		x->symlinks++;
+	}
 	progress_add(&x->progress, 1, rc || !E4_ISREG(in->mode) ? 0 : in->size);
 	return E4_WALK_CONTINUE;
 }
@@ -331,19 +539,33 @@ static void trim_fds(struct extract *x, struct xdir *d)
 }
 
 static void finish_dir(struct extract *x, struct xdir *d,
-		       const struct e4_inode *in)
+		       const struct e4_walk_node *n)
 {
-	/* its files are in place (a rename would change its times) and no
-	 * job uses d->fd */
-	filewriter_drain(x->writer);
-	fchmod(d->fd, out_mode(x, in));
-	set_times(-1, NULL, d->fd, in);
-	close(d->fd);
+	if (d->skip_top == d && d->below)
+		report_error_at(x->r, n->path, n->ino, "skipped %zu entries below it: %s",
+				d->below, d->why);
+	if (!d->phantom) {
+		/* its files are in place (a rename would change its times)
+		 * and no job uses d->fd */
+		filewriter_drain(x->writer);
+		fchmod(d->fd, out_mode(x, n->inode));
+		set_times(-1, NULL, d->fd, n->inode);
+		close(d->fd);
+		x->dirs++;
+		emit(x, n, d->parent, d->name, "ok");
+	}
 	nameset_free(&d->names);
 	free(d->name);
 	free(d);
-	x->done++;
 	progress_add(&x->progress, 1, 0);
+}
+
+/* Skip d's entries (counted, and reported once when d is left). */
+static void skip_entries(struct xdir *d, const char *why)
+{
+	d->skip = 1;
+	d->skip_top = d;
+	d->why = why;
 }
 
 static enum e4_walk_action enter(void *arg, const struct e4_walk_node *n,
@@ -356,22 +578,35 @@ static enum e4_walk_action enter(void *arg, const struct e4_walk_node *n,
 	struct xdir *d;
 	struct stat st;
 
-	if (!n->entry && n->ino == E4_ROOT_INO) {
+	if (!n->entry && n->ino == E4_ROOT_INO && !p->skip) {
 		*data = &x->root; /* DIR itself is the root */
+		if (f->encrypted && !f->have_key && !x->o->keep_locked)
+			skip_entries(&x->root, "no key opens its names");
 		return E4_WALK_CONTINUE;
 	}
-	if (out_name(x, p, n, name)) {
-		x->skipped++;
-		return E4_WALK_SKIP;
-	}
 	d = calloc(1, sizeof(*d));
-	if (!d || !(d->name = strdup(name))) {
-		free(d);
+	if (!d) {
 		report_error(x->r, "%s: out of memory", n->path);
 		x->skipped++;
 		return E4_WALK_SKIP;
 	}
 	d->parent = p;
+	d->fd = -1;
+	if (p->skip) {
+		/* below a skipped directory: counted, not made */
+		d->phantom = d->skip = 1;
+		d->skip_top = p->skip_top;
+		*data = d;
+		return E4_WALK_CONTINUE;
+	}
+	if (out_name(x, p, n, name) || !(d->name = strdup(name))) {
+		x->skipped++;
+		emit(x, n, p, NULL, "skipped");
+		d->phantom = 1;
+		skip_entries(d, "its directory could not be made");
+		*data = d;
+		return E4_WALK_CONTINUE;
+	}
 	d->fd = outdir_mkdir(&x->od, p->fd, name);
 	if (d->fd < 0 || fstat(d->fd, &st)) {
 		report_error(x->r, "%s: cannot open directory: %s", n->path,
@@ -379,21 +614,18 @@ static enum e4_walk_action enter(void *arg, const struct e4_walk_node *n,
 			     strerror(errno));
 		if (d->fd >= 0)
 			close(d->fd);
-		free(d->name);
-		free(d);
+		d->fd = -1;
 		x->skipped++;
-		return E4_WALK_SKIP;
+		emit(x, n, p, NULL, "skipped");
+		d->phantom = 1;
+		skip_entries(d, "its directory could not be made");
+		*data = d;
+		return E4_WALK_CONTINUE;
 	}
 	d->dev = st.st_dev;
 	d->ino = st.st_ino;
-	if (f->encrypted && !f->have_key) {
-		if (e4_dir_count(listing))
-			report_error(x->r, "%s (inode %u): skipped %zu entries: cannot decrypt names",
-				     n->path, n->ino, e4_dir_count(listing));
-		x->skipped += e4_dir_count(listing);
-		finish_dir(x, d, n->inode);
-		return E4_WALK_SKIP;
-	}
+	if (f->encrypted && !f->have_key && !x->o->keep_locked)
+		skip_entries(d, "no key opens its names");
 	trim_fds(x, d);
 	*data = d;
 	return E4_WALK_CONTINUE;
@@ -407,10 +639,14 @@ static void leave(void *arg, const struct e4_walk_node *n,
 	struct stat st;
 
 	(void)listing;
-	if (d == &x->root)
+	if (d == &x->root) {
+		if (d->skip && d->below)
+			report_error_at(x->r, n->path, n->ino, "skipped %zu entries below it: %s",
+					d->below, d->why);
 		return;
+	}
 	p = d->parent;
-	if (p->fd < 0) {
+	if (!d->phantom && p->fd < 0) {
 		/* reopen the parent through "..", and check it is the same */
 		p->fd = openat(d->fd, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 					    O_CLOEXEC);
@@ -421,7 +657,7 @@ static void leave(void *arg, const struct e4_walk_node *n,
 			x->stop = 1;
 		}
 	}
-	finish_dir(x, d, n->inode);
+	finish_dir(x, d, n);
 }
 
 int cmd_extract(const struct options *o, struct report *r)
@@ -431,6 +667,7 @@ int cmd_extract(const struct options *o, struct report *r)
 	struct e4_walk_options wo = { 1, 1, E4_LIST_KEEP_UNSAFE };
 	struct e4_walk_visitor v = { .entry = entry, .enter = enter, .leave = leave };
 	struct e4_walk_stats stats;
+	struct filewriter_totals totals;
 	const char *path = o->n_args > 1 ? o->args[1] : "/";
 	struct stat img;
 	uint32_t ino;
@@ -466,7 +703,8 @@ int cmd_extract(const struct options *o, struct report *r)
 	}
 	x.root.fd = x.od.root_fd;
 	x.root.name = (char *)"";
-	if (o->manifest && !(x.man = manifest_open(o->manifest, r))) {
+	if ((o->manifest || o->dfxml) &&
+	    !(x.man = manifest_open(o->manifest, o->dfxml, s.image, o->argc, o->argv, r))) {
 		close(x.od.root_fd);
 		session_close(&s);
 		return EXIT_FATAL;
@@ -495,24 +733,37 @@ int cmd_extract(const struct options *o, struct report *r)
 	else
 		e4_walk(s.fs, ino, path, &wo, &v, &x, &stats);
 	x.skipped += stats.problems;
-	{
-		size_t failed = filewriter_finish(x.writer);
-
-		x.done -= failed;
-		x.skipped += failed;
-	}
+	filewriter_finish(x.writer, &totals);
+	x.files -= totals.failed;
+	x.skipped += totals.failed;
+	x.bytes += totals.bytes;
+	totals.partial += x.partial_here;
 	if (manifest_close(x.man, r))
 		x.stop = 1;
 	progress_end(&x.progress);
 	close(x.od.root_fd);
 	nameset_free(&x.root.names);
 	hardlinks_free(&x.links);
-	if (x.skipped || x.renamed)
-		fprintf(stderr, "e4dump: extracted %zu entries (%zu renamed), skipped %zu\n",
-			x.done, x.renamed, x.skipped);
-	else
-		report_info(r, "extracted %zu entries", x.done);
-	rc = x.skipped || x.stop ? EXIT_SKIPPED : session_status(&s);
+	/* the accounting, always */
+	fprintf(stderr, "e4dump: extract: %zu directories, %zu files, %zu symlinks, %" PRIu64
+		" bytes; %zu renamed, %zu partial, %zu locked kept, %zu skipped\n",
+		x.dirs, x.files, x.symlinks, x.bytes, x.renamed, totals.partial,
+		x.locked, x.skipped);
+	rc = x.skipped || x.stop || totals.partial || x.locked ? EXIT_SKIPPED :
+	     session_status(&s);
+	if (o->json) {
+		json_object *sum = json_summary("extract", r, rc);
+
+		json_object_object_add(sum, "directories", json_object_new_uint64(x.dirs));
+		json_object_object_add(sum, "files", json_object_new_uint64(x.files));
+		json_object_object_add(sum, "symlinks", json_object_new_uint64(x.symlinks));
+		json_object_object_add(sum, "bytes", json_object_new_uint64(x.bytes));
+		json_object_object_add(sum, "renamed", json_object_new_uint64(x.renamed));
+		json_object_object_add(sum, "partial", json_object_new_uint64(totals.partial));
+		json_object_object_add(sum, "locked_kept", json_object_new_uint64(x.locked));
+		json_object_object_add(sum, "skipped", json_object_new_uint64(x.skipped));
+		json_emit(sum);
+	}
 	session_close(&s);
-	return rc;
+	return finish_stdout(rc, r);
 }

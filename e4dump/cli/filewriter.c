@@ -3,11 +3,14 @@
  * wakes the other only when it is asleep and there is enough to do: a run
  * of small files costs few futex calls. */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "filewriter.h"
+#include "jsonout.h"
 
 /* Jobs moved between the threads under one lock. */
 #define BATCH 16
@@ -32,7 +35,7 @@ struct filewriter {
 	unsigned int running;       /* writers holding jobs */
 	unsigned int writers_idle;
 	int caller_waiting, stopping;
-	size_t failed;
+	struct filewriter_totals totals;
 	struct e4_readbuf *rb;      /* without threads: the caller's */
 };
 
@@ -41,14 +44,10 @@ struct sink {
 	uint64_t end;               /* where the written data ends */
 };
 
-static int file_sink(void *arg, uint64_t off, const uint8_t *data, size_t len)
+int pwrite_all(int fd, const uint8_t *data, size_t len, uint64_t off)
 {
-	struct sink *s = arg;
-
-	if (off + len > s->end)
-		s->end = off + len;
 	while (len) {
-		ssize_t n = pwrite(s->fd, data, len, (off_t)off);
+		ssize_t n = pwrite(fd, data, len, (off_t)off);
 
 		if (n <= 0)
 			return 1;
@@ -59,12 +58,59 @@ static int file_sink(void *arg, uint64_t off, const uint8_t *data, size_t len)
 	return 0;
 }
 
+static int file_sink(void *arg, uint64_t off, const uint8_t *data, size_t len)
+{
+	struct sink *s = arg;
+
+	if (off + len > s->end)
+		s->end = off + len;
+	return pwrite_all(s->fd, data, len, off);
+}
+
+char *ranges_text(const struct e4_lblk_range *v, size_t n, uint64_t total)
+{
+	size_t cap = n * 42 + 8, len = 0;
+	uint64_t listed = 0;
+	char *t = malloc(cap);
+
+	if (!t)
+		return NULL;
+	t[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		len += (size_t)snprintf(t + len, cap - len, v[i].len > 1 ?
+					"%s%" PRIu64 "-%" PRIu64 : "%s%" PRIu64,
+					i ? "," : "", v[i].lblk,
+					v[i].lblk + v[i].len - 1);
+		listed += v[i].len;
+	}
+	if (total > listed)
+		snprintf(t + len, cap - len, "%s...", n ? "," : "");
+	return t;
+}
+
+/* The record of a job: its status, and the blocks missing; emitted. */
+static void emit_record(struct file_job *job, const char *status,
+			uint64_t bad, const char *ranges)
+{
+	if (!job->rec)
+		return;
+	json_object_object_add(job->rec, "status", json_object_new_string(status));
+	json_object_object_add(job->rec, "unreadable_blocks", json_object_new_uint64(bad));
+	json_object_object_add(job->rec, "unreadable",
+			       ranges ? json_object_new_string(ranges) : NULL);
+	json_emit(job->rec);
+	job->rec = NULL;
+}
+
 int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 		 struct e4_readbuf *rb)
 {
 	struct sink s = { job->out.fd, 0 };
-	char hashes[MANIFEST_HASHES];
+	char hashes[MANIFEST_HASHES], *ranges = NULL;
+	const struct e4_lblk_range *bad;
 	enum e4_status es;
+	size_t nbad;
+	uint64_t unreadable;
 	int err;
 
 	errno = 0;
@@ -83,7 +129,15 @@ int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 			report_error(r, "%s: write failed: %s", job->path,
 				     err == ENOSPC ? "output device full" :
 				     strerror(err ? err : EIO));
+		emit_record(job, "failed", 0, NULL);
 		return -1;
+	}
+	unreadable = e4_file_unreadable(job->file, &bad, &nbad);
+	if (unreadable) {
+		ranges = ranges_text(bad, nbad, unreadable);
+		report_error_at(r, job->path, job->ino, "%" PRIu64 " blocks cannot be read (file blocks %s): "
+				"written as holes, the rest of the file is extracted",
+				unreadable, ranges ? ranges : "?");
 	}
 	/* the hashes of what was written, put in the manifest once the file
 	 * is in place */
@@ -101,19 +155,26 @@ int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 			     od->force ? "cannot replace" : "write failed",
 			     errno == OUTDIR_EIMAGE ? "it is the image being read" :
 			     strerror(errno));
+		emit_record(job, "failed", 0, NULL);
+		free(ranges);
 		return -1;
 	}
 	if (job->man) {
-		manifest_write(job->man, job->man_row, hashes);
+		manifest_write(job->man, job->man_row, hashes, ranges);
 		job->man_row = NULL;
 	}
-	return 0;
+	emit_record(job, unreadable ? "partial" : "ok", unreadable, ranges);
+	free(ranges);
+	return unreadable ? 1 : 0;
 }
 
 void file_job_free(struct file_job *job)
 {
-	free(job->man_row);
+	manifest_row_free(job->man_row);
 	job->man_row = NULL;
+	if (job->rec)
+		json_object_put(job->rec);
+	job->rec = NULL;
 	e4_file_close(job->file);
 	job->file = NULL;
 	free(job->path);
@@ -134,20 +195,40 @@ static unsigned int take_batch(struct filewriter *w, struct file_job *batch)
 	return n;
 }
 
+static void count(struct filewriter_totals *t, const struct file_job *job, int rc)
+{
+	if (rc < 0) {
+		t->failed++;
+		return;
+	}
+	t->partial += rc > 0;
+	t->bytes += job->size;
+}
+
+/* Move what a thread counted into the writer's totals (under its lock). */
+static void add_totals(struct filewriter_totals *to, struct filewriter_totals *from)
+{
+	to->failed += from->failed;
+	to->partial += from->partial;
+	to->bytes += from->bytes;
+	memset(from, 0, sizeof(*from));
+}
+
 /* What a job allocated is freed in the thread that allocated it (the
  * caller's): freeing across threads contends for malloc's arena locks. */
 static void *writer_main(void *arg)
 {
 	struct filewriter *w = arg;
 	struct file_job batch[BATCH];
-	unsigned int n = 0, failed = 0;
+	unsigned int n = 0;
+	struct filewriter_totals t = { 0, 0, 0 };
 	struct e4_readbuf *rb = NULL;
 
 	e4_readbuf_new(w->fs, READBUF, &rb); /* without: e4_file_stream */
 
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
-		w->failed += failed;
+		add_totals(&w->totals, &t);
 		for (unsigned int i = 0; i < n; i++)
 			w->done[w->done_count++] = batch[i];
 		while (!w->count && !w->stopping) {
@@ -164,10 +245,8 @@ static void *writer_main(void *arg)
 		if (w->caller_waiting && w->count <= w->cap / 2)
 			pthread_cond_signal(&w->progress);
 		pthread_mutex_unlock(&w->lock);
-		failed = 0;
 		for (unsigned int i = 0; i < n; i++)
-			if (file_job_run(w->od, w->r, &batch[i], rb))
-				failed++;
+			count(&t, &batch[i], file_job_run(w->od, w->r, &batch[i], rb));
 		pthread_mutex_lock(&w->lock);
 		w->running--;
 	}
@@ -251,17 +330,17 @@ static void wake_writer(struct filewriter *w, int all)
 static void run_here(struct filewriter *w)
 {
 	struct file_job batch[BATCH];
-	unsigned int n = take_batch(w, batch), failed = 0;
+	unsigned int n = take_batch(w, batch);
+	struct filewriter_totals t = { 0, 0, 0 };
 
 	wake_writer(w, 1);
 	pthread_mutex_unlock(&w->lock);
 	for (unsigned int k = 0; k < n; k++) {
-		if (file_job_run(w->od, w->r, &batch[k], w->rb))
-			failed++;
+		count(&t, &batch[k], file_job_run(w->od, w->r, &batch[k], w->rb));
 		file_job_free(&batch[k]);
 	}
 	pthread_mutex_lock(&w->lock);
-	w->failed += failed;
+	add_totals(&w->totals, &t);
 	collect(w);
 }
 
@@ -289,8 +368,7 @@ void filewriter_submit(struct filewriter *w, const struct file_job *job)
 		struct file_job now = *job;
 
 		now.out.name = now.name;
-		if (file_job_run(w->od, w->r, &now, w->rb))
-			w->failed++;
+		count(&w->totals, &now, file_job_run(w->od, w->r, &now, w->rb));
 		file_job_free(&now);
 		return;
 	}
@@ -319,12 +397,11 @@ void filewriter_drain(struct filewriter *w)
 	pthread_mutex_unlock(&w->lock);
 }
 
-size_t filewriter_finish(struct filewriter *w)
+void filewriter_finish(struct filewriter *w, struct filewriter_totals *t)
 {
-	size_t failed;
-
+	memset(t, 0, sizeof(*t));
 	if (!w)
-		return 0;
+		return;
 	if (w->threads) {
 		filewriter_drain(w);
 		pthread_mutex_lock(&w->lock);
@@ -337,10 +414,9 @@ size_t filewriter_finish(struct filewriter *w)
 		pthread_cond_destroy(&w->progress);
 		pthread_mutex_destroy(&w->lock);
 	}
-	failed = w->failed;
+	*t = w->totals;
 	e4_readbuf_free(w->rb);
 	free(w->done);
 	free(w->ring);
 	free(w);
-	return failed;
 }

@@ -6,6 +6,7 @@
 #ifndef E4DUMP_FILEWRITER_H
 #define E4DUMP_FILEWRITER_H
 
+#include <json-c/json.h>
 #include <sys/stat.h>
 #include <time.h>
 #include "file.h"
@@ -18,13 +19,23 @@ struct file_job {
 	struct out_file out;        /* created; closed by the writer */
 	char name[OUTDIR_NAME_MAX]; /* out.name points here when queued */
 	char *path;                 /* for messages; file_job_free frees it */
+	uint32_t ino;
 	uint64_t size;
 	struct timespec times[2];   /* atime, mtime */
 	mode_t mode;                /* final mode */
 	int chmod;                  /* mode needs an fchmod (more than made) */
 	struct stat *st;            /* when set, the file's stat at the end */
 	struct manifest *man;       /* --manifest: its row is written */
-	char *man_row;              /* manifest_row_start; freed by the run */
+	struct manifest_row *man_row; /* manifest_row_start; freed by the run */
+	json_object *rec;           /* --json: its record, emitted by the run
+				     * with "status" added */
+};
+
+/* What the jobs handed over came to. */
+struct filewriter_totals {
+	size_t failed;              /* nothing written */
+	size_t partial;             /* written, some blocks unreadable */
+	uint64_t bytes;             /* sizes of the files written */
 };
 
 struct filewriter;
@@ -47,14 +58,22 @@ void filewriter_submit(struct filewriter *w, const struct file_job *job);
  * descriptor a job may use, or changing what its jobs write into. */
 void filewriter_drain(struct filewriter *w);
 
-/* Drain, stop, free; the number of handed-over jobs that failed. */
-size_t filewriter_finish(struct filewriter *w);
+/* Drain, stop, free; what the handed-over jobs came to. */
+void filewriter_finish(struct filewriter *w, struct filewriter_totals *t);
 
 /* Run one job in the calling thread (reading through rb when not NULL):
- * 0, or -1 (reported; nothing left in the output).  Then file_job_free,
- * in the thread that made the job. */
+ * 0; 1 when written with holes where blocks could not be read (reported,
+ * with the ranges); -1 (reported; nothing left in the output).  Then
+ * file_job_free, in the thread that made the job. */
 int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 		 struct e4_readbuf *rb);
 void file_job_free(struct file_job *job);
+
+/* Write all of data at off: 0, or 1 with errno. */
+int pwrite_all(int fd, const uint8_t *data, size_t len, uint64_t off);
+
+/* File block ranges as text, "12-15,40", ending in ",..." when total
+ * counts more blocks than the ranges hold; malloc'd, or NULL. */
+char *ranges_text(const struct e4_lblk_range *v, size_t n, uint64_t total);
 
 #endif

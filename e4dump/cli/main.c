@@ -42,9 +42,10 @@ static const struct command commands[] = {
 	  "a body file (The Sleuth Kit 3.x) of the tree, decrypted names, for mactime" },
 	{ "extract", cmd_extract,
 	  OPTS_IMAGE | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_FORCE) | OPT_BIT(OPT_KEEP_SETID) |
-	  OPT_BIT(OPT_THREADS) | OPT_BIT(OPT_MANIFEST) | OPT_BIT(OPT_QUIET),
-	  1, 2, "extract [--force] [--keep-setid] [--threads N] [--manifest FILE] [OPTIONS]\n"
-	  "             IMAGE [PATH] -o DIR",
+	  OPT_BIT(OPT_THREADS) | OPT_BIT(OPT_MANIFEST) | OPT_BIT(OPT_QUIET) |
+	  OPT_BIT(OPT_DFXML) | OPT_BIT(OPT_KEEP_LOCKED) | OPT_BIT(OPT_JSON),
+	  1, 2, "extract [--force] [--keep-setid] [--keep-locked] [--threads N]\n"
+	  "             [--manifest FILE] [--dfxml FILE] [--json] [OPTIONS] IMAGE [PATH] -o DIR",
 	  "extract a tree, decrypted, into DIR" },
 	{ "verify", cmd_verify, OPTS_IMAGE | OPT_BIT(OPT_JSON) | OPT_BIT(OPT_QUIET), 1, 1,
 	  "verify [--json] [-q] [OPTIONS] IMAGE",
@@ -182,6 +183,8 @@ int main(int argc, char **argv)
 		return EXIT_FATAL;
 	}
 	r.json = o.json;
+	o.argc = argc;
+	o.argv = argv;
 	if (o.help) {
 		command_usage(cmd, stdout);
 		options_free(&o);

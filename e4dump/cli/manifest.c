@@ -7,18 +7,85 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <libxml/xmlwriter.h>
 #include <openssl/evp.h>
 #include "escape.h"
 #include "file.h"
 #include "manifest.h"
 
+#ifndef E4DUMP_VERSION
+#define E4DUMP_VERSION "0"
+#endif
+
 struct manifest {
-	FILE *f;
+	FILE *f;                /* --manifest, or NULL */
+	xmlTextWriterPtr x;     /* --dfxml, or NULL */
+	int dfxml_fd;
 	pthread_mutex_t lock;
 	int failed;
 };
 
-struct manifest *manifest_open(const char *path, struct report *r)
+struct manifest_row {
+	char *path;             /* escaped */
+	uint32_t ino;
+	uint64_t size;
+	char ct[65];
+	char times[4][48];      /* atime, mtime, ctime, crtime ("-": none) */
+};
+
+static const char *const time_names[4] = { "atime", "mtime", "ctime", "crtime" };
+
+/* A new file, never one that exists. */
+static int create(const char *path, struct report *r, const char *opt)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		report_error(r, "%s %s: %s", opt, path, strerror(errno));
+	return fd;
+}
+
+/* DFXML's header: fiwalk's layout (dfxml, metadata, creator, source). */
+static int dfxml_start(xmlTextWriterPtr x, const char *image, int argc, char **argv)
+{
+	char *cmd = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&cmd, &len);
+	int bad;
+
+	for (int i = 0; f && i < argc; i++)
+		fprintf(f, "%s%s", i ? " " : "", argv[i]);
+	if (!f || fclose(f))
+		return -1;
+	bad = xmlTextWriterSetIndent(x, 1) < 0 ||
+	      xmlTextWriterStartDocument(x, NULL, "UTF-8", NULL) < 0 ||
+	      xmlTextWriterStartElement(x, BAD_CAST "dfxml") < 0 ||
+	      xmlTextWriterWriteAttribute(x, BAD_CAST "xmloutputversion", BAD_CAST "1.0") < 0 ||
+	      xmlTextWriterWriteAttribute(x, BAD_CAST "xmlns",
+		BAD_CAST "http://www.forensicswiki.org/wiki/Category:Digital_Forensics_XML") < 0 ||
+	      xmlTextWriterWriteAttribute(x, BAD_CAST "xmlns:dc",
+		BAD_CAST "http://purl.org/dc/elements/1.1/") < 0 ||
+	      xmlTextWriterWriteAttribute(x, BAD_CAST "xmlns:e4dump",
+		BAD_CAST "https://e4dump.invalid/dfxml") < 0 ||
+	      xmlTextWriterStartElement(x, BAD_CAST "metadata") < 0 ||
+	      xmlTextWriterWriteElement(x, BAD_CAST "dc:type", BAD_CAST "Extracted files") < 0 ||
+	      xmlTextWriterEndElement(x) < 0 ||
+	      xmlTextWriterStartElement(x, BAD_CAST "creator") < 0 ||
+	      xmlTextWriterWriteElement(x, BAD_CAST "program", BAD_CAST "e4dump") < 0 ||
+	      xmlTextWriterWriteElement(x, BAD_CAST "version", BAD_CAST E4DUMP_VERSION) < 0 ||
+	      xmlTextWriterStartElement(x, BAD_CAST "execution_environment") < 0 ||
+	      xmlTextWriterWriteElement(x, BAD_CAST "command_line", BAD_CAST cmd) < 0 ||
+	      xmlTextWriterEndElement(x) < 0 || xmlTextWriterEndElement(x) < 0 ||
+	      xmlTextWriterStartElement(x, BAD_CAST "source") < 0 ||
+	      xmlTextWriterWriteElement(x, BAD_CAST "image_filename", BAD_CAST image) < 0 ||
+	      xmlTextWriterEndElement(x) < 0;
+	free(cmd);
+	return bad ? -1 : 0;
+}
+
+struct manifest *manifest_open(const char *tsv, const char *dfxml,
+			       const char *image, int argc, char **argv,
+			       struct report *r)
 {
 	struct manifest *m = calloc(1, sizeof(*m));
 	int fd;
@@ -27,18 +94,43 @@ struct manifest *manifest_open(const char *path, struct report *r)
 		report_error(r, "out of memory");
 		return NULL;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0 || !(m->f = fdopen(fd, "w"))) {
-		report_error(r, "--manifest %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		free(m);
-		return NULL;
-	}
 	pthread_mutex_init(&m->lock, NULL);
-	fputs("path\tinode\tsize\tmd5\tsha1\tsha256\tciphertext_sha256\tatime\tmtime\tctime\tcrtime\n",
-	      m->f);
+	if (tsv) {
+		fd = create(tsv, r, "--manifest");
+		if (fd < 0 || !(m->f = fdopen(fd, "w"))) {
+			if (fd >= 0)
+				close(fd);
+			goto fail;
+		}
+		fputs("path\tinode\tsize\tmd5\tsha1\tsha256\tciphertext_sha256\tatime\tmtime\tctime\tcrtime\tunreadable\n",
+		      m->f);
+	}
+	if (dfxml) {
+		xmlOutputBufferPtr out;
+
+		fd = create(dfxml, r, "--dfxml");
+		if (fd < 0)
+			goto fail;
+		out = xmlOutputBufferCreateFd(fd, NULL);
+		m->x = out ? xmlNewTextWriter(out) : NULL;
+		if (!m->x) {
+			if (out)
+				xmlOutputBufferClose(out);
+			close(fd);
+			report_error(r, "--dfxml %s: out of memory", dfxml);
+			goto fail;
+		}
+		/* the buffer does not own fd: closed in manifest_close */
+		if (dfxml_start(m->x, image, argc, argv)) {
+			report_error(r, "--dfxml %s: write failed", dfxml);
+			m->failed = 1;
+		}
+		m->dfxml_fd = fd;
+	}
 	return m;
+fail:
+	manifest_close(m, r);
+	return NULL;
 }
 
 int manifest_close(struct manifest *m, struct report *r)
@@ -47,11 +139,21 @@ int manifest_close(struct manifest *m, struct report *r)
 
 	if (!m)
 		return 0;
-	bad = m->failed || ferror(m->f);
-	if (fclose(m->f))
-		bad = 1;
+	bad = m->failed;
+	if (m->f) {
+		bad |= ferror(m->f);
+		if (fclose(m->f))
+			bad = 1;
+	}
+	if (m->x) {
+		if (xmlTextWriterEndDocument(m->x) < 0 || xmlTextWriterFlush(m->x) < 0)
+			bad = 1;
+		xmlFreeTextWriter(m->x);
+		if (close(m->dfxml_fd))
+			bad = 1;
+	}
 	if (bad)
-		report_error(r, "--manifest: writing it failed");
+		report_error(r, "--manifest/--dfxml: writing failed");
 	pthread_mutex_destroy(&m->lock);
 	free(m);
 	return bad ? -1 : 0;
@@ -69,28 +171,37 @@ static void iso(const struct e4_timestamp *ts, char *buf, size_t len)
 		snprintf(buf + n, len - n, ".%09" PRIu32 "Z", ts->nsec);
 }
 
-char *manifest_row_start(const char *out_path, const struct e4_inode *in,
-			 const char *ct_sha256_hex)
+struct manifest_row *manifest_row_start(const char *out_path,
+					const struct e4_inode *in,
+					const char *ct_sha256_hex)
 {
-	char a[48], m[48], c[48], cr[48] = "-", *row, *path;
+	struct manifest_row *row = calloc(1, sizeof(*row));
 	size_t n = strlen(out_path);
-	int k;
 
-	iso(&in->atime, a, sizeof(a));
-	iso(&in->mtime, m, sizeof(m));
-	iso(&in->ctime, c, sizeof(c));
-	if (in->has_crtime)
-		iso(&in->crtime, cr, sizeof(cr));
-	/* "path inode size" '\n' "ciphertext times": the plaintext hashes go
-	 * between (the path is escaped: it has no newline) */
-	path = malloc(E4_ESCAPE_SIZE(n));
-	if (!path)
+	if (!row || !(row->path = malloc(E4_ESCAPE_SIZE(n)))) {
+		free(row);
 		return NULL;
-	e4_escape((const uint8_t *)out_path, n, path, 0);
-	k = asprintf(&row, "%s\t%" PRIu32 "\t%" PRIu64 "\n%s\t%s\t%s\t%s\t%s", path,
-		     in->ino, in->size, ct_sha256_hex, a, m, c, cr);
-	free(path);
-	return k < 0 ? NULL : row;
+	}
+	/* escaped: no newline, tab or control byte in the TSV or the XML */
+	e4_escape((const uint8_t *)out_path, n, row->path, 0);
+	row->ino = in->ino;
+	row->size = in->size;
+	snprintf(row->ct, sizeof(row->ct), "%s", ct_sha256_hex);
+	iso(&in->atime, row->times[0], sizeof(row->times[0]));
+	iso(&in->mtime, row->times[1], sizeof(row->times[1]));
+	iso(&in->ctime, row->times[2], sizeof(row->times[2]));
+	snprintf(row->times[3], sizeof(row->times[3]), "-");
+	if (in->has_crtime)
+		iso(&in->crtime, row->times[3], sizeof(row->times[3]));
+	return row;
+}
+
+void manifest_row_free(struct manifest_row *row)
+{
+	if (!row)
+		return;
+	free(row->path);
+	free(row);
 }
 
 static void hex(const unsigned char *p, unsigned int n, char *out)
@@ -142,35 +253,75 @@ out:
 	return rc;
 }
 
-int manifest_write(struct manifest *m, char *start, const char *hashes)
+/* A fileobject as fiwalk writes one, the manifest's columns in it. */
+static int dfxml_row(xmlTextWriterPtr x, const struct manifest_row *row,
+		     const char *hashes, const char *unreadable)
 {
-	char *tail = strchr(start, '\n');
+	static const char *const types[3] = { "md5", "sha1", "sha256" };
+	char num[24], digest[3][129];
+	int bad;
+
+	if (sscanf(hashes, "%128[^\t]\t%128[^\t]\t%128s", digest[0], digest[1], digest[2]) != 3)
+		return -1;
+	bad = xmlTextWriterStartElement(x, BAD_CAST "fileobject") < 0 ||
+	      xmlTextWriterWriteElement(x, BAD_CAST "filename", BAD_CAST row->path) < 0 ||
+	      xmlTextWriterWriteElement(x, BAD_CAST "name_type", BAD_CAST "r") < 0;
+	snprintf(num, sizeof(num), "%" PRIu64, row->size);
+	bad = bad || xmlTextWriterWriteElement(x, BAD_CAST "filesize", BAD_CAST num) < 0;
+	snprintf(num, sizeof(num), "%" PRIu32, row->ino);
+	bad = bad || xmlTextWriterWriteElement(x, BAD_CAST "inode", BAD_CAST num) < 0;
+	for (int i = 0; i < 4 && !bad; i++)
+		if (strcmp(row->times[i], "-"))
+			bad = xmlTextWriterWriteElement(x, BAD_CAST time_names[i],
+							BAD_CAST row->times[i]) < 0;
+	for (int i = 0; i < 3 && !bad; i++) {
+		if (!strcmp(digest[i], "-"))
+			continue; /* not hashed (MANIFEST_MAX_HASHED) */
+		bad = xmlTextWriterStartElement(x, BAD_CAST "hashdigest") < 0 ||
+		      xmlTextWriterWriteAttribute(x, BAD_CAST "type", BAD_CAST types[i]) < 0 ||
+		      xmlTextWriterWriteString(x, BAD_CAST digest[i]) < 0 ||
+		      xmlTextWriterEndElement(x) < 0;
+	}
+	if (!bad && strcmp(row->ct, "-"))
+		bad = xmlTextWriterWriteElement(x, BAD_CAST "e4dump:ciphertext_sha256",
+						BAD_CAST row->ct) < 0;
+	if (!bad && unreadable)
+		bad = xmlTextWriterWriteElement(x, BAD_CAST "e4dump:unreadable_blocks",
+						BAD_CAST unreadable) < 0;
+	return bad || xmlTextWriterEndElement(x) < 0 ? -1 : 0;
+}
+
+int manifest_write(struct manifest *m, struct manifest_row *row,
+		   const char *hashes, const char *unreadable)
+{
 	int rc = 0;
 
-	if (!tail) {
-		free(start);
+	if (!row)
 		return -1;
-	}
-	*tail++ = 0;
 	pthread_mutex_lock(&m->lock);
-	if (fprintf(m->f, "%s\t%s\t%s\n", start, hashes, tail) < 0)
+	if (m->f && fprintf(m->f, "%s\t%" PRIu32 "\t%" PRIu64 "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			    row->path, row->ino, row->size, hashes, row->ct,
+			    row->times[0], row->times[1], row->times[2], row->times[3],
+			    unreadable ? unreadable : "-") < 0)
+		m->failed = rc = -1;
+	if (m->x && dfxml_row(m->x, row, hashes, unreadable))
 		m->failed = rc = -1;
 	pthread_mutex_unlock(&m->lock);
-	free(start);
+	manifest_row_free(row);
 	return rc;
 }
 
-int manifest_row(struct manifest *m, char *start, int fd, uint64_t size,
-		 struct report *r)
+int manifest_row(struct manifest *m, struct manifest_row *start, int fd,
+		 uint64_t size, const char *unreadable, struct report *r)
 {
 	char hashes[MANIFEST_HASHES];
 
 	if (manifest_hash(fd, size, hashes)) {
 		report_error(r, "--manifest: cannot hash an extracted file");
-		free(start);
+		manifest_row_free(start);
 		return -1;
 	}
-	return manifest_write(m, start, hashes);
+	return manifest_write(m, start, hashes, unreadable);
 }
 
 static int hash_sink(void *arg, uint64_t off, const uint8_t *data, size_t len)

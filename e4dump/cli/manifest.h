@@ -1,7 +1,9 @@
 /* extract --manifest FILE: one tab-separated row per extracted regular
  * file, with its plaintext's MD5, SHA-1 and SHA-256 (read back from what
- * was written), the SHA-256 of its stored ciphertext, and its times.
- * Rows come from the writer threads, in the order files are finished. */
+ * was written), the SHA-256 of its stored ciphertext, its times, and the
+ * file blocks that could not be read ("-": none).
+ * Rows come from the writer threads, in the order files are finished.
+ * --dfxml FILE: the same rows as DFXML fileobjects (libxml2). */
 #ifndef E4DUMP_MANIFEST_H
 #define E4DUMP_MANIFEST_H
 
@@ -11,9 +13,12 @@
 
 struct manifest;
 
-/* Create FILE (not replacing one) and write the header line; NULL after
- * an error. */
-struct manifest *manifest_open(const char *path, struct report *r);
+/* Create the TSV file tsv and/or the DFXML file dfxml (either may be
+ * NULL; neither replaces a file) and write their headers; NULL after an
+ * error.  image and argv go into DFXML's source and creator. */
+struct manifest *manifest_open(const char *tsv, const char *dfxml,
+			       const char *image, int argc, char **argv,
+			       struct report *r);
 /* 0, or -1 after an error (a write failed). */
 int manifest_close(struct manifest *m, struct report *r);
 
@@ -24,9 +29,12 @@ int manifest_close(struct manifest *m, struct report *r);
 /* What the walking thread knows of a file: its path in the output
  * directory (raw bytes: escaped here), inode, size, times and ciphertext
  * hash ("-" for a plaintext file): the row without the plaintext hashes.
- * malloc'd, or NULL. */
-char *manifest_row_start(const char *out_path, const struct e4_inode *in,
-			 const char *ct_sha256_hex);
+ * NULL when out of memory. */
+struct manifest_row;
+struct manifest_row *manifest_row_start(const char *out_path,
+					const struct e4_inode *in,
+					const char *ct_sha256_hex);
+void manifest_row_free(struct manifest_row *row);
 
 /* The MD5, SHA-1 and SHA-256 of the file open at fd (from its start, size
  * bytes), tab-separated, into hashes (MANIFEST_HASHES bytes); "-" for each
@@ -34,12 +42,15 @@ char *manifest_row_start(const char *out_path, const struct e4_inode *in,
 #define MANIFEST_HASHES 176
 int manifest_hash(int fd, uint64_t size, char *hashes);
 
-/* Write a row (after the file is in place); frees start.  0 or -1. */
-int manifest_write(struct manifest *m, char *start, const char *hashes);
+/* Write a row (after the file is in place); frees start.  unreadable:
+ * the file blocks that could not be read (e4_ranges_text), or NULL for
+ * none.  0 or -1. */
+int manifest_write(struct manifest *m, struct manifest_row *start,
+		   const char *hashes, const char *unreadable);
 
 /* Hash fd and write its row at once (a hard link, already in place). */
-int manifest_row(struct manifest *m, char *start, int fd, uint64_t size,
-		 struct report *r);
+int manifest_row(struct manifest *m, struct manifest_row *start, int fd,
+		 uint64_t size, const char *unreadable, struct report *r);
 
 /* The SHA-256 of a file's stored bytes (e4_inode_stream_raw) as hex into
  * out (65 bytes); "-" above MANIFEST_MAX_HASHED.  0, or -1 (reported by

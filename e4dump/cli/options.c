@@ -39,7 +39,15 @@ static const struct opt_def defs[] = {
 	{ OPT_MANIFEST, 0, "manifest", "FILE",
 	  "write a tab-separated row per extracted file to FILE (made,\n"
 	  "                      never replaced): path, inode, size, md5, sha1, sha256,\n"
-	  "                      ciphertext_sha256, atime, mtime, ctime, crtime" },
+	  "                      ciphertext_sha256, atime, mtime, ctime, crtime,\n"
+	  "                      unreadable (file blocks that could not be read)" },
+	{ OPT_DFXML, 0, "dfxml", "FILE",
+	  "the same as DFXML (fiwalk's fileobject and hashdigest\n"
+	  "                      elements) in FILE (made, never replaced)" },
+	{ OPT_KEEP_LOCKED, 0, "keep-locked", NULL,
+	  "write files and symlinks no key opens as their ciphertext\n"
+	  "                      under their no-key names, each with a sidecar\n"
+	  "                      NAME.e4dump.json (context, nonce, sizes, blocks)" },
 	{ OPT_KEEP_SETID, 0, "keep-setid", NULL,
 	  "keep setuid and setgid bits (dropped by default)" },
 	{ OPT_JSON, 0, "json", NULL,
@@ -115,6 +123,8 @@ static int apply(struct options *o, const struct opt_def *d, const char *arg,
 	case OPT_RECURSIVE: o->recursive = 1; break;
 	case OPT_OUT: o->out_dir = arg; break;
 	case OPT_MANIFEST: o->manifest = arg; break;
+	case OPT_DFXML: o->dfxml = arg; break;
+	case OPT_KEEP_LOCKED: o->keep_locked = 1; break;
 	case OPT_FORCE: o->force = 1; break;
 	case OPT_QUIET: o->quiet = 1; break;
 	case OPT_KEEP_SETID: o->keep_setid = 1; break;

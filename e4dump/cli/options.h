@@ -14,6 +14,7 @@ enum opt_id {
 	OPT_KEEP_SETID, OPT_JSON, OPT_SEED, OPT_CHECK, OPT_MAX_ENTRIES,
 	OPT_MAX_DEPTH,
 	OPT_THREADS, OPT_PARTITION, OPT_OFFSET, OPT_FULL_TIME, OPT_MANIFEST, OPT_QUIET,
+	OPT_DFXML, OPT_KEEP_LOCKED,
 	OPT_COUNT
 };
 
@@ -32,6 +33,8 @@ struct options {
 	int recursive;            /* ls -R */
 	const char *out_dir;      /* extract -o */
 	const char *manifest;     /* extract --manifest */
+	const char *dfxml;        /* extract --dfxml */
+	int keep_locked;          /* extract --keep-locked */
 	int force;                /* extract --force */
 	int quiet;                /* extract, verify --quiet: no progress */
 	int keep_setid;           /* extract --keep-setid */
@@ -39,7 +42,7 @@ struct options {
 	int dummy_key;
 	const char *seed;         /* vectors --seed */
 	int check;                /* vectors --check */
-	int json;                 /* verify --json */
+	int json;                 /* --json */
 	int help;
 	unsigned long max_entries, max_depth; /* 0: the library's defaults */
 	unsigned long threads;    /* cat, extract --threads: 0 = automatic */
@@ -51,6 +54,8 @@ struct options {
 	const char **pass_files;
 	size_t n_pass_files;
 	const char *salt_hex;
+	int argc;                 /* the command line, as given */
+	char **argv;
 	const char **args;        /* positional: IMAGE [PATH] */
 	size_t n_args;
 };

@@ -128,3 +128,24 @@ REPORT_FN(report_error, E4_DIAG_ERROR)
 REPORT_FN(report_warning, E4_DIAG_WARNING)
 REPORT_FN(report_note, E4_DIAG_NOTE)
 REPORT_FN(report_info, E4_DIAG_INFO)
+
+void report_error_at(struct report *r, const char *path, uint32_t ino,
+		     const char *fmt, ...)
+{
+	struct e4_diag d = { 0 };
+	char *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	d.level = E4_DIAG_ERROR;
+	d.status = E4_OK;
+	d.problem = E4_P_OTHER;
+	d.ino = ino;
+	d.path = path;
+	d.message = msg ? msg : "out of memory";
+	report_diag(r, &d);
+	free(msg);
+}

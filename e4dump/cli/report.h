@@ -28,5 +28,10 @@ void report_note(struct report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void report_info(struct report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* An error about one entry: "PATH (inode N): message", and in JSON with
+ * path and inode as fields. */
+void report_error_at(struct report *r, const char *path, uint32_t ino,
+		     const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #endif

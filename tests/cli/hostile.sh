@@ -67,7 +67,7 @@ check "long name warning" 'grep -q "^e4dump: warning: /secret/\(\\\\x01\)\{200\}
 check "plain ../plainx" 'cmp -s "$O/plain/%..%2Fplainx" "$O/plain/hello.txt"'
 check "plain p NUL q" 'cmp -s "$O/plain/%p%00q" "$O/plain/日本.txt"'
 check "plain warning" 'grep -qxF "e4dump: warning: /plain/..\\x2fplainx (inode 21): unsafe name, extracted as \"%..%2Fplainx\"" "$W/err"'
-check "13 renamed: $(tail -1 "$W/err")" 'grep -qx "e4dump: extracted 28 entries (13 renamed), skipped 0" "$W/err"'
+check "13 renamed: $(tail -1 "$W/err")" 'grep -qx "e4dump: extract: 7 directories, 16 files, 5 symlinks, [0-9]* bytes; 13 renamed, 0 partial, 0 locked kept, 0 skipped" "$W/err"'
 check "top of DIR: $(ls -A "$O" | tr '\n' ' ')" '[ "$(ls -A "$O" | LC_ALL=C sort | tr "\n" " ")" = "lost+found plain secret " ]'
 # Everything else is exactly the kernel's tree.
 check_extract -q "$S/sample.manifest" "$O" --tree plain \
@@ -89,7 +89,7 @@ check "one PATH warning" 'grep -q "^e4dump: warning: /secret/.. (inode 15): unsa
 "$E4DUMP" extract --key-file "$K" "$W/sample.img" /secret/./ -o "$W/box/dot" 2>"$W/err3"
 rc=$?
 check "PATH /secret/./: exit $rc, $(ls -A "$W/box/dot" | tr '\n' ' ')" \
-	'[ $rc = 0 ] && [ "$(ls -A "$W/box/dot")" = secret ] && [ ! -s "$W/err3" ]'
+	'[ $rc = 0 ] && [ "$(ls -A "$W/box/dot")" = secret ] && ! grep -v "^e4dump: extract: " "$W/err3"'
 
 # Without padding evidence a name with '/' does not decrypt: skipped,
 # exit 1, everything else extracted.  Two long names cut to one escape:
@@ -100,7 +100,7 @@ check "nopad: exit $rc, want 1" '[ $rc = 1 ]'
 check "nopad: error" 'grep -q "^e4dump: error: /secret/[A-Za-z0-9_-]* (inode 13): name does not decrypt" "$W/err2"'
 check "nopad: collision reported" 'grep -q "^e4dump: error: /secret/\(\\\\x01\)\{200\}z (inode 13): name already taken in this directory, extracted as \"%%01.*%~13~2\"$" "$W/err2"'
 check "nopad: both kept" '[ -f "$W/box/nopad/secret/$(cd "$W/box/nopad/secret" && ls -d -- *"%~13~2")" ]'
-check "nopad: summary" 'grep -qx "e4dump: extracted 19 entries (2 renamed), skipped 1" "$W/err2"'
+check "nopad: summary" 'grep -qx "e4dump: extract: [0-9]* directories, [0-9]* files, [0-9]* symlinks, [0-9]* bytes; 2 renamed, 0 partial, 0 locked kept, 1 skipped" "$W/err2"'
 check_extract -q "$S/sample.manifest" "$W/box/nopad" --allow-extra \
 	>"$W/check2" 2>&1 && ok || bad "nopad tree: $(grep FAIL "$W/check2" | head -3)"
 check "nopad: secret/sub differs" 'diff -r --no-dereference "$W/box/nopad/secret/sub" "$W/ref/secret/sub" >/dev/null 2>&1'

@@ -14,15 +14,16 @@ sample s.img
 for t in 1 3; do
 	rm -rf "$W/x$t"
 	expect "extract --manifest --threads $t" 0 '' -- \
-		"$E4DUMP" extract --threads $t --manifest "$W/m$t.tsv" --key-file "$K" "$W/s.img" -o "$W/x$t"
+		"$E4DUMP" extract --threads $t --manifest "$W/m$t.tsv" --dfxml "$W/m$t.xml" --key-file "$K" "$W/s.img" -o "$W/x$t"
 done
 check "the extracted tree: the kernel's manifest" 'check_extract -q "$S/sample.manifest" "$W/x1" >/dev/null 2>&1'
-check "the header" '[ "$(head -1 "$W/m1.tsv")" = "$(printf "path\tinode\tsize\tmd5\tsha1\tsha256\tciphertext_sha256\tatime\tmtime\tctime\tcrtime")" ]'
+check "the header" '[ "$(head -1 "$W/m1.tsv")" = "$(printf "path\tinode\tsize\tmd5\tsha1\tsha256\tciphertext_sha256\tatime\tmtime\tctime\tcrtime\tunreadable")" ]'
 nf=$(grep -c '^f ' "$S/sample.manifest")
 check "one row per regular file ($(($(wc -l <"$W/m1.tsv") - 1)) rows, $nf files)" '[ $(($(wc -l <"$W/m1.tsv") - 1)) = "$nf" ]'
 check "the same rows with three threads" '[ "$(sort "$W/m1.tsv")" = "$(sort "$W/m3.tsv")" ]'
 n=0
-while IFS=$'\t' read -r path ino size md5 sha1 sha256 ct a m c cr; do
+while IFS=$'\t' read -r path ino size md5 sha1 sha256 ct a m c cr un; do
+	[ "$un" = - ] || bad "$path: unreadable blocks \"$un\" in an intact image"
 	f=$W/x1/$path
 	want="$(md5sum <"$f" | cut -c1-32) $(sha1sum <"$f" | cut -c1-40) $(sha256sum <"$f" | cut -c1-64)"
 	[ "$md5 $sha1 $sha256" = "$want" ] || bad "$path: hashes $md5 $sha1 $sha256, coreutils $want"
@@ -39,6 +40,12 @@ while IFS=$'\t' read -r path ino size md5 sha1 sha256 ct a m c cr; do
 	n=$((n + 1))
 done < <(tail -n +2 "$W/m1.tsv")
 check "every row checked ($n)" '[ $n = "$nf" ]'
+# --dfxml: the same rows, as fiwalk's fileobjects (parsed by Python's XML
+# parser), for one and for three threads
+for t in 1 3; do
+	check "--threads $t: the DFXML holds the manifest's rows" \
+		'python3 "$top/tests/cli/dfxml_check.py" "$W/m$t.xml" "$W/m$t.tsv"'
+done
 expect "extract --manifest of one file" 0 '' -- \
 	"$E4DUMP" extract --manifest "$W/one.tsv" --key-file "$K" "$W/s.img" /secret/hello.txt -o "$W/one"
 check "its row names the file in DIR" '[ "$(tail -1 "$W/one.tsv" | cut -f1)" = hello.txt ] && [ -f "$W/one/hello.txt" ]'
@@ -50,6 +57,8 @@ expect "a 1 TiB sparse file: extract --manifest ends" 0 '' -- \
 check "its row has no hashes, the small file's has" \
 	'grep -q "^big	[0-9]*	1099511627776	-	-	-	-	" "$W/sp.tsv" && grep -q "^small	[0-9]*	2	[0-9a-f]\{32\}	" "$W/sp.tsv"'
 echo keep >"$W/exists.tsv"
+expect "--dfxml onto an existing file: refused" 2 'exists' -- \
+	"$E4DUMP" extract --dfxml "$W/exists.tsv" --key-file "$K" "$W/s.img" -o "$W/x8"
 expect "--manifest onto an existing file: refused" 2 'exists' -- \
 	"$E4DUMP" extract --manifest "$W/exists.tsv" --key-file "$K" "$W/s.img" -o "$W/x9"
 check "... and left as it was" '[ "$(cat "$W/exists.tsv")" = keep ]'

@@ -1,0 +1,22 @@
+/* One inode as a JSON object ("stat" record): type, mode, owner, sizes,
+ * links, flags by name, generation, the four times, its block runs, its
+ * encryption context decoded with the key file that opens it, and its
+ * no-key name. */
+#ifndef E4DUMP_INODEINFO_H
+#define E4DUMP_INODEINFO_H
+
+#include <json-c/json.h>
+#include "inode.h"
+#include "session.h"
+
+/* shown: the path as displayed.  nokey: the entry's no-key name when the
+ * caller has it; else, with path (the PATH given), it is looked up in
+ * the parent directory; else none. */
+json_object *inode_info(struct session *s, const char *path, const char *shown,
+			const struct e4_inode *in, const char *nokey);
+
+/* Whether in is encrypted under a policy no given key opens (then its
+ * target is not read: that would be an error, not a fact). */
+int inode_locked(struct session *s, const struct e4_inode *in);
+
+#endif

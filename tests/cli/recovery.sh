@@ -1,0 +1,122 @@
+#!/bin/bash
+# extract on the kernel-written sample: the accounting line, entries below
+# a directory no key opens counted as skipped, --keep-locked (ciphertext
+# under no-key names with sidecars that decrypt), partial recovery of an
+# image cut short (each unreadable block costs that block only, reported
+# in stderr, the manifest, the DFXML and JSON), and --json records.
+# Expected counts come from the kernel's manifest, blocks from debugfs.
+# usage: recovery.sh E4DUMP WORKDIR
+set -u
+E4DUMP=$1
+. "$(dirname "$0")/../lib/common.sh"
+workdir "$2"
+sample s.img
+M=$S/sample.manifest
+py() { /usr/bin/python3 "$@"; }
+count() { grep -c "^$1 $2 " "$M"; }
+size_of() { awk -v t="$1" '$1 == "f" && $2 == t {s += $5} END {print s + 0}' "$M"; }
+acct() { echo "e4dump: extract: $1 directories, $2 files, $3 symlinks, $4 bytes; 0 renamed, $5 partial, $6 locked kept, $7 skipped"; }
+
+# with the key: everything (lost+found is a directory the manifest leaves out)
+nd=$(($(count d secret) + $(count d plain) + 1))
+nf=$(($(count f secret) + $(count f plain)))
+nl=$(($(count l secret) + $(count l plain)))
+nb=$(($(size_of secret) + $(size_of plain)))
+"$E4DUMP" extract -k "$K" "$W/s.img" -o "$W/all" 2>"$W/err"
+rc=$?
+check "with the key: exit 0 ($rc), one line: $(cat "$W/err")" \
+	'[ $rc = 0 ] && [ "$(cat "$W/err")" = "$(acct $nd $nf $nl $nb 0 0 0)" ]'
+check "with the key: the kernel's tree" 'check_extract -q "$M" "$W/all" >/dev/null 2>&1'
+
+# without it: /secret is made, every entry below it is skipped and counted
+below=$(($(grep -c '^[dfl] secret ' "$M") - 1))
+pd=$(($(count d plain) + 2))
+"$E4DUMP" extract "$W/s.img" -o "$W/nokey" 2>"$W/err"
+rc=$?
+check "no key: exit 1 ($rc), $below entries below /secret skipped: $(tail -1 "$W/err")" \
+	'[ $rc = 1 ] && [ "$(tail -1 "$W/err")" = "$(acct $pd $(count f plain) $(count l plain) $(size_of plain) 0 0 $below)" ]'
+check "no key: one error names /secret and the count" \
+	'grep -qx "e4dump: error: /secret (inode [0-9]*): skipped $below entries below it: no key opens its names" "$W/err"'
+check "no key: nothing written below /secret" '[ -z "$(ls -A "$W/nokey/secret")" ]'
+
+# --keep-locked: the locked files as ciphertext under their no-key names,
+# each sidecar enough to decrypt it (decrypted by locked_check.py alone)
+sf=$(count f secret)
+sl=$(count l secret)
+"$E4DUMP" extract --keep-locked "$W/s.img" -o "$W/kl" 2>"$W/err"
+rc=$?
+check "--keep-locked: exit 1 ($rc), $((sf + sl)) locked kept: $(tail -1 "$W/err")" \
+	'[ $rc = 1 ] && [ "$(tail -1 "$W/err")" = "$(acct $nd $(count f plain) $(count l plain) $(size_of plain) 0 $((sf + sl)) 0)" ]'
+r=$(py "$top/tests/cli/locked_check.py" "$M" "$W/kl/secret" "$W/s.img" "$K" 2>&1)
+check "--keep-locked: $sf ciphertexts as debugfs dumps them, all decrypt from their sidecars; $sl symlinks ($r)" \
+	'[ "$r" = "$sf $sf $sl" ]'
+check "--keep-locked: the no-key names ls shows" \
+	'[ "$(cd "$W/kl/secret" && ls -A | grep -v "\.e4dump\.json$" | sort)" = "$("$E4DUMP" ls "$W/s.img" /secret 2>/dev/null | sort)" ]'
+
+# an image cut short inside a file: the file block past the cut is lost,
+# nothing else of the file
+ino=$("$E4DUMP" stat --json -k "$K" "$W/s.img" "/secret/sub/nested file.bin" | py -c 'import json,sys; print(json.loads(sys.stdin.readline())["inode"])')
+cut=$(debugfs -R "bmap <$ino> 1" "$W/s.img" 2>/dev/null)
+head -c $((cut * 4096)) "$W/s.img" >"$W/cut.img"
+"$E4DUMP" extract --json --manifest "$W/cut.tsv" --dfxml "$W/cut.xml" -k "$K" "$W/cut.img" -o "$W/cut" \
+	>"$W/cut.json" 2>"$W/err"
+rc=$?
+# what should be missing: each file's blocks at or past the cut (debugfs)
+tail -n +2 "$W/cut.tsv" | cut -f2 | sort -u | while read -r i; do
+	echo "$i $(debugfs -R "blocks <$i>" "$W/s.img" 2>/dev/null)"
+done >"$W/blocks"
+r=$(py - "$W/cut.tsv" "$W/blocks" "$cut" "$W/cut" "$W/all" "$W/cut.json" "$W/err" <<'PY' 2>&1
+import json, sys
+tsv, blocks, cut, out, good, js, err = sys.argv[1:]
+cut = int(cut)
+want = {}
+for line in open(blocks):
+    ino, *phys = line.split()
+    lost = [i for i, p in enumerate(map(int, phys)) if p >= cut]
+    ranges, i = [], 0
+    while i < len(lost):
+        j = i
+        while j + 1 < len(lost) and lost[j + 1] == lost[j] + 1:
+            j += 1
+        ranges.append(str(lost[i]) if i == j else "%d-%d" % (lost[i], lost[j]))
+        i = j + 1
+    want[ino] = ",".join(ranges) or "-"
+partial = 0
+for row in open(tsv).read().splitlines()[1:]:
+    f = row.split("\t")
+    path, ino, un = f[0], f[1], f[-1]
+    assert un == want[ino], (path, un, want[ino])
+    got = open(out + "/" + path, "rb").read()
+    exp = open(good + "/" + path, "rb").read()
+    assert len(got) == len(exp), path
+    bad = set()
+    for r in ([] if un == "-" else un.split(",")):
+        a, _, b = r.partition("-")
+        bad.update(range(int(a), int(b or a) + 1))
+    partial += bool(bad)
+    for k in range(0, len(exp), 4096):
+        blk = got[k:k + 4096]
+        assert blk == (bytes(len(blk)) if k // 4096 in bad else exp[k:k + 4096]), (path, k)
+recs = [json.loads(l) for l in open(js)]
+assert recs[-1]["type"] == "summary" and recs[-1]["partial"] == partial, recs[-1]
+parts = {r["path"].lstrip("/"): r["unreadable"] for r in recs
+         if r["type"] == "extracted" and r.get("status") == "partial"}
+rows = {l.split("\t")[0]: l.split("\t")[-1] for l in open(tsv).read().splitlines()[1:]}
+assert parts == {p: u for p, u in rows.items() if u != "-"}, (parts, rows)
+s = recs[-1]
+line = ("e4dump: extract: %d directories, %d files, %d symlinks, %d bytes; %d renamed, "
+        "%d partial, %d locked kept, %d skipped" % (s["directories"], s["files"], s["symlinks"],
+        s["bytes"], s["renamed"], s["partial"], s["locked_kept"], s["skipped"]))
+assert open(err).read().splitlines()[-1] == line
+print(partial)
+PY
+)
+check "cut image: exit 1 ($rc); every file written, the blocks past the cut as holes, the rest exact; manifest, JSON and stderr agree ($r partial)" \
+	'[ $rc = 1 ] && [ "$r" -ge 1 ] 2>/dev/null'
+check "cut image: the file cut inside lost its block 1 only" \
+	'grep -q "^secret/sub/nested file.bin	$ino	.*	1\$" "$W/cut.tsv" &&
+	 grep -qx "e4dump: error: /secret/sub/nested file.bin (inode $ino): 1 blocks cannot be read (file blocks 1): written as holes, the rest of the file is extracted" "$W/err"'
+check "cut image: the DFXML says the same" 'py "$top/tests/cli/dfxml_check.py" "$W/cut.xml" "$W/cut.tsv"'
+check "cut image: every JSON line is an object with a type" \
+	'py -c "import json,sys; [json.loads(l)[\"type\"] for l in open(sys.argv[1])]" "$W/cut.json"'
+finish
