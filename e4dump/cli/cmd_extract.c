@@ -299,10 +299,17 @@ static int write_sidecar(struct extract *x, struct xdir *d, const char *name,
 	struct out_file f;
 	const char *text;
 	size_t len;
-	int rc = -1;
+	int rc = -1, added;
 
 	free(nk);
+	/* NAME.e4dump.json; when that is too long (no-key names reach 252
+	 * bytes) or taken, an escaped name of the inode's ("%~INO...") */
 	snprintf(side, sizeof(side), "%s.e4dump.json", name);
+	added = strlen(side) < OUTDIR_NAME_MAX && nameset_add(&d->names, side) == 1;
+	if (!added) {
+		snprintf(side, sizeof(side), "%%~%u.e4dump.json", n->ino);
+		added = nameset_add(&d->names, side) == 1;
+	}
 	json_object_object_add(o, "type", json_object_new_string("locked"));
 	json_object_object_add(o, "ciphertext_file", json_object_new_string(name));
 	if (n->entry)
@@ -314,8 +321,7 @@ static int write_sidecar(struct extract *x, struct xdir *d, const char *name,
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 						 JSON_C_TO_STRING_NOSLASHESCAPE);
 	len = strlen(text);
-	if (strlen(side) >= OUTDIR_NAME_MAX || nameset_add(&d->names, side) != 1 ||
-	    outdir_file_open(&x->od, d->fd, side, 0644, &f)) {
+	if (!added || outdir_file_open(&x->od, d->fd, side, 0644, &f)) {
 		report_error(x->r, "%s (inode %u): cannot write its sidecar %s", n->path,
 			     n->ino, side);
 	} else if (write(f.fd, text, len) != (ssize_t)len || write(f.fd, "\n", 1) != 1) {

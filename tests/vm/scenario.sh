@@ -79,6 +79,32 @@ while read -r _ tree path _ size _; do
 	check "ls -l: symlink $p: size $size" \
 		'awk -v p="$p" -v s="$size" '"'"'$2 == "l" && $4 == s && index($0, " " p " -> ") {f = 1} END {exit !f}'"'"' "$W/ls-l"'
 done < <(grep '^l ' "$img.manifest")
+# Two keys, one given (extract --keep-locked): the trees that key opens
+# come out exactly; every file and symlink of the others is kept as the
+# kernel shows it without the key, as many as the accounting line says,
+# each ciphertext as debugfs dumps it and, from its sidecar alone,
+# decrypted independently to what the kernel wrote (v1 AES-256-XTS
+# policies; tests/cli/locked_check.py).
+if [ ${#keys[@]} -ge 4 ]; then
+	first=${keys[1]}
+	id=$(basename "$first" .key)
+	"$E4DUMP" extract --keep-locked --key-file "$first" "$img" -o "$W/kl" 2>"$W/kl.err"
+	rc=$?
+	opened=()
+	while read -r _ tree kind kid _; do
+		if [ "$kind" = plain ] || [ "$kid" = "$id" ]; then opened+=(--tree "$tree"); fi
+	done < <(grep '^tree ' "$img.manifest")
+	n=$(sed -n 's/^e4dump: extract: .* \([0-9]*\) locked kept, .*/\1/p' "$W/kl.err")
+	r=$(/usr/bin/python3 "$top/tests/cli/locked_check.py" "$img.manifest" "$W/kl" "$img" \
+		"$W"/keys/*.key 2>&1)
+	nf=x nd=x nl=x
+	[[ $r =~ ^([0-9]+)\ ([0-9]+)\ ([0-9]+)$ ]] &&
+		nf=${BASH_REMATCH[1]} nd=${BASH_REMATCH[2]} nl=${BASH_REMATCH[3]}
+	check "keep-locked with key $id only: exit 1 ($rc), ${#opened[@]} tree options opened exactly" \
+		'[ $rc = 1 ] && check_extract -q --apply-removed --allow-extra "${opened[@]}" "$img.manifest" "$W/kl" >/dev/null 2>&1'
+	check "keep-locked with key $id only: $n kept = $nf files ($nd decrypted from their sidecars) + $nl symlinks ($r)" \
+		'[ "$nf" != x ] && [ -n "$n" ] && [ "$n" -ge 1 ] && [ "$n" = $((nf + nl)) ] && grep -q " 0 skipped$" "$W/kl.err"'
+fi
 . "$top/tests/vm/nokey_compare.sh"
 nokey_compare "$img"
 finish
