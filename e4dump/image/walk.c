@@ -12,6 +12,8 @@ struct frame {
 	size_t path_len, rel_len;
 	struct e4_inode inode;
 	struct e4_walk_node node;   /* the directory's own node */
+	struct e4_entry entry;      /* its entry (pointing into the parent's
+				     * listing, which outlives this frame) */
 	void *data;
 };
 
@@ -139,6 +141,8 @@ static int enter(struct walker *w, const struct e4_walk_node *n,
 	f->rel_len = w->rel.len;
 	f->inode = *in;
 	f->node = *n;
+	if (n->entry)
+		f->entry = *n->entry; /* n->entry is the caller's local */
 	f->data = data;
 	return 0;
 }
@@ -152,6 +156,9 @@ static void leave(struct walker *w)
 	f->node.path = w->path.p;
 	f->node.rel = w->rel.p;
 	f->node.inode = &f->inode;
+	/* the frame may have moved since (the stack grows) */
+	if (f->node.entry)
+		f->node.entry = &f->entry;
 	if (w->v->leave)
 		w->v->leave(w->arg, &f->node, f->dir, f->data);
 	e4_dir_free(f->dir);
