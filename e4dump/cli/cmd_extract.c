@@ -666,7 +666,7 @@ static void leave(void *arg, const struct e4_walk_node *n,
 	finish_dir(x, d, n);
 }
 
-int cmd_extract(const struct options *o, struct report *r)
+static int run(const struct options *o, struct report *r)
 {
 	struct session s;
 	struct extract x;
@@ -771,5 +771,15 @@ int cmd_extract(const struct options *o, struct report *r)
 		json_emit(sum);
 	}
 	session_close(&s);
+	return rc;
+}
+
+int cmd_extract(const struct options *o, struct report *r)
+{
+	int rc = run(o, r);
+
+	/* a fatal error is a diagnostic record, then the summary */
+	if (rc == EXIT_FATAL && o->json)
+		json_emit(json_summary("extract", r, rc));
 	return finish_stdout(rc, r);
 }

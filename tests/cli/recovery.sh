@@ -120,6 +120,20 @@ check "cut image: the DFXML says the same" 'py "$top/tests/cli/dfxml_check.py" "
 check "cut image: every JSON line is an object with a type" \
 	'py -c "import json,sys; [json.loads(l)[\"type\"] for l in open(sys.argv[1])]" "$W/cut.json"'
 
+# --json: a fatal error is a diagnostic record, then the summary (exit 2);
+# standard output that cannot be written is exit 2
+"$E4DUMP" extract --json -k "$K" "$W/nonexistent.img" -o "$W/nx" >"$W/fatal.json" 2>/dev/null
+rc=$?
+check "--json, no image: exit 2 ($rc), a diagnostic record then the summary" \
+	'[ $rc = 2 ] && py -c "
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+assert [x[\"type\"] for x in r] == [\"diagnostic\", \"summary\"] and r[1][\"exit\"] == 2, r
+" "$W/fatal.json"'
+"$E4DUMP" extract --json -k "$K" "$W/s.img" -o "$W/full" >/dev/full 2>"$W/err"
+rc=$?
+check "--json >/dev/full: exit 2 ($rc), said" '[ $rc = 2 ] && grep -q "standard output" "$W/err"'
+
 # an I/O error inside the image: a qcow2 (4 KiB clusters) whose L2 entry
 # for the block holding that file's block 1 points past the container's
 # end (libqcow fails that read).  That block only is lost; every other
