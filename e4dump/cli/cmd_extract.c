@@ -145,13 +145,10 @@ static json_object *record(struct extract *x, const struct e4_walk_node *n,
 			   const char *rel, const char *status)
 {
 	json_object *o;
-	uint64_t size = n->inode ? n->inode->size : 0;
 
 	if (!x->o->json)
 		return NULL;
-	if (n->inode && E4_ISLNK(n->inode->mode))
-		e4_symlink_locked_size(x->s->fs, n->inode, n->path, &size);
-	o = json_entry(x->s, n, size);
+	o = json_entry(x->s, n, n->inode ? inode_stat_size(x->s, n->inode, n->path) : 0);
 	json_object_object_add(o, "type", json_object_new_string("extracted"));
 	json_object_object_add(o, "output", rel ? json_object_new_string(rel) : NULL);
 	if (status)
@@ -372,6 +369,11 @@ static int write_locked(struct extract *x, struct xdir *d, const char *name,
 		struct out_file f;
 		uint64_t stored = e4_inode_size_blocks(x->s->fs, in) * block_size(x);
 
+		if (stored < in->size) {
+			report_error_at(x->r, n->path, n->ino, "i_size %" PRIu64 " cannot be stored",
+					in->size);
+			goto out;
+		}
 		if (outdir_file_open(&x->od, d->fd, name, 0644, &f)) {
 			report_error(x->r, "%s: cannot create: %s", n->path, strerror(errno));
 			goto out;

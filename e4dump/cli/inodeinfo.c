@@ -169,24 +169,31 @@ int inode_locked(struct session *s, const struct e4_inode *in)
 	       (e4_fs_policy_key(s->fs, &c, &pk) != E4_OK || !pk.open);
 }
 
+uint64_t inode_stat_size(struct session *s, const struct e4_inode *in,
+			 const char *shown)
+{
+	uint64_t size = in->size;
+	char *target;
+	size_t len;
+
+	if (!E4_ISLNK(in->mode))
+		return size;
+	if (inode_locked(s, in))
+		e4_symlink_locked_size(s->fs, in, shown, &size);
+	else if (e4_symlink_read(s->fs, in, shown, &target, &len) == E4_OK) {
+		size = len;
+		free(target);
+	}
+	return size;
+}
+
 json_object *inode_info(struct session *s, const char *path, const char *shown,
 			const struct e4_inode *in, const char *nokey)
 {
 	json_object *o = json_record("stat"), *runs = json_object_new_array();
-	uint64_t size = in->size;
+	uint64_t size = inode_stat_size(s, in, shown);
 	char mode[8], flags[16];
 
-	if (E4_ISLNK(in->mode)) {
-		char *target;
-		size_t len;
-
-		if (inode_locked(s, in))
-			e4_symlink_locked_size(s->fs, in, shown, &size);
-		else if (e4_symlink_read(s->fs, in, shown, &target, &len) == E4_OK) {
-			size = len;
-			free(target);
-		}
-	}
 	snprintf(mode, sizeof(mode), "%04o", in->mode & 07777);
 	snprintf(flags, sizeof(flags), "0x%08" PRIx32, in->flags);
 	ADD(o, "path", STR(shown));

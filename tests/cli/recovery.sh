@@ -27,6 +27,26 @@ rc=$?
 check "with the key: exit 0 ($rc), one line: $(cat "$W/err")" \
 	'[ $rc = 0 ] && [ "$(cat "$W/err")" = "$(acct $nd $nf $nl $nb 0 0 0)" ]'
 check "with the key: the kernel's tree" 'check_extract -q "$M" "$W/all" >/dev/null 2>&1'
+# --json: one "extracted" record per entry of the manifest, each with the
+# kernel's type and the size its lstat gave (symlinks: the target's length)
+"$E4DUMP" extract --json -k "$K" "$W/s.img" -o "$W/allj" >"$W/all.json" 2>/dev/null
+check "--json: a record per entry, with the manifest's type and size" 'py - "$M" "$W/all.json" <<'"'"'PY'"'"'
+import json, sys
+want = {}
+for line in open(sys.argv[1]):
+    w = line.split()
+    if w and w[0] in ("d", "f", "l"):
+        want["/" + bytes.fromhex(w[2]).decode()] = (w[0], None if w[4] == "-" else int(w[4]))
+kinds = {"directory": "d", "regular": "f", "symlink": "l"}
+got = {}
+for line in open(sys.argv[2]):
+    r = json.loads(line)
+    if r["type"] == "extracted" and r["path"] != "/lost+found":
+        assert r["status"] == "ok" and r["output"] == r["path"][1:], r
+        got[r["path"]] = (kinds[r["file_type"]], r["size"] if r["file_type"] != "directory" else None)
+assert got == want, (sorted(set(got.items()) ^ set(want.items())))
+PY'
+
 
 # without it: /secret is made, every entry below it is skipped and counted
 below=$(($(grep -c '^[dfl] secret ' "$M") - 1))
