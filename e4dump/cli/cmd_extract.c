@@ -199,13 +199,13 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 	job.path = strdup(n->path);
 	memcpy(job.name, name, strlen(name) + 1);
 	if (!job.path) {
-		report_error(x->r, "%s: out of memory", n->path);
+		report_error_at(x->r, n->path, n->ino, "out of memory");
 		e4_file_close(job.file);
 		return -1;
 	}
 	job.mode = out_mode(x, in);
 	if (outdir_file_open(&x->od, d->fd, job.name, job.mode, &job.out)) {
-		report_error(x->r, "%s: cannot create: %s", n->path, strerror(errno));
+		report_error_at(x->r, n->path, n->ino, "cannot create: %s", strerror(errno));
 		e4_file_close(job.file);
 		free(job.path);
 		return -1;
@@ -263,7 +263,7 @@ static int write_symlink(struct extract *x, struct xdir *d, const char *name,
 	if (e4_symlink_read(x->s->fs, n->inode, n->path, &target, &len) != E4_OK)
 		return -1; /* reported */
 	if (outdir_symlink(&x->od, target, d->fd, name)) {
-		report_error(x->r, "%s: cannot create symlink: %s", n->path,
+		report_error_at(x->r, n->path, n->ino, "cannot create symlink: %s",
 			     errno == OUTDIR_EIMAGE ? "it would replace the image being read" :
 			     strerror(errno));
 		free(target);
@@ -319,13 +319,12 @@ static int write_sidecar(struct extract *x, struct xdir *d, const char *name,
 						 JSON_C_TO_STRING_NOSLASHESCAPE);
 	len = strlen(text);
 	if (!added || outdir_file_open(&x->od, d->fd, side, 0644, &f)) {
-		report_error(x->r, "%s (inode %u): cannot write its sidecar %s", n->path,
-			     n->ino, side);
+		report_error_at(x->r, n->path, n->ino, "cannot write its sidecar %s", side);
 	} else if (write(f.fd, text, len) != (ssize_t)len || write(f.fd, "\n", 1) != 1) {
 		outdir_file_abort(&f);
-		report_error(x->r, "%s (inode %u): cannot write its sidecar", n->path, n->ino);
+		report_error_at(x->r, n->path, n->ino, "cannot write its sidecar");
 	} else if (outdir_file_commit(&x->od, &f)) {
-		report_error(x->r, "%s (inode %u): cannot write its sidecar", n->path, n->ino);
+		report_error_at(x->r, n->path, n->ino, "cannot write its sidecar");
 	} else {
 		rc = 0;
 	}
@@ -360,7 +359,7 @@ static int write_locked(struct extract *x, struct xdir *d, const char *name,
 		json_object_object_add(extra, "symlink_nokey_target", json_object_new_string(target));
 		free(blob);
 		if (outdir_symlink(&x->od, target, d->fd, name)) {
-			report_error(x->r, "%s: cannot create symlink: %s", n->path,
+			report_error_at(x->r, n->path, n->ino, "cannot create symlink: %s",
 				     strerror(errno));
 			goto out;
 		}
@@ -375,14 +374,13 @@ static int write_locked(struct extract *x, struct xdir *d, const char *name,
 			goto out;
 		}
 		if (outdir_file_open(&x->od, d->fd, name, 0644, &f)) {
-			report_error(x->r, "%s: cannot create: %s", n->path, strerror(errno));
+			report_error_at(x->r, n->path, n->ino, "cannot create: %s", strerror(errno));
 			goto out;
 		}
 		if (e4_inode_stream_blocks(x->s->fs, in, n->path, ct_sink, &f.fd) != E4_OK ||
 		    ftruncate(f.fd, (off_t)stored)) {
 			outdir_file_abort(&f);
-			report_error(x->r, "%s (inode %u): its ciphertext cannot be written",
-				     n->path, n->ino);
+			report_error_at(x->r, n->path, n->ino, "its ciphertext cannot be written");
 			goto out;
 		}
 		{
@@ -392,7 +390,7 @@ static int write_locked(struct extract *x, struct xdir *d, const char *name,
 			futimens(f.fd, ts);
 		}
 		if (outdir_file_commit(&x->od, &f)) {
-			report_error(x->r, "%s: write failed: %s", n->path, strerror(errno));
+			report_error_at(x->r, n->path, n->ino, "write failed: %s", strerror(errno));
 			goto out;
 		}
 		json_object_object_add(extra, "ciphertext_bytes", json_object_new_uint64(stored));
@@ -446,7 +444,7 @@ static int out_name(struct extract *x, struct xdir *d,
 		renamed = 2;
 	}
 	if (r < 0) {
-		report_error(x->r, "%s: out of memory", n->path);
+		report_error_at(x->r, n->path, n->ino, "out of memory");
 		return -1;
 	}
 	if (renamed) {
@@ -454,11 +452,9 @@ static int out_name(struct extract *x, struct xdir *d,
 
 		e4_escape((const uint8_t *)out, strlen(out), esc, 0);
 		if (renamed == 2)
-			report_error(x->r, "%s (inode %u): name already taken in this directory, extracted as \"%s\"",
-				     n->path, n->ino, esc);
+			report_error_at(x->r, n->path, n->ino, "name already taken in this directory, extracted as \"%s\"", esc);
 		else
-			report_warning(x->r, "%s (inode %u): unsafe name, extracted as \"%s\"",
-				       n->path, n->ino, esc);
+			report_warning_at(x->r, n->path, n->ino, "unsafe name, extracted as \"%s\"", esc);
 		x->renamed++;
 	}
 	return 0;
@@ -594,7 +590,7 @@ static enum e4_walk_action enter(void *arg, const struct e4_walk_node *n,
 	}
 	d = calloc(1, sizeof(*d));
 	if (!d) {
-		report_error(x->r, "%s: out of memory", n->path);
+		report_error_at(x->r, n->path, n->ino, "out of memory");
 		x->skipped++;
 		return E4_WALK_SKIP;
 	}
@@ -617,7 +613,7 @@ static enum e4_walk_action enter(void *arg, const struct e4_walk_node *n,
 	}
 	d->fd = outdir_mkdir(&x->od, p->fd, name);
 	if (d->fd < 0 || fstat(d->fd, &st)) {
-		report_error(x->r, "%s: cannot open directory: %s", n->path,
+		report_error_at(x->r, n->path, n->ino, "cannot open directory: %s",
 			     errno == OUTDIR_EIMAGE ? "it would replace the image being read" :
 			     strerror(errno));
 		if (d->fd >= 0)

@@ -126,7 +126,7 @@ int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 	if (es != E4_OK) {
 		outdir_file_abort(&job->out); /* no partial files */
 		if (es == E4_STOPPED)
-			report_error(r, "%s: write failed: %s", job->path,
+			report_error_at(r, job->path, job->ino, "write failed: %s",
 				     err == ENOSPC ? "output device full" :
 				     strerror(err ? err : EIO));
 		emit_record(job, "failed", 0, NULL);
@@ -142,7 +142,7 @@ int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 	/* the hashes of what was written, put in the manifest once the file
 	 * is in place */
 	if (job->man && manifest_hash(job->out.fd, job->size, hashes)) {
-		report_error(r, "%s: --manifest: cannot hash what was written", job->path);
+		report_error_at(r, job->path, job->ino, "--manifest: cannot hash what was written");
 		job->man = NULL;
 	}
 	if (job->chmod)
@@ -151,7 +151,7 @@ int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 	if (job->st && fstat(job->out.fd, job->st))
 		memset(job->st, 0, sizeof(*job->st));
 	if (outdir_file_commit(od, &job->out)) {
-		report_error(r, "%s: %s: %s", job->path,
+		report_error_at(r, job->path, job->ino, "%s: %s",
 			     od->force ? "cannot replace" : "write failed",
 			     errno == OUTDIR_EIMAGE ? "it is the image being read" :
 			     strerror(errno));

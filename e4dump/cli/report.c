@@ -129,18 +129,15 @@ REPORT_FN(report_warning, E4_DIAG_WARNING)
 REPORT_FN(report_note, E4_DIAG_NOTE)
 REPORT_FN(report_info, E4_DIAG_INFO)
 
-void report_error_at(struct report *r, const char *path, uint32_t ino,
-		     const char *fmt, ...)
+static void emit_at(struct report *r, enum e4_diag_level level, const char *path,
+		    uint32_t ino, const char *fmt, va_list ap)
 {
 	struct e4_diag d = { 0 };
 	char *msg = NULL;
-	va_list ap;
 
-	va_start(ap, fmt);
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
-	va_end(ap);
-	d.level = E4_DIAG_ERROR;
+	d.level = level;
 	d.status = E4_OK;
 	d.problem = E4_P_OTHER;
 	d.ino = ino;
@@ -148,4 +145,24 @@ void report_error_at(struct report *r, const char *path, uint32_t ino,
 	d.message = msg ? msg : "out of memory";
 	report_diag(r, &d);
 	free(msg);
+}
+
+void report_error_at(struct report *r, const char *path, uint32_t ino,
+		     const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit_at(r, E4_DIAG_ERROR, path, ino, fmt, ap);
+	va_end(ap);
+}
+
+void report_warning_at(struct report *r, const char *path, uint32_t ino,
+		       const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit_at(r, E4_DIAG_WARNING, path, ino, fmt, ap);
+	va_end(ap);
 }

@@ -33,5 +33,8 @@ void report_info(struct report *r, const char *fmt, ...)
 void report_error_at(struct report *r, const char *path, uint32_t ino,
 		     const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+void report_warning_at(struct report *r, const char *path, uint32_t ino,
+		       const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #endif

@@ -108,7 +108,7 @@ for t in 1 2; do
 	(trap '' XFSZ; ulimit -f 64; "$E4DUMP" extract --threads "$t" "$W/img" -o "$W/f$t") \
 		>"$W/out" 2>"$W/err"
 	rc=$?
-	n=$(grep -c '^e4dump: error: /[^ ]*: write failed: File too large$' "$W/err")
+	n=$(grep -c '^e4dump: error: /[^ ]* (inode [0-9]*): write failed: File too large$' "$W/err")
 	check "--threads $t, EFBIG: exit 1 ($rc)" '[ $rc = 1 ]'
 	check "--threads $t, EFBIG: one error per big file ($n of $big)" '[ "$n" = "$big" ]'
 	left=$(cd "$W/f$t" && find . -type f ! -path './lost+found*' | wc -l)
