@@ -5,7 +5,7 @@
 #   install-deps.sh --tool   to build and run the tool only (scripts/demo.sh)
 set -eu
 tool=(
-	build-essential cmake pkg-config xz-utils libxml2-dev
+	build-essential cmake pkg-config xz-utils libxml2-dev uuid-dev
 	libext2fs-dev comerr-dev e2fsprogs libssl-dev libjson-c-dev
 	libewf-dev libqcow-dev libvhdi-dev libvmdk-dev libsmraw-dev libblkid-dev
 	android-libsparse-dev

@@ -40,7 +40,7 @@ static int keys_alone(const struct options *o, struct report *r)
 		return EXIT_FATAL;
 	}
 	if (o->n_pass_files && !o->salt_hex) {
-		report_error(r, "keyid: --passphrase-file without IMAGE needs --salt HEX");
+		report_error(r, "keyid: --passphrase-file without IMAGE needs --salt SALT");
 		goto out;
 	}
 	if (o->salt_hex && (salt_len = keyload_salt(o->salt_hex, salt, r)) < 0)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uuid/uuid.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "hex.h"
@@ -105,11 +106,18 @@ int keyload_file(struct e4_keystore *ks, const char *path, struct report *r)
 	return 0;
 }
 
+/* What e4crypt reads as the passphrase (misc/e4crypt.c get_passphrase:
+ * fgets into 1024 bytes, then the newline cut): the first line, at most
+ * 1023 bytes.  e4dump also drops a CR before the newline (a file written
+ * on Windows; e4crypt at a terminal never sees one). */
+#define PASSPHRASE_MAX 1023
+
 int keyload_passphrase(struct e4_keystore *ks, const char *path,
 		       const uint8_t *salt, size_t salt_len, struct report *r)
 {
-	uint8_t buf[1026];
-	size_t len;
+	uint8_t buf[PASSPHRASE_MAX + 3];
+	uint8_t *nl;
+	size_t len, line;
 	char label[300];
 	enum e4_status st;
 
@@ -118,21 +126,28 @@ int keyload_passphrase(struct e4_keystore *ks, const char *path,
 			     errno == EISDIR ? "is a directory" : strerror(errno));
 		return -1;
 	}
-	if (len <= sizeof(buf) && len && buf[len - 1] == '\n') {
-		len--;
-		if (len && buf[len - 1] == '\r')
-			len--;
+	if (len > sizeof(buf))
+		len = sizeof(buf); /* more follows: not part of the first line */
+	nl = memchr(buf, '\n', len);
+	line = nl ? (size_t)(nl - buf) : len;
+	if (line > PASSPHRASE_MAX) {
+		report_warning(r, "passphrase file %s: longer than %d bytes; its first %d are the passphrase, as e4crypt reads it",
+			       path, PASSPHRASE_MAX, PASSPHRASE_MAX);
+		line = PASSPHRASE_MAX;
+	} else if (nl && (size_t)(nl - buf) + 1 < len) {
+		report_warning(r, "passphrase file %s: only its first line is the passphrase, as e4crypt reads it",
+			       path);
 	}
-	if (len == 0 || len > 1024) {
+	if (nl && line == (size_t)(nl - buf) && line && buf[line - 1] == '\r')
+		line--;
+	if (line == 0) {
 		e4_wipe(buf, sizeof(buf));
-		report_error(r, "passphrase file %s: %s", path,
-			     len ? "passphrase longer than 1024 bytes" :
-				   "empty passphrase");
+		report_error(r, "passphrase file %s: empty passphrase", path);
 		return -1;
 	}
 	snprintf(label, sizeof(label), "passphrase ");
 	shown(path, label + strlen(label), sizeof(label) - strlen(label));
-	st = e4_keystore_add_passphrase(ks, buf, len, salt, salt_len, label);
+	st = e4_keystore_add_passphrase(ks, buf, line, salt, salt_len, label);
 	e4_wipe(buf, sizeof(buf));
 	if (st != E4_OK) {
 		report_error(r, "passphrase file %s: key derivation failed: %s",
@@ -142,13 +157,43 @@ int keyload_passphrase(struct e4_keystore *ks, const char *path,
 	return 0;
 }
 
-long keyload_salt(const char *hex, uint8_t salt[256], struct report *r)
+long keyload_salt(const char *arg, uint8_t salt[256], struct report *r)
 {
-	long n = e4_hex_decode(hex, strlen(hex), salt, 256);
+	uuid_t uu;
+	long n;
 
+	if (!strncmp(arg, "s:", 2)) {
+		/* literal text, as e4crypt: shorter than EXT4_MAX_SALT_SIZE */
+		n = (long)strlen(arg + 2);
+		if (n >= 256) {
+			report_error(r, "--salt: \"s:\" text longer than 255 bytes");
+			return -1;
+		}
+		memcpy(salt, arg + 2, (size_t)n);
+		return n;
+	}
+	if (!strncmp(arg, "f:", 2) || arg[0] == '/') {
+		report_error(r, "--salt: \"%s\" asks a mounted filesystem's kernel for its salt; "
+			     "offline that is the image's s_encrypt_pw_salt, used without --salt", arg);
+		return -1;
+	}
+	if (!strncmp(arg, "0x", 2)) {
+		n = e4_hex_decode(arg + 2, strlen(arg + 2), salt, 256);
+		if (n < 0 || (n == 0 && arg[2])) {
+			report_error(r, "--salt: \"%s\" is not 0x and at most 256 bytes of hex digits",
+				     arg);
+			return -1;
+		}
+		return n;
+	}
+	if (strlen(arg) == 36 && uuid_parse(arg, uu) == 0) {
+		memcpy(salt, uu, 16);
+		return 16;
+	}
+	n = e4_hex_decode(arg, strlen(arg), salt, 256);
 	if (n <= 0) {
-		report_error(r, "--salt: \"%s\" is not 1 to 256 bytes of hex digits",
-			     hex);
+		report_error(r, "--salt: \"%s\" is none of s:TEXT, 0xHEX, a UUID or HEX (1 to 256 bytes)",
+			     arg);
 		return -1;
 	}
 	return n;

@@ -55,7 +55,7 @@ static const struct command commands[] = {
 	  "what a disk image holds: container, partitions (start, length,\n"
 	  "      type), the filesystem in each and whether it has encrypted inodes" },
 	{ "keyid", cmd_keyid, OPTS_IMAGE, 0, 1,
-	  "keyid (--key-file F | --passphrase-file F [--salt HEX])... [IMAGE]",
+	  "keyid (--key-file F | --passphrase-file F [--salt SALT])... [IMAGE]",
 	  "each key's v1 descriptor (e4crypt's convention) and v2 identifier;\n"
 	  "      with IMAGE, the policies each opens" },
 	{ "vectors", cmd_vectors,

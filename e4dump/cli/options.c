@@ -19,8 +19,9 @@ static const struct opt_def defs[] = {
 	{ OPT_PASSPHRASE_FILE, 0, "passphrase-file", "F",
 	  "key from a passphrase, derived as e4crypt does (one\n"
 	  "                      trailing newline, or CR LF, is not part of it)" },
-	{ OPT_SALT, 0, "salt", "HEX",
-	  "salt for --passphrase-file (hex; default s_encrypt_pw_salt)" },
+	{ OPT_SALT, 0, "salt", "SALT",
+	  "salt for --passphrase-file, as e4crypt -S: s:TEXT, 0xHEX,\n"
+	  "                      a UUID, or HEX (default: s_encrypt_pw_salt)" },
 	{ OPT_FORMAT, 0, "format", "F",
 	  "generation of encrypted names: auto (default), 2015 or 6.1" },
 	{ OPT_DUMMY_KEY, 0, "dummy-key", NULL,

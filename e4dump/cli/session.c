@@ -60,7 +60,7 @@ int session_open_diag(struct session *s, const struct options *o,
 			memcpy(salt, info.encrypt_pw_salt, 16);
 			salt_len = 16;
 			if (!memcmp(salt, (uint8_t[16]){ 0 }, 16)) {
-				report_error(r, "%s: s_encrypt_pw_salt is zero: give --salt HEX",
+				report_error(r, "%s: s_encrypt_pw_salt is zero: give --salt SALT",
 					     s->image);
 				goto fail;
 			}
