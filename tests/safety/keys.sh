@@ -38,7 +38,8 @@ with open(sys.argv[4], "w") as f:
 ' "$top" "$S/sample.key" "$W/sample.img" "$W/needles" || give_up "needles"
 check "needles: $(wc -l <"$W/needles")" '[ "$(wc -l <"$W/needles")" -ge 10 ]'
 
-# core NAME ARGS...: run e4dump under gdb, dump its core at _exit
+# core NAME ARGS...: run e4dump under gdb, dump its memory at _exit (every
+# mapping a core dump holds: memdump.py)
 core() {
 	local name=$1
 	shift
@@ -46,7 +47,8 @@ core() {
 		-ex "set breakpoint pending on" \
 		-ex "break _exit" \
 		-ex "run $(printf '%q ' "$@")>$W/$name.out 2>$W/$name.err" \
-		-ex "gcore $W/$name.core" -ex kill "$E4DUMP" >"$W/$name.gdb" 2>&1
+		-ex "set \$memdump_out = \"$W/$name.core\"" \
+		-ex "source $top/tests/safety/memdump.py" -ex kill "$E4DUMP" >"$W/$name.gdb" 2>&1
 	check "$name: core dumped: $(tail -2 "$W/$name.gdb")" '[ -s "$W/$name.core" ]'
 }
 search() { # NAME: no needle in the core or the outputs
