@@ -155,7 +155,7 @@ static void nokey_name(struct e4_fs *fs, const struct e4_dir *d,
 {
 	const uint8_t *raw = at(d, e->raw_off);
 	uint32_t hash = 0, minor = 0;
-	ext2_dirhash_t h, m;
+	uint32_t h, m;
 
 	if (e4_fs_name_format(fs) == E4_FORMAT_2015) {
 		if (!e->raw_len || e4_nokey_name_2015(raw, e->raw_len, out))
@@ -168,9 +168,8 @@ static void nokey_name(struct e4_fs *fs, const struct e4_dir *d,
 			minor = e->minor_hash;
 		}
 	} else if (d->info.htree_hash &&
-		   !ext2fs_dirhash2(d->info.hash_version, (const char *)raw,
-				    e->raw_len, NULL, 0, fs->ext2->super->s_hash_seed,
-				    &h, &m)) {
+		   !e4_dirhash(d->info.hash_version, raw, e->raw_len,
+			       fs->ext2->super->s_hash_seed, &h, &m)) {
 		hash = h;
 		minor = m;
 	}

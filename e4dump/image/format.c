@@ -26,12 +26,29 @@
 
 #define DX_HASH_SIPHASH 6
 
+int e4_dirhash(int version, const uint8_t *name, size_t len,
+	       const uint32_t seed[4], uint32_t *hash, uint32_t *minor)
+{
+	ext2_dirhash_t h = 0, m = 0;
+
+	if (len > INT32_MAX ||
+	    ext2fs_dirhash2(version, (const char *)name, (int)len, NULL, 0,
+			    seed, &h, &m))
+		return -1;
+	h &= ~1u;
+	if (h == 0xfffffffeu) /* EXT4_HTREE_EOF_32BIT << 1 */
+		h = 0xfffffffcu;
+	*hash = h;
+	*minor = m;
+	return 0;
+}
+
 int e4_htree_entry_hash(int version, const uint32_t seed[4],
 			enum e4_name_format format, const uint8_t *name,
 			unsigned int len, uint32_t *hash)
 {
 	char nk[E4_NOKEY_2015_MAX + 1];
-	ext2_dirhash_t h = 0, minor = 0;
+	uint32_t h = 0, minor = 0;
 	const char *p = (const char *)name;
 	int n = (int)len;
 
@@ -41,9 +58,9 @@ int e4_htree_entry_hash(int version, const uint32_t seed[4],
 		p = nk;
 		n = (int)strlen(nk);
 	}
-	if (ext2fs_dirhash2(version, p, n, NULL, 0, seed, &h, &minor))
+	if (e4_dirhash(version, (const uint8_t *)p, (size_t)n, seed, &h, &minor))
 		return -1;
-	*hash = h & ~1u;
+	*hash = h;
 	return 0;
 }
 

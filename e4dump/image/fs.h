@@ -125,6 +125,14 @@ int e4_fs_concurrent_reads(const struct e4_fs *fs);
  * cannot produce (the 2015 format).  Nothing decisive: Linux 6.1. */
 enum e4_name_format e4_fs_name_format(struct e4_fs *fs);
 
+/* ext4's directory hash of a name, versions 0 to 5 (ext2fs_dirhash2's
+ * numbering: +3 for unsigned char), as the kernel finishes it
+ * (fs/ext4/hash.c: __ext4fs_dirhash): bit 0 cleared and the end-of-
+ * directory value 0xfffffffe replaced by 0xfffffffc, which e2fsprogs does
+ * not do.  0, or -1 when the name cannot be hashed. */
+int e4_dirhash(int version, const uint8_t *name, size_t len,
+	       const uint32_t seed[4], uint32_t *hash, uint32_t *minor);
+
 /* The htree hash of a stored name (low bit clear) under a format: over
  * the ciphertext (Linux 6.1) or its 2015 no-key name.  version is the
  * dx_root's, plus 3 for unsigned-char filesystems (ext2fs_dirhash2).

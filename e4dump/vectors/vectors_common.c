@@ -7,6 +7,7 @@
 #include "cipher.h"
 #include "context.h"
 #include "fname.h"
+#include "fs.h"
 #include "hex.h"
 #include "kdf.h"
 #include "nokey.h"
@@ -117,8 +118,7 @@ void dirhash(int version, const uint8_t seed[16], const uint8_t *name,
 		       (uint32_t)seed[4 * i + 2] << 16 |
 		       (uint32_t)seed[4 * i + 3] << 24;
 	*hash = *minor = 0;
-	ext2fs_dirhash2(version, (const char *)name, (int)len, NULL, 0, s,
-			hash, minor);
+	e4_dirhash(version, name, len, s, hash, minor);
 }
 
 /* ---- checking ---- */
