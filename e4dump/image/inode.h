@@ -30,6 +30,7 @@ struct e4_timestamp {
 #define E4_INODE_INDEX_FL 0x00001000
 #define E4_INODE_EXTENTS_FL 0x00080000
 #define E4_INODE_INLINE_DATA_FL 0x10000000
+#define E4_INODE_VERITY_FL 0x00100000
 #define E4_INODE_CASEFOLD_FL 0x40000000
 
 #define E4_ROOT_INO 2           /* the root directory */

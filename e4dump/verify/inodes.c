@@ -144,6 +144,7 @@ struct past_eof {
 	struct verify *v;
 	uint32_t ino;
 	uint64_t end;  /* first block wholly past i_size */
+	uint64_t meta; /* fs-verity: its metadata's first block, else ~0 */
 };
 
 static int past_eof_cb(void *arg, const struct e4_run *r)
@@ -153,9 +154,20 @@ static int past_eof_cb(void *arg, const struct e4_run *r)
 
 	if (r->unwritten || lblk + count <= p->end)
 		return 0;
+	if (lblk < p->end) {
+		count -= p->end - lblk;
+		lblk = p->end;
+	}
+	/* fs-verity's Merkle tree, descriptor and its size live there */
+	if (lblk >= p->meta)
+		return 0;
+	if (lblk + count > p->meta)
+		count = p->meta - lblk;
+	if (!count)
+		return 0;
 	vfind(p->v, CHECK_FILE_BLOCKS_PAST_EOF, p->ino, NULL,
 	      "initialized block %llu is past i_size (blocks 0..%llu hold the data)",
-	      (unsigned long long)(lblk > p->end ? lblk : p->end),
+	      (unsigned long long)lblk,
 	      (unsigned long long)(p->end ? p->end - 1 : 0));
 	return 1;
 }
@@ -264,7 +276,13 @@ static void check_inode(struct verify *v, const struct e4_inode *in)
 	if (in->flags & E4_INODE_INLINE_DATA_FL)
 		return;
 	if (E4_ISREG(in->mode)) {
-		struct past_eof p = { v, in->ino, e4_inode_size_blocks(v->fs, in) };
+		struct past_eof p = { v, in->ino, e4_inode_size_blocks(v->fs, in), UINT64_MAX };
+
+		/* fs/ext4/verity.c: ext4_verity_metadata_pos: the metadata of a
+		 * verity file starts at round_up(i_size, 65536), in its own
+		 * blocks past EOF */
+		if ((in->flags & E4_INODE_VERITY_FL) && in->size <= UINT64_MAX - 65535)
+			p.meta = ((in->size + 65535) & ~(uint64_t)65535) / bs;
 
 		e4_inode_map(v->fs, in, NULL, UINT64_MAX, past_eof_cb, &p);
 	} else if (E4_ISDIR(in->mode)) {

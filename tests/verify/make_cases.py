@@ -251,6 +251,22 @@ def file_prealloc_past_eof(img):
     edit(img.path, f"fallocate <{img.ino('/secret/hello.txt')}> 5 7")
 
 
+def file_verity_gap(img):
+    # fs-verity (EXT4_VERITY_FL): metadata from round_up(i_size, 64 KiB);
+    # i_size 100 puts it at block 16, so block 1 is still past EOF
+    ino = img.ino('/secret/sub/nested file.bin')
+    edit(img.path, f"set_inode_field <{ino}> size 100",
+         f"set_inode_field <{ino}> flags 0x{img.flags(ino) | 0x100000:x}")
+
+
+def file_verity_metadata(img):
+    # i_size 0: the verity metadata starts at block 0, so both blocks are
+    # its (the Merkle tree past EOF): legal, no findings
+    ino = img.ino('/secret/sub/nested file.bin')
+    edit(img.path, f"set_inode_field <{ino}> size 0",
+         f"set_inode_field <{ino}> flags 0x{img.flags(ino) | 0x100000:x}")
+
+
 def inode_size(img):
     edit(img.path, f"set_inode_field <{img.ino('/secret/sub')}> size 4097",
          f"set_inode_field <{img.ino('/secret/日本.txt')}> size 0x7fffffffffffffff")
