@@ -168,7 +168,7 @@ expect "key file is a directory" 2 '^e4dump: error: key file .*/keydir: is a dir
 	e ls -k "$W/keydir" "$W/dups.img"
 expect "empty key file" 2 '^e4dump: error: key file .*/empty.key: empty$' -- \
 	e ls -k "$W/empty.key" "$W/dups.img"
-expect "non-hex salt" 2 '^e4dump: error: --salt: "zz" is not 1 to 256 bytes of hex digits$' -- \
+expect "non-hex salt" 2 '^e4dump: error: --salt: "zz" is none of s:TEXT, 0xHEX, a UUID or HEX \(1 to 256 bytes\)$' -- \
 	e ls --salt zz --passphrase-file "$W/empty.key" "$W/dups.img"
 expect "odd salt" 2 '^e4dump: error: --salt: "abc"' -- \
 	e ls --salt abc --passphrase-file "$W/empty.key" "$W/dups.img"
