@@ -7,6 +7,9 @@ code with the library).  Names not valid UTF-8 are hashed as they are.
 
 The names only use characters whose folding has not changed between
 Unicode 12.1 (the ext4 utf8-12.1 encoding) and Python's Unicode version.
+Python keeps Default_Ignorable_Code_Point characters, which the kernel's
+tables (fs/unicode/mkutf8data.c, from DerivedCoreProperties.txt) fold to
+nothing: fold() removes those of Unicode 12.1, listed below.
 
 Output: lines "KEYHEX NAMEHEX HASH MINOR" (pair as 8 hex digits), for
 `casefold_check vectors -`.
@@ -21,11 +24,25 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 from verify_vectors import siphash_dirhash  # noqa: E402
 
 
+# Default_Ignorable_Code_Point, Unicode 12.1 DerivedCoreProperties.txt
+IGNORABLE = [(0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C),
+             (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180E),
+             (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F),
+             (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+             (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+             (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF)]
+
+
+def ignorable(c):
+    return any(a <= ord(c) <= b for a, b in IGNORABLE)
+
+
 def fold(name):
     try:
         s = name.decode("utf-8")
     except UnicodeDecodeError:
         return name
+    s = "".join(c for c in s if not ignorable(c))
     return unicodedata.normalize(
         "NFD", unicodedata.normalize("NFD", s).casefold()).encode("utf-8")
 
@@ -44,6 +61,7 @@ NAMES = [
     b"Z" * 255,
     b"bad-utf8-\xff\xfe-\xc3",               # hashed raw
     b"entry-00001", b"var000-ghijklmnopqrstuvwxyz0123456789",
+    "soft\u00adhyphen ZERO\u200bWIDTH".encode(),   # ignorables: folded away
 ]
 
 
