@@ -118,7 +118,7 @@ static char *out_rel(const struct xdir *d, const char *name)
 
 /* The manifest row of a hard link made to a file already written. */
 static void manifest_link(struct extract *x, struct xdir *d, const char *name,
-			  const struct e4_walk_node *n)
+			  const struct e4_walk_node *n, const char *unreadable)
 {
 	char ct[65] = "-", *rel;
 	struct manifest_row *row;
@@ -133,7 +133,7 @@ static void manifest_link(struct extract *x, struct xdir *d, const char *name,
 	free(rel);
 	fd = openat(d->fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (row && fd >= 0)
-		manifest_row(x->man, row, fd, n->inode->size, NULL, x->r);
+		manifest_row(x->man, row, fd, n->inode->size, unreadable, x->r);
 	else
 		manifest_row_free(row);
 	if (fd >= 0)
@@ -178,15 +178,17 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 	const struct hardlink *first = NULL;
 	struct file_job job;
 	struct stat st;
-	char *rel;
+	char *rel, *bad;
 	int rc;
 
 	if (in->links > 1 && (first = hardlinks_find(&x->links, in->ino))) {
 		if (outdir_link(&x->od, first->rel, first->dev, first->out_ino,
 				d->fd, name) == 0) {
-			manifest_link(x, d, name, n);
-			emit(x, n, d, name, "ok");
+			/* a link of a partial file lacks the same blocks */
+			manifest_link(x, d, name, n, first->unreadable);
+			emit(x, n, d, name, first->unreadable ? "partial" : "ok");
 			x->bytes += in->size;
+			x->partial_here += first->unreadable != NULL;
 			return 0;
 		}
 		/* fall back to a copy */
@@ -238,19 +240,22 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 	}
 	job.st = &st;
 	rc = file_job_run(&x->od, x->r, &job, NULL);
+	bad = job.unreadable_out;
+	job.unreadable_out = NULL;
 	file_job_free(&job);
 	if (rc < 0)
 		return -1;
 	x->bytes += in->size;
 	x->partial_here += rc > 0;
 	rel = out_rel(d, name);
-	if (!rel || hardlinks_add(&x->links, in->ino, st.st_dev, st.st_ino, rel)) {
+	if (!rel || hardlinks_add(&x->links, in->ino, st.st_dev, st.st_ino, rel, bad)) {
 		if (x->links.full == 1) {
 			x->links.full = 2;
 			report_note(x->r, "too many hard-linked files to remember: further links are written as copies");
 		}
 	}
 	free(rel);
+	free(bad);
 	return 0;
 }
 

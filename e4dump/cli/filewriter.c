@@ -164,6 +164,10 @@ int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 		job->man_row = NULL;
 	}
 	emit_record(job, unreadable ? "partial" : "ok", unreadable, ranges);
+	if (job->st) {
+		job->unreadable_out = ranges; /* for the file's other links */
+		ranges = NULL;
+	}
 	free(ranges);
 	return unreadable ? 1 : 0;
 }
@@ -175,6 +179,8 @@ void file_job_free(struct file_job *job)
 	if (job->rec)
 		json_object_put(job->rec);
 	job->rec = NULL;
+	free(job->unreadable_out);
+	job->unreadable_out = NULL;
 	e4_file_close(job->file);
 	job->file = NULL;
 	free(job->path);

@@ -29,6 +29,7 @@ struct file_job {
 	struct manifest_row *man_row; /* manifest_row_start; freed by the run */
 	json_object *rec;           /* --json: its record, emitted by the run
 				     * with "status" added */
+	char *unreadable_out;       /* with st: the blocks it lacks, or NULL */
 };
 
 /* What the jobs handed over came to. */

@@ -41,9 +41,9 @@ static int grow(struct hardlinks *h)
 }
 
 int hardlinks_add(struct hardlinks *h, uint32_t ino, dev_t dev, ino_t out_ino,
-		  const char *rel)
+		  const char *rel, const char *unreadable)
 {
-	size_t len = strlen(rel) + 1, j;
+	size_t len = strlen(rel) + 1 + (unreadable ? strlen(unreadable) + 1 : 0), j;
 
 	if (h->bytes + len > HARDLINKS_BUDGET ||
 	    ((h->n + 1) * 2 > h->cap && grow(h))) {
@@ -54,7 +54,11 @@ int hardlinks_add(struct hardlinks *h, uint32_t ino, dev_t dev, ino_t out_ino,
 		if (h->slots[j].ino == ino)
 			return 0;
 	h->slots[j].rel = strdup(rel);
-	if (!h->slots[j].rel) {
+	h->slots[j].unreadable = unreadable ? strdup(unreadable) : NULL;
+	if (!h->slots[j].rel || (unreadable && !h->slots[j].unreadable)) {
+		free(h->slots[j].rel);
+		free(h->slots[j].unreadable);
+		h->slots[j].rel = h->slots[j].unreadable = NULL;
 		h->full = 1;
 		return -1;
 	}
@@ -68,8 +72,10 @@ int hardlinks_add(struct hardlinks *h, uint32_t ino, dev_t dev, ino_t out_ino,
 
 void hardlinks_free(struct hardlinks *h)
 {
-	for (size_t i = 0; i < h->cap; i++)
+	for (size_t i = 0; i < h->cap; i++) {
 		free(h->slots[i].rel);
+		free(h->slots[i].unreadable);
+	}
 	free(h->slots);
 	memset(h, 0, sizeof(*h));
 }

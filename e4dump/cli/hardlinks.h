@@ -15,6 +15,7 @@ struct hardlink {
 	dev_t dev;              /* the file written */
 	ino_t out_ino;
 	char *rel;              /* its output path from the root */
+	char *unreadable;       /* file blocks it lacks (ranges_text), or NULL */
 };
 
 struct hardlinks {
@@ -24,10 +25,11 @@ struct hardlinks {
 };
 
 const struct hardlink *hardlinks_find(const struct hardlinks *h, uint32_t ino);
-/* Remember ino at rel (copied).  0, or -1 when the budget or memory is
- * exhausted (h->full set the first time). */
+/* Remember ino at rel (copied), with the blocks it lacks (copied; NULL:
+ * none).  0, or -1 when the budget or memory is exhausted (h->full set
+ * the first time). */
 int hardlinks_add(struct hardlinks *h, uint32_t ino, dev_t dev, ino_t out_ino,
-		  const char *rel);
+		  const char *rel, const char *unreadable);
 void hardlinks_free(struct hardlinks *h);
 
 #endif

@@ -188,4 +188,21 @@ check "I/O error: its block 0 exact, block 1 zeros" \
 check "I/O error: every other file exact" \
 	'diff -r -q -x "nested file.bin" "$W/io" "$W/all" >/dev/null'
 check "I/O error: the accounting line says 1 partial" 'tail -1 "$W/err" | grep -q " 1 partial, 0 locked kept, 0 skipped$"'
+
+# a hard-linked file cut short: both links say what it lacks (manifest,
+# JSON, accounting), and they are one file in DIR
+mkdir -p "$W/hl"
+head -c 40960 /dev/urandom >"$W/hl/a" && ln "$W/hl/a" "$W/hl/b"
+mkfs.ext4 -q -F -b 4096 -d "$W/hl" "$W/hl.img" 8M || give_up "mkfs.ext4 -d (hard links)"
+blk=$(debugfs -R "bmap /a 5" "$W/hl.img" 2>/dev/null)
+head -c $((blk * 4096)) "$W/hl.img" >"$W/hlcut.img"
+"$E4DUMP" extract --json --manifest "$W/hl.tsv" "$W/hlcut.img" -o "$W/hlout" >"$W/hl.json" 2>"$W/err"
+rc=$?
+check "hard links cut short: exit 1 ($rc); both rows lack blocks 5-9: $(cut -f1,12 "$W/hl.tsv" | tr '\n\t' ' :')" \
+	'[ $rc = 1 ] && [ "$(awk -F "\t" "NR > 1 && \$12 == \"5-9\"" "$W/hl.tsv" | cut -f1 | sort | tr "\n" " ")" = "a b " ]'
+check "hard links cut short: one file in DIR, the first 5 blocks exact" \
+	'[ "$(stat -c %i "$W/hlout/a")" = "$(stat -c %i "$W/hlout/b")" ] &&
+	 cmp -s <(head -c 20480 "$W/hlout/a") <(head -c 20480 "$W/hl/a")'
+check "hard links cut short: 2 partial in JSON and the accounting line" \
+	'[ "$(grep -c "\"status\":\"partial\"" "$W/hl.json")" = 2 ] && tail -1 "$W/err" | grep -q " 2 partial, "'
 finish
