@@ -288,15 +288,16 @@ uint64_t e4_file_unreadable(const struct e4_file *f,
 	return f->bad_blocks;
 }
 
-/* Remember that file block lblk cannot be read (blocks are recorded in
- * increasing order per stream; a pread may go back, and starts a range). */
-static void record_bad(struct e4_file *f, uint64_t lblk)
+/* Remember that file blocks lblk..lblk+count-1 cannot be read (recorded
+ * in increasing order per stream; a pread may go back, and starts a
+ * range). */
+static void record_bad_n(struct e4_file *f, uint64_t lblk, uint64_t count)
 {
 	struct e4_lblk_range *last = f->nbad ? &f->bad[f->nbad - 1] : NULL;
 
-	f->bad_blocks++;
+	f->bad_blocks += count;
 	if (last && last->lblk + last->len == lblk) {
-		last->len++;
+		last->len += count;
 		return;
 	}
 	if (f->nbad == MAX_BAD)
@@ -304,7 +305,21 @@ static void record_bad(struct e4_file *f, uint64_t lblk)
 	if (!f->bad && !(f->bad = malloc(MAX_BAD * sizeof(*f->bad))))
 		return;
 	f->bad[f->nbad].lblk = lblk;
-	f->bad[f->nbad++].len = 1;
+	f->bad[f->nbad++].len = count;
+}
+
+static void record_bad(struct e4_file *f, uint64_t lblk)
+{
+	record_bad_n(f, lblk, 1);
+}
+
+/* The first block the image does not hold (cut short, or the filesystem
+ * longer than its volume): that block and every one after it cannot be
+ * read, so a run that starts there is lost whole at once, not block by
+ * block (a hostile extent may claim terabytes past the end). */
+static uint64_t source_end(const struct e4_file *f)
+{
+	return f->fs->src->size / f->fs->info.block_size;
 }
 
 /* Read one block (keep-going mode, after a failed larger read): its data,
@@ -374,6 +389,13 @@ enum e4_status e4_file_stream_buf(struct e4_file *f, struct e4_readbuf *rb,
 
 			if (off >= size)
 				return E4_OK;
+			if (f->keep_going && pblk >= source_end(f)) {
+				/* the rest of the run, up to i_size */
+				uint64_t upto = (size - off + bs - 1) / bs;
+
+				record_bad_n(f, lblk, left < upto ? left : upto);
+				break;
+			}
 			st = window_read(f, rb, lblk, pblk, n, &data);
 			if (st != E4_OK && f->keep_going) {
 				st = stream_blocks(f, rb, lblk, pblk, n, sink, arg);
@@ -476,6 +498,17 @@ enum e4_status e4_file_pread_buf(struct e4_file *f, struct e4_readbuf *rb,
 			n = rb->blocks;
 		if (n > (skip + len - *got + bs - 1) / bs)
 			n = (skip + len - *got + bs - 1) / bs;
+		if (f->keep_going && r->pblk + (lblk - r->lblk) >= source_end(f)) {
+			/* past the image: zeros to the end of the run or the
+			 * request, recorded at once */
+			uint64_t run_end = (r->lblk + r->len) * bs;
+
+			take = run_end - pos < len - *got ? (size_t)(run_end - pos) : len - *got;
+			memset(out + *got, 0, take);
+			record_bad_n(f, lblk, (skip + take + bs - 1) / bs);
+			*got += take;
+			continue;
+		}
 		st = window_read(f, rb, lblk, r->pblk + (lblk - r->lblk), n, &data);
 		if (st != E4_OK && f->keep_going) {
 			/* this block alone; zeros where it cannot be read */
