@@ -61,6 +61,10 @@ int cmd_info(const struct options *o, struct report *r)
 		printf("volume: %s\n", info.volume);
 		printf("block size: %u\n", info.block_size);
 		printf("encrypt feature: %s\n", info.encrypt_feature ? "yes" : "no");
+		printf("encrypt_2015 feature: %s\n", info.encrypt_2015_feature ? "yes" : "no");
+		printf("name format: %s (%s)\n",
+		       e4_fs_name_format(s.fs) == E4_FORMAT_2015 ? "2015" : "Linux 6.1",
+		       e4_fs_name_format_why(s.fs));
 		printf("s_encryption_level: %u\n", info.encryption_level);
 		printf("s_encrypt_algos:");
 		for (int i = 0; i < 4; i++)
@@ -116,6 +120,12 @@ int cmd_info(const struct options *o, struct report *r)
 		json_object_object_add(rec, "volume", json_object_new_string(info.volume));
 		json_object_object_add(rec, "block_size", json_object_new_int(info.block_size));
 		json_object_object_add(rec, "encrypt_feature", json_object_new_boolean(info.encrypt_feature));
+		json_object_object_add(rec, "encrypt_2015_feature",
+				       json_object_new_boolean(info.encrypt_2015_feature));
+		json_object_object_add(rec, "name_format", json_object_new_string(
+			e4_fs_name_format(s.fs) == E4_FORMAT_2015 ? "2015" : "6.1"));
+		json_object_object_add(rec, "name_format_why",
+				       json_object_new_string(e4_fs_name_format_why(s.fs)));
 		json_object_object_add(rec, "s_encryption_level", json_object_new_int(info.encryption_level));
 		for (int i = 0; i < 4; i++)
 			json_object_array_add(algos, json_object_new_int(info.encrypt_algos[i]));

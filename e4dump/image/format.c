@@ -221,12 +221,27 @@ enum e4_name_format e4_fs_name_format(struct e4_fs *fs)
 
 	if (fs->format != E4_FORMAT_AUTO)
 		return fs->format;
+	if (fs->info.encrypt_2015_feature) {
+		fs->format = E4_FORMAT_2015;
+		fs->format_why = "encrypt_2015 feature";
+		return fs->format;
+	}
 	/* damage is reported where the directories are read, not here */
 	fs->opt.diag = quiet;
 	e4_fs_scan_inodes(fs, 0, vote_inode, &v);
 	fs->opt.diag = diag;
 	fs->format = v.result == E4_FORMAT_2015 ? E4_FORMAT_2015 : E4_FORMAT_61;
+	fs->format_why = v.result == E4_FORMAT_2015 ?
+		"names: htree hashes or stored lengths of the 2015 format" :
+		v.result == E4_FORMAT_61 ? "names: htree hashes of Linux 6.1" :
+		"no evidence of the 2015 format";
 	return fs->format;
+}
+
+const char *e4_fs_name_format_why(struct e4_fs *fs)
+{
+	e4_fs_name_format(fs);
+	return fs->format_why ? fs->format_why : "--format option";
 }
 
 const struct ext2fs_nls_table *e4_fs_casefold_table(struct e4_fs *fs)

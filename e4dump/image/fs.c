@@ -78,6 +78,26 @@ static uint64_t max_bitmap_size(unsigned int bits, int huge_file)
 	return res << bits;
 }
 
+/* libext2fs refuses a filesystem with an incompat feature it does not know.
+ * Open it anyway when encrypt_2015 is the only one: e4dump reads that
+ * format.  Any other unknown feature could change what the bytes mean. */
+static errcode_t open_2015(struct e4_fs *fs, const char *name)
+{
+	errcode_t err;
+	uint32_t unknown;
+
+	err = ext2fs_open2(name, NULL,
+			   EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS | EXT2_FLAG_FORCE,
+			   0, 0, e4_source_io_manager(), &fs->ext2);
+	if (err)
+		return err;
+	unknown = fs->ext2->super->s_feature_incompat & ~EXT2_LIB_FEATURE_INCOMPAT_SUPP;
+	if (unknown == E4_FEATURE_INCOMPAT_ENCRYPT_2015)
+		return 0;
+	ext2fs_close_free(&fs->ext2);
+	return EXT2_ET_UNSUPP_FEATURE;
+}
+
 static void fill_info(struct e4_fs *fs)
 {
 	struct ext2_super_block *sb = fs->ext2->super;
@@ -94,6 +114,7 @@ static void fill_info(struct e4_fs *fs)
 	i->inodes_count = sb->s_inodes_count;
 	memcpy(i->uuid, sb->s_uuid, 16);
 	i->encrypt_feature = ext2fs_has_feature_encrypt(sb);
+	i->encrypt_2015_feature = !!(sb->s_feature_incompat & E4_FEATURE_INCOMPAT_ENCRYPT_2015);
 	i->casefold_feature = ext2fs_has_feature_casefold(sb);
 	i->stable_inodes_feature = ext2fs_has_feature_stable_inodes(sb);
 	i->encryption_level = sb->s_encryption_level;
@@ -136,6 +157,8 @@ enum e4_status e4_fs_open_source(struct e4_fs **out, struct e4_source *src,
 	err = ext2fs_open2(name, NULL,
 			   EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0,
 			   e4_source_io_manager(), &fs->ext2);
+	if (err == EXT2_ET_UNSUPP_FEATURE)
+		err = open_2015(fs, name);
 	if (err) {
 		e4_report(fs, E4_DIAG_ERROR, E4_CORRUPT, 0, src->name,
 			  "cannot open as ext4: %s", error_message(err));

@@ -103,6 +103,7 @@ struct e4_fs_info {
 	uint32_t inodes_count;
 	uint8_t uuid[16];
 	int encrypt_feature;        /* INCOMPAT_ENCRYPT */
+	int encrypt_2015_feature;   /* E4_FEATURE_INCOMPAT_ENCRYPT_2015 */
 	int casefold_feature;
 	int stable_inodes_feature;
 	uint8_t encryption_level;   /* s_encryption_level */
@@ -118,12 +119,19 @@ void e4_fs_get_info(const struct e4_fs *fs, struct e4_fs_info *out);
  * read in other threads than the filesystem's. */
 int e4_fs_concurrent_reads(const struct e4_fs *fs);
 
-/* The name format in use: the option, else decided once by reading the
- * inode tables in order up to the first v1 encrypted directory that
- * decides: an htree whose leaf hashes fit one format's hash only, or (over
- * all directories read) two stored lengths that Linux 6.1's padding
- * cannot produce (the 2015 format).  Nothing decisive: Linux 6.1. */
+/* The incompat feature that marks a filesystem in the 2015 format, written
+ * by kernel-patches/ (spec section 11.1).  Not allocated upstream; libext2fs
+ * does not know it, so e4_fs_open accepts it as the only unknown one. */
+#define E4_FEATURE_INCOMPAT_ENCRYPT_2015 0x80000000u
+
+/* The name format in use: the option, else the encrypt_2015 feature, else
+ * decided once by reading the inode tables in order up to the first v1
+ * encrypted directory that decides: an htree whose leaf hashes fit one
+ * format's hash only, or (over all directories read) two stored lengths
+ * that Linux 6.1's padding cannot produce (the 2015 format).  Nothing
+ * decisive: Linux 6.1.  e4_fs_name_format_why says which of these it was. */
 enum e4_name_format e4_fs_name_format(struct e4_fs *fs);
+const char *e4_fs_name_format_why(struct e4_fs *fs);
 
 /* ext4's directory hash of a name, versions 0 to 5 (ext2fs_dirhash2's
  * numbering: +3 for unsigned char), as the kernel finishes it

@@ -27,6 +27,7 @@ struct e4_fs {
 	char volume[192];               /* info.volume */
 	struct e4_block_range range;
 	enum e4_name_format format;     /* E4_FORMAT_AUTO until decided */
+	const char *format_why;         /* what decided it */
 	/* the index of encrypted inodes */
 	struct e4_enc_inode *idx;
 	size_t nidx, capidx, in_use;
