@@ -2,7 +2,10 @@
 # Build (or fetch from cache) the Linux 6.1 test kernel used by the QEMU
 # cross-check.  See vm/README.md.
 #
-# Usage: vm/build-kernel.sh [--force]
+# Usage: vm/build-kernel.sh [--force] [--stock]
+#
+#   --stock  build the unpatched kernel (no kernel-patches/), e.g. to show
+#            what a stock 6.1 does with an image in the 2015 format
 #
 #   Prints the absolute path of the bzImage as the LAST line of stdout.
 #   Everything else goes to stderr, the full build output to a log file in
@@ -26,12 +29,15 @@ die() { echo "build-kernel: error: $*" >&2; exit 1; }
 msg() { echo "build-kernel: $*" >&2; }
 
 force=0
-case "${1:-}" in
-	--force) force=1 ;;
-	"") ;;
-	-h|--help) sed -n '2,22p' "$0"; exit 0 ;;
-	*) die "unknown argument: $1" ;;
-esac
+stock=0
+for arg in "$@"; do
+	case "$arg" in
+		--force) force=1 ;;
+		--stock) stock=1 ;;
+		-h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+		*) die "unknown argument: $arg" ;;
+	esac
+done
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -74,12 +80,15 @@ while IFS= read -r line || [ -n "$line" ]; do
 		die "patch '$name' listed in kernel-patches/series not found"
 	fi
 done <"$series"
+[ $stock = 0 ] || patches=()
 
 # ---- cache keys -------------------------------------------------------------
 pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown)
 tarinfo="$(readlink -f "$tarball") $(stat -c '%s %Y' "$tarball") $pkgver"
 srcdesc="$RECIPE
-tarball $tarinfo
+tarball $tarinfo"
+[ $stock = 1 ] && srcdesc+="
+stock" || srcdesc+="
 series $(sha "$series")"
 for p in "${patches[@]+"${patches[@]}"}"; do
 	srcdesc+="

@@ -24,6 +24,8 @@
 #   --kernel BZIMAGE   kernel to boot                E4DUMP_BZIMAGE
 #                      (default: built/cached by vm/build-kernel.sh)
 #   --no-fsck          skip the final `e2fsck -fn` of the image
+#   --from-image SRC   start from a copy of the image SRC instead of mkfs
+#                      (to run a scenario on what an earlier run wrote)
 #   E4DUMP_CACHE       cache root (default /var/cache/e4dump)
 #
 # Exit status 0 only if the guest printed E4DUMP-GUEST-OK, QEMU exited by
@@ -42,6 +44,7 @@ opt_keys=
 opt_timeout=${E4DUMP_QEMU_TIMEOUT:-300}
 opt_kernel=${E4DUMP_BZIMAGE:-}
 opt_fsck=1
+opt_from=
 args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -51,7 +54,8 @@ while [ $# -gt 0 ]; do
 		--timeout) opt_timeout=$2; shift 2 ;;
 		--kernel) opt_kernel=$2; shift 2 ;;
 		--no-fsck) opt_fsck=0; shift ;;
-		-h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+		--from-image) opt_from=$2; shift 2 ;;
+		-h|--help) sed -n '2,31p' "$0"; exit 0 ;;
 		--) shift; args+=("$@"); break ;;
 		-*) die "unknown option $1" ;;
 		*) args+=("$1"); shift ;;
@@ -158,10 +162,16 @@ EOF
 # ---- the ext4 image -------------------------------------------------------------------
 mkdir -p "$(dirname "$image")" "$(dirname "$manifest")"
 rm -f "$image" "$manifest" "$consolelog"
-msg "mkfs.ext4 -q -F $mkfs_opts $image $size"
-# shellcheck disable=SC2086
-mkfs.ext4 -q -F $mkfs_opts "$image" "$size" >"$work/mkfs.log" 2>&1 || {
-	cat "$work/mkfs.log" >&2; die "mkfs.ext4 failed"; }
+if [ -n "$opt_from" ]; then
+	[ -r "$opt_from" ] || die "cannot read $opt_from"
+	msg "copying $opt_from"
+	cp --sparse=always "$opt_from" "$image" || die "cannot copy $opt_from"
+else
+	msg "mkfs.ext4 -q -F $mkfs_opts $image $size"
+	# shellcheck disable=SC2086
+	mkfs.ext4 -q -F $mkfs_opts "$image" "$size" >"$work/mkfs.log" 2>&1 || {
+		cat "$work/mkfs.log" >&2; die "mkfs.ext4 failed"; }
+fi
 
 # ---- run the guest ----------------------------------------------------------------------
 msg "booting $(basename "$opt_kernel") in QEMU (TCG, timeout ${opt_timeout}s)"

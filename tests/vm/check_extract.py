@@ -100,6 +100,13 @@ RECORDS = {
     "inherit-symlinks": "si",  # TAG N
     "inherit-diff": "shi",     # TAG PATH ERRNO (0: another policy)
     "dummy-policy": "sx",      # DIR POLICY (bytes of FS_IOC_GET_ENCRYPTION_POLICY_EX)
+    "mount-try": "ssi",        # TAG OPTS ERRNO (0: mounted)
+    "kmsg": "sx",              # TAG TEXT (an ext4/fscrypt kernel message)
+    "policy-try": "si",        # TAG ERRNO (0: the policy was set)
+    "touched": "hi",           # PATH ERRNO (touch-names)
+    "nokey-op": "ssi",         # TAG OP ERRNO (nokey-ops)
+    "stat-name": "sii",        # TAG INO ERRNO
+    "unlink-name": "si",       # TAG ERRNO
 }
 
 

@@ -1010,16 +1010,26 @@ static void cmd_plain(char **tok, int ntok, int lineno)
  * kernel did as manifest lines; only setup errors fail the run. */
 
 static char g_mountopts[1024]; /* data string of the current mount, "" = none */
+static int g_mounted;           /* 0 with "@nomount" until a mount succeeds */
 
 static int mount_img(void)
 {
-	return mount("/dev/vda", MNT, "ext4", 0, g_mountopts[0] ? g_mountopts : NULL);
+	if (mount("/dev/vda", MNT, "ext4", 0, g_mountopts[0] ? g_mountopts : NULL) < 0)
+		return -1;
+	g_mounted = 1;
+	return 0;
+}
+
+static void umount_img(int lineno)
+{
+	if (g_mounted && umount2(MNT, 0) < 0)
+		FAILE("line %d: umount " MNT, lineno);
+	g_mounted = 0;
 }
 
 static void remount_img(int lineno)
 {
-	if (umount2(MNT, 0) < 0)
-		FAILE("line %d: umount " MNT, lineno);
+	umount_img(lineno);
 	if (mount_img() < 0)
 		FAILE("line %d: mount /dev/vda on " MNT " (ext4, options '%s')", lineno,
 		      g_mountopts);
@@ -1085,10 +1095,214 @@ static const char *parse_relpath(const char *s, int lineno)
 	return s;
 }
 
+/* ---- the kernel's log, for the messages of a refused mount ---------------------- */
+
+static int g_kmsg = -1;
+
+/* Skip what the kernel logged so far. */
+static void kmsg_mark(void)
+{
+	if (g_kmsg < 0)
+		g_kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (g_kmsg < 0)
+		FAILE("open /dev/kmsg");
+	if (lseek(g_kmsg, 0, SEEK_END) < 0)
+		FAILE("lseek /dev/kmsg");
+}
+
+/* Record each ext4 or fscrypt message logged since kmsg_mark() as
+ * "kmsg TAG HEXTEXT" (the text after the record's ';'). */
+static void kmsg_record(const char *tag)
+{
+	char rec[2048];
+	ssize_t n;
+
+	for (;;) {
+		const char *text;
+		size_t i;
+
+		n = read(g_kmsg, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue; /* overwritten records: go on with the next */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		text = strchr(rec, ';');
+		if (!text)
+			continue;
+		text++;
+		if (strncmp(text, "EXT4-fs", 7) && strncmp(text, "fscrypt", 7))
+			continue;
+		man_add("kmsg %s ", tag);
+		for (i = 0; text[i] && text[i] != '\n'; i++)
+			man_add("%02x", (unsigned char)text[i]);
+		man_add("\n");
+		say("e4dump-guest: kernel: %.*s", (int)strcspn(text, "\n"), text);
+	}
+}
+
+/* mount-try TAG OPTS|-: try a mount with OPTS ("ro" among them means
+ * MS_RDONLY), record "mount-try TAG OPTS ERRNO" (0: it mounted) and the
+ * kernel's messages, unmount, then mount again as before (unless "@nomount"
+ * left the image unmounted). */
+static void cmd_mount_try(char **tok, int ntok, int lineno)
+{
+	char data[1024], opts[1024], *save = NULL, *o;
+	unsigned long flags = 0;
+	const char *tag;
+	int e = 0, was_mounted = g_mounted;
+
+	if (ntok != 3 || strlen(tok[2]) >= sizeof(opts))
+		fail("line %d: usage: mount-try TAG OPTS|-", lineno);
+	tag = parse_tag(tok[1], lineno);
+	snprintf(opts, sizeof(opts), "%s", strcmp(tok[2], "-") ? tok[2] : "");
+	data[0] = '\0';
+	for (o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(o, "ro")) {
+			flags |= MS_RDONLY;
+			continue;
+		}
+		snprintf(data + strlen(data), sizeof(data) - strlen(data), "%s%s",
+			 data[0] ? "," : "", o);
+	}
+	umount_img(lineno);
+	kmsg_mark();
+	if (mount("/dev/vda", MNT, "ext4", flags, data[0] ? data : NULL) < 0)
+		e = errno;
+	else if (umount2(MNT, 0) < 0)
+		FAILE("line %d: umount " MNT, lineno);
+	kmsg_record(tag);
+	man_add("mount-try %s %s %d\n", tag, tok[2], e);
+	say("e4dump-guest: mount with '%s': %s", tok[2], e ? strerror(e) : "mounted");
+	if (was_mounted)
+		remount_img(lineno);
+}
+
 static void join(char *out, size_t n, const char *dir, const char *name)
 {
 	if ((size_t)snprintf(out, n, "%s/%s", dir, name) >= n)
 		fail("path too long: %s/%s", dir, name);
+}
+
+/* touch-names DIR NAMEHEX...: create each name (hex bytes) in the existing
+ * directory DIR as an empty regular file 0644 (O_EXCL); not in the manifest.
+ * Records "touched PATHHEX ERRNO". */
+static void cmd_touch_names(char **tok, int ntok, int lineno)
+{
+	const char *dir;
+	char p[4200], f[4200];
+	uint8_t name[256];
+	int i;
+
+	if (ntok < 3)
+		fail("line %d: usage: touch-names DIR NAMEHEX...", lineno);
+	dir = parse_relpath(tok[1], lineno);
+	abs_path(p, sizeof(p), dir);
+	for (i = 2; i < ntok; i++) {
+		size_t n = parse_hex(tok[i], name, 255, lineno), k;
+		int fd, e = 0;
+
+		if (!n || memchr(name, 0, n) || memchr(name, '/', n))
+			fail("line %d: bad name %s", lineno, tok[i]);
+		name[n] = 0;
+		join(f, sizeof(f), p, (const char *)name);
+		fd = open(f, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0)
+			e = errno;
+		else if (close(fd) < 0)
+			FAILE("line %d: close %s", lineno, f);
+		man_add("touched ");
+		for (k = 0; f[k + sizeof(MNT)]; k++)
+			man_add("%02x", (unsigned char)f[k + sizeof(MNT)]);
+		man_add(" %d\n", e);
+	}
+}
+
+/* stat-name TAG DIR NAME: lstat DIR/NAME (NAME as given, e.g. a no-key
+ * name).  Records "stat-name TAG INO ERRNO" (INO 0 on failure). */
+static void cmd_stat_name(char **tok, int ntok, int lineno)
+{
+	char p[4200], f[4200];
+	struct stat st;
+	int e = 0;
+
+	if (ntok != 4)
+		fail("line %d: usage: stat-name TAG DIR NAME", lineno);
+	abs_path(p, sizeof(p), parse_relpath(tok[2], lineno));
+	join(f, sizeof(f), p, tok[3]);
+	if (lstat(f, &st) < 0) {
+		e = errno;
+		st.st_ino = 0;
+	}
+	man_add("stat-name %s %llu %d\n", parse_tag(tok[1], lineno),
+		(unsigned long long)st.st_ino, e);
+}
+
+/* unlink-name TAG DIR NAME: unlink DIR/NAME.  Records "unlink-name TAG ERRNO". */
+static void cmd_unlink_name(char **tok, int ntok, int lineno)
+{
+	char p[4200], f[4200];
+	int e = 0;
+
+	if (ntok != 4)
+		fail("line %d: usage: unlink-name TAG DIR NAME", lineno);
+	abs_path(p, sizeof(p), parse_relpath(tok[2], lineno));
+	join(f, sizeof(f), p, tok[3]);
+	if (unlink(f) < 0)
+		e = errno;
+	man_add("unlink-name %s %d\n", parse_tag(tok[1], lineno), e);
+}
+
+/* policy-try TAG DIR 1|2 CMODE FMODE FLAGS: make the empty directory DIR, try
+ * to set a policy (v1: descriptor 00..07; v2: identifier 0, no key added) and
+ * record "policy-try TAG ERRNO" (0: it was set). */
+static void cmd_policy_try(char **tok, int ntok, int lineno)
+{
+	struct e4_fscrypt_policy_v1 p1;
+	struct e4_fscrypt_policy_v2 p2;
+	const char *tag, *dir;
+	unsigned long ver, cmode, fmode, pflags;
+	char p[4200];
+	int fd, r, e = 0;
+
+	if (ntok != 7)
+		fail("line %d: usage: policy-try TAG DIR 1|2 CMODE FMODE FLAGS", lineno);
+	tag = parse_tag(tok[1], lineno);
+	dir = parse_relpath(tok[2], lineno);
+	ver = parse_num(tok[3], 2, lineno);
+	cmode = parse_num(tok[4], 255, lineno);
+	fmode = parse_num(tok[5], 255, lineno);
+	pflags = parse_num(tok[6], 255, lineno);
+	if (ver != 1 && ver != 2)
+		fail("line %d: policy version must be 1 or 2", lineno);
+	abs_path(p, sizeof(p), dir);
+	if (mkdir(p, 0755) < 0)
+		FAILE("line %d: mkdir %s", lineno, p);
+	fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		FAILE("line %d: open %s", lineno, p);
+	if (ver == 1) {
+		memset(&p1, 0, sizeof(p1));
+		for (r = 0; r < 8; r++)
+			p1.master_key_descriptor[r] = (uint8_t)r;
+		p1.contents_encryption_mode = (uint8_t)cmode;
+		p1.filenames_encryption_mode = (uint8_t)fmode;
+		p1.flags = (uint8_t)pflags;
+		r = ioctl(fd, E4_IOC_SET_ENCRYPTION_POLICY, &p1);
+	} else {
+		memset(&p2, 0, sizeof(p2));
+		p2.version = 2;
+		p2.contents_encryption_mode = (uint8_t)cmode;
+		p2.filenames_encryption_mode = (uint8_t)fmode;
+		p2.flags = (uint8_t)pflags;
+		r = ioctl(fd, E4_IOC_SET_ENCRYPTION_POLICY, &p2);
+	}
+	if (r < 0)
+		e = errno;
+	close(fd);
+	man_add("policy-try %s %d\n", tag, e);
+	say("e4dump-guest: policy v%lu %lu/%lu flags %lu on %s: %s", ver, cmode, fmode,
+	    pflags, p, e ? strerror(e) : "set");
 }
 
 struct dent {
@@ -1336,6 +1550,57 @@ static void probe_all(char **tok, int ntok, int lineno, int do_open)
 #define MAX_UNLINKED 64
 static char *g_unl_tag[MAX_UNLINKED], *g_unl_path[MAX_UNLINKED];
 static int g_nunl;
+
+/* nokey-ops TAG DIR: without the key, the operations fscrypt.rst says fail
+ * with ENOKEY in an encrypted directory: create, mkdir, symlink, mknod,
+ * O_TMPFILE, link (of DIR's first regular file, into DIR), rename (of that
+ * file within DIR and out of it), truncate.  Records "nokey-op TAG OP ERRNO"
+ * per operation (0: it succeeded, which the run then undoes no further). */
+static void cmd_nokey_ops(char **tok, int ntok, int lineno)
+{
+	char rel[4096], sub[4096], p[4200], q[4200], f[4200];
+	size_t n, i;
+	struct dent *v;
+	int fd, e;
+
+	if (ntok != 3)
+		fail("line %d: usage: nokey-ops TAG DIR", lineno);
+	parse_tag(tok[1], lineno);
+	resolve(parse_relpath(tok[2], lineno), rel, sizeof(rel), lineno);
+	abs_path(p, sizeof(p), rel);
+	v = list_dir(rel, &n);
+	for (i = 0; i < n && v[i].type != DT_REG; i++)
+		;
+	if (i == n)
+		fail("line %d: nokey-ops: no regular file in %s", lineno, p);
+	join(sub, sizeof(sub), rel, v[i].name);
+	abs_path(f, sizeof(f), sub);
+#define NOKEY_OP(name, call)                                                   \
+	do {                                                                   \
+		e = (call) < 0 ? errno : 0;                                    \
+		man_add("nokey-op %s %s %d\n", tok[1], name, e);              \
+		say("e4dump-guest: without the key, %s in %s: %s", name, p,   \
+		    e ? strerror(e) : "succeeded");                            \
+	} while (0)
+	join(q, sizeof(q), p, "e4new");
+	fd = open(q, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd);
+	NOKEY_OP("create", fd);
+	NOKEY_OP("mkdir", mkdir(q, 0755));
+	NOKEY_OP("symlink", symlink("target", q));
+	NOKEY_OP("mknod", mknod(q, S_IFIFO | 0644, 0));
+	fd = open(p, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	NOKEY_OP("tmpfile", fd);
+	NOKEY_OP("link", link(f, q));
+	NOKEY_OP("rename", rename(f, q));
+	NOKEY_OP("rename-out", rename(f, MNT "/e4renamed"));
+	NOKEY_OP("truncate", truncate(f, 0));
+#undef NOKEY_OP
+	free_list(v, n);
+}
 
 static void cmd_unlink_first(char **tok, int ntok, int lineno)
 {
@@ -1977,6 +2242,18 @@ static void run_scenario(char *text)
 				cmd_plain(tok, ntok, lineno);
 			else if (!strcmp(tok[0], "remount"))
 				cmd_remount(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "mount-try"))
+				cmd_mount_try(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "policy-try"))
+				cmd_policy_try(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "nokey-ops"))
+				cmd_nokey_ops(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "touch-names"))
+				cmd_touch_names(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "stat-name"))
+				cmd_stat_name(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "unlink-name"))
+				cmd_unlink_name(tok, ntok, lineno);
 			else if (!strcmp(tok[0], "forget-keys"))
 				cmd_forget_keys(tok, ntok, lineno);
 			else if (!strcmp(tok[0], "readdir"))
@@ -2080,7 +2357,9 @@ int main(void)
 		fail("scenario on /dev/vdb is not NUL-terminated within %d bytes", SCEN_MAX);
 
 	open_retry("/dev/vda", O_RDONLY | O_CLOEXEC); /* wait for it */
-	if (mount_img() < 0)
+	/* "@nomount": the scenario only probes mounts (mount-try) */
+	if (!strstr(scen, "\n@nomount\n") && strncmp(scen, "@nomount\n", 9) &&
+	    mount_img() < 0)
 		FAILE("mount /dev/vda on " MNT " (ext4)");
 
 	man_add("# e4dump-manifest 1\n");
@@ -2097,8 +2376,7 @@ int main(void)
 	if (close(g_vdb) < 0)
 		FAILE("close /dev/vdb");
 
-	if (umount2(MNT, 0) < 0)
-		FAILE("umount " MNT);
+	umount_img(0);
 	sync();
 	say("e4dump-guest: %zu entries, manifest %zu bytes", g_nent, g_man_len);
 	say("E4DUMP-GUEST-OK");
