@@ -3,7 +3,8 @@
 # readdir returned (vm/scenarios/nokey-61.scn: Linux 6.1 base64url no-key
 # names, a 3000-entry htree directory, names of every length 1..255), and
 # the kernel's own no-key behaviour holds: lookup by no-key name works, open
-# fails with ENOKEY, unlink by no-key name works, a policy cannot be set on
+# fails with ENOKEY, so do create, mkdir, symlink, mknod, O_TMPFILE, link,
+# rename and truncate, unlink by no-key name works, a policy cannot be set on
 # a non-empty directory, and everything created inside inherits the policy.
 # usage: nokey.sh E4DUMP WORKDIR [SCENARIO]
 set -u
@@ -32,6 +33,17 @@ records "$man" open
 while IFS=$'\t' read -r tag dir total okc err; do
 	[ "$total" -gt 0 ] && [ "$okc" = 0 ] && [ "$err" = 126 ] && ok || bad "open $tag: $okc of $total opened, errno $err"
 done <"$W/records.open"
+# every encrypted inode has its own nonce (xfstests generic/613)
+/usr/bin/python3 "$top/tests/kernel/nonces.py" "$img" 1000 >"$W/nonces" 2>&1 && ok ||
+	bad "nonces: $(tail -3 "$W/nonces")"
+tail -1 "$W/nonces"
+# create, mkdir, symlink, mknod, O_TMPFILE, link, rename (within and out),
+# truncate without the key: ENOKEY (126), as fscrypt.rst says
+records "$man" nokey-op
+[ "$(wc -l <"$W/records.nokey-op")" = 9 ] && ok || bad "nokey-op: $(wc -l <"$W/records.nokey-op") records, want 9"
+while IFS=$'\t' read -r tag op err; do
+	[ "$err" = 126 ] && ok || bad "without the key, $op: errno $err, want ENOKEY (126)"
+done <"$W/records.nokey-op"
 # unlink by no-key name, gone after remount
 [ -n "$unlinked" ] && ok || bad "nothing unlinked"
 [ "$(rec exists nokey | cut -f3)" = 0 ] && [ -n "$(rec exists nokey)" ] && ok || bad "unlinked entry still exists after remount"

@@ -1,5 +1,6 @@
 #!/bin/bash
-# The kernel writes a scenario; e4dump extract, given every key the scenario
+# The kernel writes a scenario; its encrypted inodes have distinct nonces;
+# e4dump extract, given every key the scenario
 # added, reproduces every tree of the manifest byte for byte and exits 0;
 # e4dump verify finds nothing to report, and without a key e4dump ls prints
 # byte for byte what the kernel's readdir returned without the key (the
@@ -12,6 +13,10 @@ SCN=$3
 workdir "$2"
 img=$W/image.img
 make_image "$SCN" "$img" "$W/make.log"
+# every encrypted inode the kernel wrote has its own nonce (generic/613)
+/usr/bin/python3 "$top/tests/kernel/nonces.py" "$img" >"$W/nonces" 2>&1 && ok ||
+	bad "nonces: $(tail -3 "$W/nonces")"
+tail -1 "$W/nonces"
 keys=()
 for k in "$W"/keys/*.key; do keys+=(--key-file "$k"); done
 "$E4DUMP" extract "${keys[@]}" "$img" -o "$W/out" 2>"$W/extract.err" && ok ||
