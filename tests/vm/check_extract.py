@@ -105,6 +105,14 @@ RECORDS = {
     "policy-try": "si",        # TAG ERRNO (0: the policy was set)
     "touched": "hi",           # PATH ERRNO (touch-names)
     "nokey-op": "ssi",         # TAG OP ERRNO (nokey-ops)
+    "fskey-add": "iix",        # N ERRNO SPEC (descriptor or identifier)
+    "fskey-add-as": "iii",     # N UID ERRNO
+    "fskey-remove": "sii",     # TAG ERRNO STATUSFLAGS
+    "fskey-status": "siiii",   # TAG ERRNO STATUS FLAGS USERS
+    "held": "siis",            # TAG ERRNO NBYTES FNV
+    "read-held": "siis",       # TAG ERRNO NBYTES FNV
+    "remember": "sii",         # TAG INO ERRNO
+    "recheck": "ssii",         # TAG nokey|plain ERRNO SAMENAME
     "stat-name": "sii",        # TAG INO ERRNO
     "unlink-name": "si",       # TAG ERRNO
 }
