@@ -81,6 +81,11 @@ grep -q $'\r' "$scenario" && die "scenario has CR characters"
 # ---- host directives of the scenario (@size, @mkfs) ---------------------------
 scen_size=$(sed -n 's/^@size[[:space:]]\{1,\}//p' "$scenario" | tail -n1)
 scen_mkfs=$(sed -n 's/^@mkfs[[:space:]]\{1,\}//p' "$scenario" | tail -n1)
+# "@append WORDS": more kernel command line (e.g. fips=1)
+scen_append=$(sed -n 's/^@append[[:space:]]\{1,\}//p' "$scenario" | tail -n1)
+case "$scen_append" in
+	*[!A-Za-z0-9=._,\ -]*) die "@append: only [A-Za-z0-9=._, -] allowed" ;;
+esac
 # "@fsck no": e2fsck checks htree hashes with Linux 6.1's rule, which 2015
 # format directories (kernel-patches/, fscrypt_2015) do not follow.
 if grep -q '^@fsck[[:space:]]\{1,\}no[[:space:]]*$' "$scenario"; then
@@ -181,7 +186,7 @@ timeout -k 10 "$opt_timeout" qemu-system-x86_64 \
 	-accel tcg -cpu max -m 512 -smp 1 \
 	-nodefaults -display none -monitor none -serial "file:$consolelog" -no-reboot \
 	-kernel "$opt_kernel" -initrd "$initramfs" \
-	-append "console=ttyS0 panic=-1 rdinit=/init quiet" \
+	-append "console=ttyS0 panic=-1 rdinit=/init quiet${scen_append:+ $scen_append}" \
 	-drive "file=$image,format=raw,if=virtio" \
 	-drive "file=$scendisk,format=raw,if=virtio" \
 	</dev/null >"$work/qemu.out" 2>&1 || rc=$?

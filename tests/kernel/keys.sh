@@ -47,29 +47,31 @@ PY
 	want "$man" read-held "$tag" 0 100 "$fnv"
 }
 
+# removal_cycle MANIFEST V STATUS: key version V's records (tags vV-*, hV,
+# mV, tree kV): STATUS after adding, removal while kV/hello.txt is open,
+# then after closing it, then the dentry once the key is back
+removal_cycle() {
+	local man=$1 v=$2
+	want "$man" fskey-status "v$v-added" 0 "$3"
+	want "$man" fskey-remove "v$v-busy" 0 1
+	want "$man" fskey-status "v$v-busy" 0 3 0 0
+	held_matches "$man" "h$v" "k$v/hello.txt"
+	want "$man" fskey-remove "v$v-done" 0 0
+	want "$man" fskey-status "v$v-done" 0 1 0 0
+	want "$man" recheck "m$v nokey" 2 0
+	want "$man" recheck "m$v plain" 0 0
+}
+
 for mode in 61 2015; do
 	img=$W/keys-$mode.img man=$img.manifest
 	make_image "$top/vm/scenarios/keys-$mode.scn" "$img" "$W/keys-$mode.log"
 	grep -Ev '^([fdlsh]|tree|key|inherit|#)' "$man"
-	want "$man" fskey-status v1-added 0 2 0 0
-	want "$man" fskey-remove v1-busy 0 1
-	want "$man" fskey-status v1-busy 0 3 0 0
-	held_matches "$man" h1 k1/hello.txt
-	want "$man" fskey-remove v1-done 0 0
-	want "$man" fskey-status v1-done 0 1 0 0
-	want "$man" recheck "m1 nokey" 2 0
-	want "$man" recheck "m1 plain" 0 0
+	# v1 keys: present, neither added-by-self nor counted users
+	removal_cycle "$man" 1 "2 0 0"
 	check "keys-$mode: fskey-add-as v1: $(grep '^fskey-add-as 2 ' "$man")" \
 		'grep -qx "fskey-add-as 2 1000 13" "$man"'
 	[ $mode = 61 ] || continue
-	want "$man" fskey-status v2-added 0 2 1 1
-	want "$man" fskey-remove v2-busy 0 1
-	want "$man" fskey-status v2-busy 0 3 0 0
-	held_matches "$man" h2 k2/hello.txt
-	want "$man" fskey-remove v2-done 0 0
-	want "$man" fskey-status v2-done 0 1 0 0
-	want "$man" recheck "m2 nokey" 2 0
-	want "$man" recheck "m2 plain" 0 0
+	removal_cycle "$man" 2 "2 1 1"
 	check "fskey-add-as v2: $(grep '^fskey-add-as 1 ' "$man")" \
 		'grep -qx "fskey-add-as 1 1000 0" "$man"'
 	want "$man" fskey-status v2-users 0 2 1 2

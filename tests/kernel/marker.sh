@@ -6,8 +6,9 @@
 #    read-write mount with fscrypt_2015 (encrypt + encrypt_2015 in the
 #    superblock), refuses that mount read-only, refuses the marked
 #    filesystem without the option, refuses test_dummy_encryption other
-#    than v1, and refuses policies the 2015 format never had (v2, flags,
-#    modes other than AES-256-XTS/AES-256-CTS);
+#    than v1 and, in FIPS mode (fips=1), test_dummy_encryption at all, and
+#    refuses policies the 2015 format never had (v2, flags, modes other than
+#    AES-256-XTS/AES-256-CTS);
 #  - on a filesystem in the current format (encrypt without encrypt_2015)
 #    it refuses fscrypt_2015, and without the option accepts every policy
 #    the stock kernel does;
@@ -79,6 +80,18 @@ must_run "info" "$W/info" -- "$E4DUMP" info "$img" &&
 	bad "extract: exit $?: $(head -3 "$W/x.err")"
 check_extract -q --tree t2015 --strip-tree "$man" "$W/x" >"$W/x.check" 2>&1 && ok ||
 	bad "extract: $(grep FAIL "$W/x.check" | head -3)"
+
+# ---- FIPS mode: the 2015 dummy key (equal XTS halves) refused at mount ------------
+fimg=$W/fips.img
+make_image "$top/vm/scenarios/fips-2015.scn" "$fimg" "$W/fips.log"
+check "fips=1 took effect: $(grep '^proc fips' "$fimg.manifest")" \
+	'grep -qx "proc fips 1" "$fimg.manifest"'
+mount_try "$fimg.manifest" fips-dummy $EINVAL "test_dummy_encryption can't be used with fscrypt_2015 in FIPS mode"
+mount_try "$fimg.manifest" fips-plain 0
+"$E4DUMP" extract -k "$W/keys/7c9fc345b9ec5163.key" "$fimg" /t2015 -o "$W/fx" 2>"$W/fx.err" && ok ||
+	bad "extract (FIPS image): exit $?: $(head -3 "$W/fx.err")"
+check_extract -q --tree t2015 --strip-tree "$fimg.manifest" "$W/fx" >"$W/fx.check" 2>&1 && ok ||
+	bad "extract (FIPS image): $(grep FAIL "$W/fx.check" | head -3)"
 
 # ---- e2fsck from Debian's e2fsprogs refuses it and changes nothing ----------------
 cp --sparse=always "$img" "$W/fsck.img"

@@ -105,6 +105,7 @@ RECORDS = {
     "policy-try": "si",        # TAG ERRNO (0: the policy was set)
     "touched": "hi",           # PATH ERRNO (touch-names)
     "nokey-op": "ssi",         # TAG OP ERRNO (nokey-ops)
+    "proc": "ss",              # TAG WORD (first word of a /proc file)
     "fskey-add": "iix",        # N ERRNO SPEC (descriptor or identifier)
     "fskey-add-as": "iii",     # N UID ERRNO
     "fskey-remove": "sii",     # TAG ERRNO STATUSFLAGS

@@ -1373,6 +1373,29 @@ static void join(char *out, size_t n, const char *dir, const char *name)
 		fail("path too long: %s/%s", dir, name);
 }
 
+/* proc TAG PATH: the first word of /proc/PATH (e.g. sys/crypto/fips_enabled);
+ * records "proc TAG WORD", "-" when it cannot be read. */
+static void cmd_proc(char **tok, int ntok, int lineno)
+{
+	char p[300], w[64] = "-";
+	const char *c;
+	FILE *f;
+
+	if (ntok != 3 || strlen(tok[2]) > 200)
+		fail("line %d: usage: proc TAG PATH", lineno);
+	for (c = tok[2]; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("/_-.", *c))
+			fail("line %d: bad /proc path %s", lineno, tok[2]);
+	snprintf(p, sizeof(p), "/proc/%s", tok[2]);
+	f = fopen(p, "re");
+	if (f) {
+		if (fscanf(f, "%63s", w) != 1)
+			snprintf(w, sizeof(w), "-");
+		fclose(f);
+	}
+	man_add("proc %s %s\n", parse_tag(tok[1], lineno), w);
+}
+
 /* touch-names DIR NAMEHEX...: create each name (hex bytes) in the existing
  * directory DIR as an empty regular file 0644 (O_EXCL); not in the manifest.
  * Records "touched PATHHEX ERRNO". */
@@ -1740,6 +1763,19 @@ static void probe_all(char **tok, int ntok, int lineno, int do_open)
 static char *g_unl_tag[MAX_UNLINKED], *g_unl_path[MAX_UNLINKED];
 static int g_nunl;
 
+/* index of the first regular file in v[0..n), for a command that needs one */
+static size_t first_regular(const struct dent *v, size_t n, const char *cmd,
+			    const char *rel, int lineno)
+{
+	size_t i;
+
+	for (i = 0; i < n && v[i].type != DT_REG; i++)
+		;
+	if (i == n)
+		fail("line %d: %s: no regular file in %s/%s", lineno, cmd, MNT, rel);
+	return i;
+}
+
 /* nokey-ops TAG DIR: without the key, the operations fscrypt.rst says fail
  * with ENOKEY in an encrypted directory: create, mkdir, symlink, mknod,
  * O_TMPFILE, link (of DIR's first regular file, into DIR), rename (of that
@@ -1758,10 +1794,7 @@ static void cmd_nokey_ops(char **tok, int ntok, int lineno)
 	resolve(parse_relpath(tok[2], lineno), rel, sizeof(rel), lineno);
 	abs_path(p, sizeof(p), rel);
 	v = list_dir(rel, &n);
-	for (i = 0; i < n && v[i].type != DT_REG; i++)
-		;
-	if (i == n)
-		fail("line %d: nokey-ops: no regular file in %s", lineno, p);
+	i = first_regular(v, n, "nokey-ops", rel, lineno);
 	join(sub, sizeof(sub), rel, v[i].name);
 	abs_path(f, sizeof(f), sub);
 #define NOKEY_OP(name, call)                                                   \
@@ -1904,10 +1937,7 @@ static void cmd_remember(char **tok, int ntok, int lineno)
 		fail("line %d: too many remember lines", lineno);
 	resolve(parse_relpath(tok[2], lineno), rel, sizeof(rel), lineno);
 	v = list_dir(rel, &n);
-	for (i = 0; i < n && v[i].type != DT_REG; i++)
-		;
-	if (i == n)
-		fail("line %d: remember: no regular file in %s", lineno, rel);
+	i = first_regular(v, n, "remember", rel, lineno);
 	snprintf(r->tag, sizeof(r->tag), "%s", tok[1]);
 	snprintf(r->dir, sizeof(r->dir), "%s", rel);
 	snprintf(r->name, sizeof(r->name), "%s", v[i].name);
@@ -1968,10 +1998,7 @@ static void cmd_unlink_first(char **tok, int ntok, int lineno)
 	parse_tag(tok[1], lineno);
 	resolve(parse_relpath(tok[2], lineno), rel, sizeof(rel), lineno);
 	v = list_dir(rel, &n);
-	for (i = 0; i < n && v[i].type != DT_REG; i++)
-		;
-	if (i == n)
-		fail("line %d: unlink-first: no regular file in %s/%s", lineno, MNT, rel);
+	i = first_regular(v, n, "unlink-first", rel, lineno);
 	join(sub, sizeof(sub), rel, v[i].name);
 	abs_path(p, sizeof(p), sub);
 	if (unlink(p) < 0)
@@ -2617,6 +2644,8 @@ static void run_scenario(char *text)
 				cmd_remember(tok, ntok, lineno);
 			else if (!strcmp(tok[0], "recheck"))
 				cmd_recheck(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "proc"))
+				cmd_proc(tok, ntok, lineno);
 			else if (!strcmp(tok[0], "nokey-ops"))
 				cmd_nokey_ops(tok, ntok, lineno);
 			else if (!strcmp(tok[0], "touch-names"))
