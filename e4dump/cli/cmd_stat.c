@@ -40,6 +40,8 @@ static void print_text(json_object *o)
 		printf("%s: %s\n", i == 2 ? "type" : keys[i], txt(o, keys[i]));
 	if (strcmp(str(o, "size"), str(o, "stored_size")))
 		printf("stored size: %s\n", str(o, "stored_size"));
+	if (str(o, "target_state"))
+		printf("target: %s (%s)\n", txt(o, "target"), str(o, "target_state"));
 	printf("links: %s\nflags: %s (", str(o, "links"), str(o, "flags"));
 	json_object_object_get_ex(o, "flag_names", &v);
 	for (size_t i = 0; i < json_object_array_length(v); i++)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "blockmap.h"
 #include "dir.h"
+#include "escape.h"
 #include "inodeinfo.h"
 #include "jsonout.h"
 #include "modes.h"
@@ -187,6 +188,36 @@ uint64_t inode_stat_size(struct session *s, const struct e4_inode *in,
 	return size;
 }
 
+/* What readlink gives for a symlink, escaped for humans: the target
+ * (decrypted with the key), or the kernel's no-key form when no key opens
+ * it; *state says which ("plain", "decrypted", "nokey").  NULL when it
+ * cannot be read (reported). */
+static json_object *symlink_target(struct session *s, const struct e4_inode *in,
+				   const char *shown, const char **state)
+{
+	char nk[E4_NOKEY_NAME_MAX + 1], *target = NULL, *esc;
+	json_object *o = NULL;
+	size_t len;
+
+	if (inode_locked(s, in)) {
+		*state = "nokey";
+		if (e4_symlink_locked_target(s->fs, in, shown, nk) == E4_OK)
+			o = STR(nk);
+		return o;
+	}
+	*state = in->encrypted ? "decrypted" : "plain";
+	if (e4_symlink_read(s->fs, in, shown, &target, &len) != E4_OK)
+		return NULL;
+	esc = malloc(E4_ESCAPE_SIZE(len));
+	if (esc) {
+		e4_escape((const uint8_t *)target, len, esc, 0);
+		o = STR(esc);
+		free(esc);
+	}
+	free(target);
+	return o;
+}
+
 json_object *inode_info(struct session *s, const char *path, const char *shown,
 			const struct e4_inode *in, const char *nokey)
 {
@@ -216,6 +247,12 @@ json_object *inode_info(struct session *s, const char *path, const char *shown,
 	    !(in->flags & E4_INODE_INLINE_DATA_FL))
 		e4_inode_map(s->fs, in, shown, UINT64_MAX, add_run, runs);
 	ADD(o, "blocks", runs);
+	if (E4_ISLNK(in->mode)) {
+		const char *state = NULL;
+
+		ADD(o, "target", symlink_target(s, in, shown, &state));
+		ADD(o, "target_state", STR(state));
+	}
 	ADD(o, "encryption", context_of(s, in));
 	ADD(o, "nokey_name", nokey ? STR(nokey) : path ? nokey_name(s, path, in->ino) : NULL);
 	return o;

@@ -2,7 +2,9 @@
 # e4dump stat on the kernel-written sample, checked against debugfs
 # (stat_check.py: inode fields, the four times decoded from the raw
 # seconds:extra, extents, the raw context xattr); the no-key name is the
-# one ls shows without the key; the key file that opens it is named.
+# one ls shows without the key; the key file that opens it is named;
+# symlink targets are the guest's (with the key) or the no-key form whose
+# length is the size the kernel reports (without).
 # usage: stat.sh E4DUMP WORKDIR
 set -u
 . "$(dirname "$0")/../lib/common.sh"
@@ -54,5 +56,21 @@ assert [(r["logical"], r["physical"], r["blocks"]) for r in j["blocks"]] == [tup
 PY
 	check "stat --json $p: what the text says ($(tail -1 "$W/cmp"))" '[ $? = 0 ]'
 done
+# symlink targets: decrypted with the key, plain for /plain, as the guest
+# made them (the manifest's l records: PATHHEX ... TARGETHEX)
+while read -r _ _ path _ _ _ target; do
+	p=/$(/usr/bin/python3 -c "import sys; sys.stdout.write(bytes.fromhex('$path').decode())")
+	t=$(/usr/bin/python3 -c "import sys; sys.stdout.write(bytes.fromhex('$target').decode())")
+	state=decrypted
+	case "$p" in /plain/*) state=plain ;; esac
+	must_run "stat $p" "$W/lnk" -- "$E4DUMP" stat --key-file "$K" "$W/s.img" "$p" &&
+		check "stat $p: $(grep '^target:' "$W/lnk"), want '$t ($state)'" \
+			'grep -qxF "target: $t ($state)" "$W/lnk"'
+done < <(grep '^l ' "$S/sample.manifest")
+# without the key the target is the no-key form, as long as the size says
+ino=$("$E4DUMP" stat --key-file "$K" "$W/s.img" /secret/link 2>/dev/null | sed -n 's/^inode: //p')
+must_run "stat <$ino> (/secret/link) without the key" "$W/lnk0" -- "$E4DUMP" stat "$W/s.img" "<$ino>" &&
+	check "no-key target: $(grep -E '^(size|target):' "$W/lnk0" | tr '\n' ' ')" \
+		'[ "$(sed -n "s/^target: \(.*\) (nokey)$/\1/p" "$W/lnk0" | tr -d "\n" | wc -c)" = "$(sed -n "s/^size: //p" "$W/lnk0")" ]'
 expect "stat of a missing path" 1 'no such entry' -- "$E4DUMP" stat "$W/s.img" /nothing
 finish
