@@ -106,6 +106,7 @@ RECORDS = {
     "touched": "hi",           # PATH ERRNO (touch-names)
     "nokey-op": "ssi",         # TAG OP ERRNO (nokey-ops)
     "proc": "ss",              # TAG WORD (first word of a /proc file)
+    "t": "shh",                # TAG PATH TARGET (readlink during a readdir)
     "fskey-add": "iix",        # N ERRNO SPEC (descriptor or identifier)
     "fskey-add-as": "iii",     # N UID ERRNO
     "fskey-remove": "sii",     # TAG ERRNO STATUSFLAGS

@@ -4,7 +4,8 @@
 # names, a 3000-entry htree directory, names of every length 1..255), and
 # the kernel's own no-key behaviour holds: lookup by no-key name works, open
 # fails with ENOKEY, so do create, mkdir, symlink, mknod, O_TMPFILE, link,
-# rename and truncate, unlink by no-key name works, a policy cannot be set on
+# rename and truncate, symlink targets read without the key are the ones
+# e4dump stat shows, unlink by no-key name works, a policy cannot be set on
 # a non-empty directory, and everything created inside inherits the policy.
 # usage: nokey.sh E4DUMP WORKDIR [SCENARIO]
 set -u
@@ -33,6 +34,17 @@ records "$man" open
 while IFS=$'\t' read -r tag dir total okc err; do
 	[ "$total" -gt 0 ] && [ "$okc" = 0 ] && [ "$err" = 126 ] && ok || bad "open $tag: $okc of $total opened, errno $err"
 done <"$W/records.open"
+# symlink targets without the key (generic/440): what the kernel's readlink
+# returned, as e4dump stat shows it
+records "$man" t
+nt=0
+while IFS=$'\t' read -r tag path target; do
+	nt=$((nt + 1))
+	got=$("$E4DUMP" stat --json "$img" "/$path" 2>/dev/null | grep "^{\"type\":\"stat\"" |
+		/usr/bin/python3 -c 'import json, sys; r = json.load(sys.stdin); print(r.get("target"), r.get("target_state"))')
+	[ "$got" = "$target nokey" ] && ok || bad "readlink /$path without the key: kernel '$target', e4dump stat '$got'"
+done <"$W/records.t"
+echo "$nt symlink targets read without the key: e4dump stat shows the kernel's"
 # every encrypted inode has its own nonce (xfstests generic/613)
 /usr/bin/python3 "$top/tests/kernel/nonces.py" "$img" 1000 >"$W/nonces" 2>&1 && ok ||
 	bad "nonces: $(tail -3 "$W/nonces")"

@@ -1677,6 +1677,20 @@ static size_t readdir_rec(const char *tag, const char *rel)
 		man_hex(sub, strlen(sub));
 		man_add("\n");
 		count++;
+		if (v[i].type == DT_LNK) {
+			char p[4200], target[4096];
+			ssize_t len;
+
+			abs_path(p, sizeof(p), sub);
+			len = readlink(p, target, sizeof(target));
+			if (len < 0)
+				FAILE("readlink %s", p);
+			man_add("t %s ", tag);
+			man_hex(sub, strlen(sub));
+			man_add(" ");
+			man_hex(target, (size_t)len);
+			man_add("\n");
+		}
 		if (v[i].type == DT_DIR)
 			count += readdir_rec(tag, sub);
 	}
