@@ -60,6 +60,7 @@ echo "s_feature_incompat after the first fscrypt_2015 mount: 0x$incompat"
 check "encrypt and encrypt_2015 set (0x$incompat)" \
 	'[ $(( 0x$incompat & 0x80010000 )) = $(( 0x80010000 )) ]'
 mount_try "$man" ro-unmarked $EINVAL "Can't use fscrypt_2015 read-only"
+mount_try "$man" mark 0 "2015 encryption format enabled \(encrypt and encrypt_2015 features set\)"
 mount_try "$man" no-option $EINVAL "uses the 2015 encryption format.*mount it with fscrypt_2015"
 mount_try "$man" ro-marked 0
 mount_try "$man" dummy-default $EINVAL "fscrypt_2015 allows only test_dummy_encryption=v1"
