@@ -80,7 +80,9 @@ static uint64_t max_bitmap_size(unsigned int bits, int huge_file)
 
 /* libext2fs refuses a filesystem with an incompat feature it does not know.
  * Open it anyway when encrypt_2015 is the only one: e4dump reads that
- * format.  Any other unknown feature could change what the bytes mean. */
+ * format.  Any other unknown feature could change what the bytes mean.
+ * EXT2_FLAG_FORCE also lets a journal device through (libext2fs 1.47
+ * openfs.c skips that check with it), so that is refused here again. */
 static errcode_t open_2015(struct e4_fs *fs, const char *name)
 {
 	errcode_t err;
@@ -92,7 +94,8 @@ static errcode_t open_2015(struct e4_fs *fs, const char *name)
 	if (err)
 		return err;
 	unknown = fs->ext2->super->s_feature_incompat & ~EXT2_LIB_FEATURE_INCOMPAT_SUPP;
-	if (unknown == E4_FEATURE_INCOMPAT_ENCRYPT_2015)
+	if (unknown == E4_FEATURE_INCOMPAT_ENCRYPT_2015 &&
+	    !ext2fs_has_feature_journal_dev(fs->ext2->super))
 		return 0;
 	ext2fs_close_free(&fs->ext2);
 	return EXT2_ET_UNSUPP_FEATURE;

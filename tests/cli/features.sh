@@ -48,7 +48,8 @@ must_run "info --format 6.1 (marked)" "$W/info2" -- "$E4DUMP" info --format 6.1 
 		'grep -qx "name format: Linux 6.1 (--format option)" "$W/info2"'
 check "e4dump left the marked image unchanged" '[ "$(sha256sum <"$W/m.img")" = "$sum" ]'
 
-for bits in 0x40000000 0xc0000000 0x00040000; do
+# 0x80000008: encrypt_2015 with journal_dev, which the forced open would let through
+for bits in 0x40000000 0xc0000000 0x00040000 0x80000008; do
 	cp "$W/img" "$W/u.img"
 	set_incompat "$W/u.img" $bits
 	expect "unknown incompat $bits" 2 "cannot open as ext4: Filesystem has unsupported feature" -- \
