@@ -16,7 +16,7 @@ out=$1
 PATH=$PATH:/sbin:/usr/sbin
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-for t in context keyfile nokey symlink names image dirblock extent xattr; do
+for t in context keyfile nokey symlink names image dirblock extent xattr jbd2; do
 	rm -rf "${out:?}/$t"
 	mkdir -p "$out/$t"
 done
@@ -114,6 +114,22 @@ l2 = pad(ehdr(1, 84, 0) + leaf(100, 4, 12), 1024)
 put("extent", "depth2", bytes([0x8f]) + root + mid + l1 + l2)
 ind = struct.pack("<15I", *range(4, 16), 1, 2, 0)
 put("extent", "indirect", bytes([0x8f]) + ind + struct.pack("<256I", *([3] + [0] * 255)) + struct.pack("<256I", *([1] + [0] * 255)))
+# jbd2: a 1 KiB journal superblock (v2, the features below), then log
+# blocks: a descriptor with tags, a data copy, a revoke block, a commit
+def jsb(incompat, start):
+    b = struct.pack(">III", 0xc03b3998, 4, 0) + struct.pack(">IIIIIi", 1024, 64, 1, 5, start, 0)
+    b += struct.pack(">III", 0, incompat, 0) + bytes(range(16)) + bytes(0x50 - 0x40)
+    b += bytes([4]) + bytes(3) + struct.pack(">I", 0)
+    return b + bytes(1024 - len(b))
+def jblk(typ, seq, body):
+    b = struct.pack(">III", 0xc03b3998, typ, seq) + body
+    return b + bytes(1024 - len(b))
+for name, inc, tag in (("v3-64bit", 0x13, lambda blk, fl: struct.pack(">IIII", blk, fl, 0, 0x1234)),
+                       ("old-32bit", 0x01, lambda blk, fl: struct.pack(">IHH", blk, 0, fl))):
+    tags = tag(100, 0) + bytes(range(16)) + tag(101, 2 | 1) + tag(102, 2 | 8)
+    rev = struct.pack(">I", 16 + 8 * 2) + struct.pack(">QQ", 7, 8) if inc & 2 else struct.pack(">I", 16 + 4 * 2) + struct.pack(">II", 7, 8)
+    com = bytes([4, 4, 0, 0]) + struct.pack(">I", 0) + bytes(28) + struct.pack(">QI", 1733356800, 5)
+    put("jbd2", name, jsb(inc, 2) + jblk(1, 5, tags) + bytes(1024) * 3 + jblk(5, 5, rev) + jblk(2, 5, com))
 # xattrs: flag byte (bit 0 block, bit 1 context), then the area or block
 ctx = bytes([1, 1, 4, 3]) + key[:8] + nonce
 def xentry(idx_, name, offs, size):
@@ -207,6 +223,6 @@ fi
 if command -v img2simg >/dev/null; then
 	img2simg "$p4k" "$out/image/container.simg" >/dev/null 2>&1 || rm -f "$out/image/container.simg"
 fi
-for t in context keyfile nokey symlink names image dirblock extent xattr; do
+for t in context keyfile nokey symlink names image dirblock extent xattr jbd2; do
 	echo "make-seeds: $t: $(ls "$out/$t" | wc -l) inputs"
 done

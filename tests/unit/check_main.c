@@ -6,6 +6,7 @@ Suite *core_suite(void);
 Suite *kat_suite(void);
 Suite *modes_kat_suite(void);
 Suite *testmgr_suite(void);
+Suite *jbd2_suite(void);
 
 int main(void)
 {
@@ -15,6 +16,7 @@ int main(void)
 	srunner_add_suite(sr, core_suite());
 	srunner_add_suite(sr, kat_suite());
 	srunner_add_suite(sr, modes_kat_suite());
+	srunner_add_suite(sr, jbd2_suite());
 	/* Every vector of the kernel's templates, when extracted (ctest
 	 * unit.testmgr sets this). */
 	if (getenv("E4_TESTMGR_KAT"))
