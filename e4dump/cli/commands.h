@@ -14,6 +14,8 @@ int cmd_stat(const struct options *o, struct report *r);
 int cmd_timeline(const struct options *o, struct report *r);
 int cmd_keyid(const struct options *o, struct report *r);
 int cmd_volumes(const struct options *o, struct report *r);
+int cmd_journal(const struct options *o, struct report *r);
+int cmd_undelete(const struct options *o, struct report *r);
 int cmd_vectors(const struct options *o, struct report *r);
 
 /* Flush standard output; EXIT_FATAL after an error when it failed (a

@@ -50,6 +50,10 @@ static const struct command commands[] = {
 	{ "verify", cmd_verify, OPTS_IMAGE | OPT_BIT(OPT_JSON) | OPT_BIT(OPT_QUIET), 1, 1,
 	  "verify [--json] [-q] [OPTIONS] IMAGE",
 	  "check the encryption format: every inode and entry (exit 1 on findings)" },
+	{ "journal", cmd_journal, OPTS_IMAGE | OPT_BIT(OPT_JSON), 1, 1,
+	  "journal [--json] [OPTIONS] IMAGE",
+	  "the jbd2 journal: its superblock and every transaction still in it,\n"
+	  "      with the blocks each holds copies of and what they are" },
 	{ "volumes", cmd_volumes, OPT_BIT(OPT_HELP) | OPT_BIT(OPT_VERBOSE) | OPT_BIT(OPT_JSON),
 	  1, 1, "volumes [--json] IMAGE",
 	  "what a disk image holds: container, partitions (start, length,\n"

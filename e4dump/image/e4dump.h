@@ -34,5 +34,6 @@
 #include "dir.h"
 #include "walk.h"
 #include "file.h"
+#include "journal.h"
 
 #endif
