@@ -7,6 +7,7 @@ Usage:
   check_extract.py MANIFEST --list [--tree DIR]... [--strip-tree]
   check_extract.py MANIFEST --readdir TAG [--strip-tree]
   check_extract.py MANIFEST --records TYPE [--tag TAG]
+  check_extract.py MANIFEST RECOVERY_DIR --removed-only [--allow-extra] [-q]
 
 EXTRACT_DIR corresponds to the root of the ext4 image (the guest's /mnt): the
 entry "pad4/sub/one.txt" is looked for at EXTRACT_DIR/pad4/sub/one.txt.
@@ -34,6 +35,13 @@ line as raw bytes; with --strip-tree relative to the directory that was
 listed.  --records TYPE prints the records of one kernel-probe type (lookup,
 open, exists, ...; see RECORDS) in manifest order, fields separated by a tab,
 hex fields decoded to raw bytes; --tag keeps those whose first field is TAG.
+
+--removed-only checks RECOVERY_DIR (what an undelete wrote, laid out as the
+image root) against the entries named by `removed` records only (those the
+scenario's unlink, rmtree or unlink-first deleted): each must be there with
+its type, size, contents or symlink target (not mode or mtime).  Anything
+else in it that is not a directory on the way to one is reported as
+unexpected (unless --allow-extra).
 
 The manifest format and the generator are documented in vm/README.md.
 Standard library only.
@@ -117,6 +125,10 @@ RECORDS = {
     "recheck": "ssii",         # TAG nokey|plain ERRNO SAMENAME
     "stat-name": "sii",        # TAG INO ERRNO
     "unlink-name": "si",       # TAG ERRNO
+    "ino": "shi",              # TAG PATH INO (readdir ... inodes)
+    "sync": "",                # syncfs of the image (the journal committed)
+    "extents": "his",          # PATH INO RUNS: LBLK:PBLK:LEN[:u],... | - | ? (unlink, rmtree)
+    "churn": "siii",           # DIR COUNT SIZE WRITTEN
 }
 
 
@@ -307,6 +319,70 @@ def check_entry(e, root: bytes, args, cache):
     return probs
 
 
+def removed_entries(entries, recs):
+    """The manifest entries named by `removed` records, in record order."""
+    by_path = {e.path: e for e in entries}
+    out = []
+    for r in recs:
+        if r.type != "removed":
+            continue
+        e = by_path.get(r.fields[0])
+        if e is None:
+            raise ManifestError(f"removed {show(r.fields[0])!r} (line {r.lineno}) "
+                                "is not an entry of the manifest")
+        out.append(e)
+    return out
+
+
+def check_removed(args, entries, recs):
+    """--removed-only: the recovery directory holds the removed entries, with
+    their type, size and bytes, and nothing else but their directories."""
+    if args.extract_dir is None:
+        print("check_extract: --removed-only needs RECOVERY_DIR", file=sys.stderr)
+        return 2
+    try:
+        gone = removed_entries(entries, recs)
+    except ManifestError as exc:
+        print(f"check_extract: {exc}", file=sys.stderr)
+        return 2
+    if not gone:
+        print("check_extract: --removed-only: the manifest has no 'removed' record",
+              file=sys.stderr)
+        return 2
+    root = os.fsencode(args.extract_dir)
+    if not os.path.isdir(root):
+        print(f"check_extract: {args.extract_dir} is not a directory", file=sys.stderr)
+        return 2
+    args.no_symlink_mtime = True
+    passed = failed = 0
+    cache = {}
+    for e in gone:
+        probs = [p for p in check_entry(e, root, args, cache)
+                 if not p.startswith(("mode ", "mtime "))]
+        if probs:
+            failed += 1
+            print(f"FAIL removed {e.type} {show(e.path)}: " + "; ".join(probs))
+        else:
+            passed += 1
+            if not args.quiet:
+                print(f"ok   removed {e.type} {show(e.path)}")
+    if not args.allow_extra:
+        known = {e.path for e in gone}
+        for e in gone:  # the directories on the way
+            p = e.path
+            while b"/" in p:
+                p = p.rsplit(b"/", 1)[0]
+                known.add(p)
+        for dirpath, dirnames, filenames in os.walk(root):
+            for name in dirnames + filenames:
+                rel = os.path.relpath(os.path.join(dirpath, name), root)
+                if rel not in known:
+                    failed += 1
+                    print(f"FAIL unexpected entry {show(rel)}")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
 def write_lines(lines):
     out = sys.stdout.buffer
     try:
@@ -348,6 +424,9 @@ def main(argv=None):
                     help="do not check the mtime of symlinks")
     ap.add_argument("--apply-removed", action="store_true",
                     help="entries of 'removed' records must be absent")
+    ap.add_argument("--removed-only", action="store_true",
+                    help="check only the entries of 'removed' records (an undelete's output): "
+                         "type, size, contents, symlink target")
     ap.add_argument("-q", "--quiet", action="store_true",
                     help="print only problems and the summary")
     args = ap.parse_args(argv)
@@ -372,6 +451,8 @@ def main(argv=None):
     except (OSError, ManifestError, UnicodeDecodeError) as exc:
         print(f"check_extract: {exc}", file=sys.stderr)
         return 2
+    if args.removed_only:
+        return check_removed(args, entries, recs)
     if args.apply_removed:
         gone = {r.fields[0] for r in recs if r.type == "removed"}
         entries = [e for e in entries if e.path not in gone]

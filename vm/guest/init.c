@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,6 +35,7 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -306,6 +308,7 @@ struct entry {
 	struct extent ext[8];/* s: data extents */
 	int next;
 	uint64_t ino;        /* inode number read back (0 = not yet) */
+	int gone;            /* removed by unlink/rmtree */
 };
 
 static struct entry *g_ent;
@@ -793,6 +796,10 @@ static void cmd_key(char **tok, int ntok, int lineno)
 /* identifier of the most recent key2 (for tree2 without IDHEX) */
 static uint8_t g_last_id2[16];
 static int g_have_id2;
+/* identifiers of the keys key2 added (forget-keys keep-mount removes them) */
+#define KEY2_MAX 16
+static uint8_t g_key2_ids[KEY2_MAX][16];
+static int g_nkey2_ids;
 
 static void cmd_key2(char **tok, int ntok, int lineno)
 {
@@ -820,6 +827,8 @@ static void cmd_key2(char **tok, int ntok, int lineno)
 	close(fd);
 	memcpy(g_last_id2, k.a.key_spec.u.identifier, 16);
 	g_have_id2 = 1;
+	if (g_nkey2_ids < KEY2_MAX)
+		memcpy(g_key2_ids[g_nkey2_ids++], g_last_id2, 16);
 	man_add("key2 ");
 	man_hex(g_last_id2, 16);
 	man_add(" %u\n", k.a.raw_size);
@@ -1067,15 +1076,47 @@ static void cmd_remount(char **tok, int ntok, int lineno)
 	man_add("remount %s\n", g_mountopts[0] ? g_mountopts : "-");
 }
 
+static void drop_caches(void);
+
+/* forget-keys [keep-mount]: without keep-mount, a new session keyring and a
+ * remount.  With keep-mount the image stays mounted (a mount starts writing
+ * the journal at its first block again, which would overwrite what the
+ * undelete scenarios need): a new session keyring, every key2 key removed
+ * from the filesystem's keyring (FS_IOC_REMOVE_ENCRYPTION_KEY syncs and
+ * evicts its inodes), then syncfs and drop_caches evict the v1 inodes. */
 static void cmd_forget_keys(char **tok, int ntok, int lineno)
 {
-	(void)tok;
-	if (ntok != 1)
-		fail("line %d: usage: forget-keys", lineno);
+	int keep = ntok == 2 && !strcmp(tok[1], "keep-mount");
+
+	if (ntok != 1 && !keep)
+		fail("line %d: usage: forget-keys [keep-mount]", lineno);
 	if (syscall(SYS_keyctl, E4_KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0)
 		FAILE("line %d: keyctl(JOIN_SESSION_KEYRING)", lineno);
-	remount_img(lineno); /* evicts the inodes and their cached keys */
-	say("e4dump-guest: keys forgotten (new session keyring, remounted)");
+	if (!keep) {
+		remount_img(lineno); /* evicts the inodes and their cached keys */
+		say("e4dump-guest: keys forgotten (new session keyring, remounted)");
+		man_add("forget-keys\n");
+		return;
+	}
+	for (int i = 0; i < g_nkey2_ids; i++) {
+		struct e4_fscrypt_remove_key_arg a;
+		int fd = open(MNT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (fd < 0)
+			FAILE("open " MNT);
+		memset(&a, 0, sizeof(a));
+		a.key_spec.type = E4_FSCRYPT_KEY_SPEC_TYPE_IDENTIFIER;
+		memcpy(a.key_spec.u.identifier, g_key2_ids[i], 16);
+		if (ioctl(fd, E4_IOC_REMOVE_ENCRYPTION_KEY, &a) < 0 && errno != ENOKEY)
+			FAILE("line %d: FS_IOC_REMOVE_ENCRYPTION_KEY", lineno);
+		close(fd);
+		if (a.removal_status_flags)
+			fail("line %d: forget-keys keep-mount: a v2 key is still in use (flags 0x%x)",
+			     lineno, a.removal_status_flags);
+	}
+	g_nkey2_ids = 0;
+	drop_caches();
+	say("e4dump-guest: keys forgotten (new session keyring, v2 keys removed, caches dropped)");
 	man_add("forget-keys\n");
 }
 
@@ -1585,7 +1626,7 @@ static struct entry *find_entry(const char *rel)
 	size_t i;
 
 	for (i = 0; i < g_nent; i++)
-		if (!strcmp(g_ent[i].rel, rel))
+		if (!g_ent[i].gone && !strcmp(g_ent[i].rel, rel))
 			return &g_ent[i];
 	return NULL;
 }
@@ -1665,7 +1706,7 @@ static void resolve(const char *plain, char *out, size_t outsz, int lineno)
 	}
 }
 
-static size_t readdir_rec(const char *tag, const char *rel)
+static size_t readdir_rec(const char *tag, const char *rel, int inodes)
 {
 	size_t n, i, count = 0;
 	struct dent *v = list_dir(rel, &n);
@@ -1676,6 +1717,11 @@ static size_t readdir_rec(const char *tag, const char *rel)
 		man_add("n %s ", tag);
 		man_hex(sub, strlen(sub));
 		man_add("\n");
+		if (inodes) {
+			man_add("ino %s ", tag);
+			man_hex(sub, strlen(sub));
+			man_add(" %" PRIu64 "\n", v[i].ino);
+		}
 		count++;
 		if (v[i].type == DT_LNK) {
 			char p[4200], target[4096];
@@ -1692,7 +1738,7 @@ static size_t readdir_rec(const char *tag, const char *rel)
 			man_add("\n");
 		}
 		if (v[i].type == DT_DIR)
-			count += readdir_rec(tag, sub);
+			count += readdir_rec(tag, sub, inodes);
 	}
 	free_list(v, n);
 	return count;
@@ -1703,11 +1749,11 @@ static void cmd_readdir(char **tok, int ntok, int lineno)
 	char rel[4096];
 	size_t n;
 
-	if (ntok != 3)
-		fail("line %d: usage: readdir TAG DIR", lineno);
+	if (ntok != 3 && (ntok != 4 || strcmp(tok[3], "inodes")))
+		fail("line %d: usage: readdir TAG DIR [inodes]", lineno);
 	parse_tag(tok[1], lineno);
 	resolve(parse_relpath(tok[2], lineno), rel, sizeof(rel), lineno);
-	n = readdir_rec(tok[1], rel);
+	n = readdir_rec(tok[1], rel, ntok == 4);
 	man_add("readdir %s ", tok[1]);
 	man_hex(rel, strlen(rel));
 	man_add(" %zu\n", n);
@@ -2284,7 +2330,8 @@ static void late_end(size_t first)
 		struct entry *e = &g_ent[i];
 		struct timespec ts[2] = { { e->mtime, 0 }, { e->mtime, 0 } };
 
-		if (e->type != 'd' || strncmp(e->rel, g_tree, tl) || (e->rel[tl] && e->rel[tl] != '/'))
+		if (e->type != 'd' || e->gone || strncmp(e->rel, g_tree, tl) ||
+		    (e->rel[tl] && e->rel[tl] != '/'))
 			continue;
 		abs_path(p, sizeof(p), e->rel);
 		if (utimensat(AT_FDCWD, p, ts, AT_SYMLINK_NOFOLLOW) < 0)
@@ -2368,6 +2415,350 @@ static void cmd_files(char **tok, int ntok, int lineno)
 		join(path, sizeof(path), sub, name);
 		mk_file(path, 0644, len);
 	}
+	late_end(first);
+}
+
+/* ---- deletions for the undelete scenarios ------------------------------------
+ * sync, unlink, rmtree, churn, sparse (vm/README.md, "Deletions").  unlink
+ * and rmtree record where each removed inode's blocks were (FS_IOC_FIEMAP,
+ * with the key present) before removing it, so that the host knows, without
+ * e4dump, which blocks a deleted file had and, with the final block bitmap,
+ * which of them the kernel allocated again. */
+
+static void sync_mnt(void)
+{
+	int fd = open(MNT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		FAILE("open " MNT);
+	if (syncfs(fd) < 0)
+		FAILE("syncfs " MNT);
+	close(fd);
+}
+
+/* syncfs, then evict every clean, unused dentry and inode */
+static void drop_caches(void)
+{
+	int fd;
+
+	sync_mnt();
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "3", 1) != 1)
+		FAILE("write /proc/sys/vm/drop_caches");
+	close(fd);
+}
+
+/* sync: syncfs(/mnt), which commits the running journal transaction.
+ * Records "sync". */
+static void cmd_sync(char **tok, int ntok, int lineno)
+{
+	(void)tok;
+	if (ntok != 1)
+		fail("line %d: usage: sync", lineno);
+	sync_mnt();
+	man_add("sync\n");
+}
+
+/* a manifest path written with %HH escapes for bytes outside [A-Za-z0-9._-/]
+ * (e.g. "pad4/sparse%20file"); no empty, "." or ".." component, no NUL */
+static void parse_plainpath(const char *s, char *out, size_t n, int lineno)
+{
+	size_t o = 0;
+	const char *c;
+
+	if (*s == '/')
+		s++;
+	for (; *s; s++) {
+		int ch = (unsigned char)*s;
+
+		if (ch == '%') {
+			int hi = hexval((unsigned char)s[1]), lo = hi < 0 ? -1 : hexval((unsigned char)s[2]);
+
+			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+				fail("line %d: bad %%HH escape in '%s'", lineno, s);
+			ch = hi << 4 | lo;
+			s += 2;
+		} else if (!isalnum(ch) && !strchr("._-/", ch)) {
+			fail("line %d: write byte 0x%02x of a path as %%%02x", lineno, ch, ch);
+		}
+		if (o + 1 >= n)
+			fail("line %d: path too long", lineno);
+		out[o++] = (char)ch;
+	}
+	out[o] = '\0';
+	for (c = out;; c = strchr(c, '/') + 1) {
+		size_t len = strcspn(c, "/");
+
+		if (len == 0 || (len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
+			fail("line %d: bad path '%s'", lineno, out);
+		if (!c[len])
+			break;
+	}
+}
+
+/* "extents PATHHEX INO RUNS": RUNS = LBLK:PBLK:LEN[:u],... in filesystem
+ * blocks (":u" unwritten), "-" for none, "?" for a symlink (no fd for the
+ * ioctl).  Extents past i_size (fallocate KEEP_SIZE) are listed too. */
+static void record_extents(const char *rel, const struct stat *st)
+{
+	char p[4200];
+	struct statfs sfs;
+	uint64_t next = 0, bs;
+	size_t runs = 0;
+	int fd, last = 0;
+
+	abs_path(p, sizeof(p), rel);
+	man_add("extents ");
+	man_hex(rel, strlen(rel));
+	man_add(" %llu ", (unsigned long long)st->st_ino);
+	if (S_ISLNK(st->st_mode)) {
+		man_add("?\n");
+		return;
+	}
+	if (statfs(MNT, &sfs) < 0)
+		FAILE("statfs " MNT);
+	bs = (uint64_t)sfs.f_bsize;
+	fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (S_ISDIR(st->st_mode) ? O_DIRECTORY : 0));
+	if (fd < 0)
+		FAILE("open %s", p);
+	while (!last) {
+		union {
+			struct fiemap fm;
+			unsigned char space[sizeof(struct fiemap) + 64 * sizeof(struct fiemap_extent)];
+		} u;
+		unsigned i;
+
+		memset(&u, 0, sizeof(u));
+		u.fm.fm_start = next;
+		u.fm.fm_length = FIEMAP_MAX_OFFSET - next;
+		u.fm.fm_flags = FIEMAP_FLAG_SYNC;
+		u.fm.fm_extent_count = 64;
+		if (ioctl(fd, FS_IOC_FIEMAP, &u.fm) < 0)
+			FAILE("FS_IOC_FIEMAP %s", p);
+		if (u.fm.fm_mapped_extents == 0)
+			break;
+		for (i = 0; i < u.fm.fm_mapped_extents; i++) {
+			const struct fiemap_extent *x = &u.fm.fm_extents[i];
+
+			if (x->fe_flags & (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DELALLOC |
+					   FIEMAP_EXTENT_DATA_INLINE | FIEMAP_EXTENT_NOT_ALIGNED))
+				fail("%s: extent with flags 0x%x (not on disk or not block-aligned)", p,
+				     x->fe_flags);
+			if (x->fe_logical % bs || x->fe_physical % bs || x->fe_length % bs)
+				fail("%s: extent not in whole blocks", p);
+			man_add("%s%llu:%llu:%llu%s", runs++ ? "," : "",
+				(unsigned long long)(x->fe_logical / bs),
+				(unsigned long long)(x->fe_physical / bs),
+				(unsigned long long)(x->fe_length / bs),
+				x->fe_flags & FIEMAP_EXTENT_UNWRITTEN ? ":u" : "");
+			next = x->fe_logical + x->fe_length;
+			if (x->fe_flags & FIEMAP_EXTENT_LAST)
+				last = 1;
+		}
+	}
+	close(fd);
+	man_add("%s\n", runs ? "" : "-");
+}
+
+/* the manifest entry of REL, which must be there and not removed yet */
+static struct entry *live_entry(const char *rel, int lineno)
+{
+	struct entry *e = find_entry(rel);
+
+	if (!e)
+		fail("line %d: %s is not in the manifest", lineno, rel);
+	return e;
+}
+
+static void removed(struct entry *e)
+{
+	man_add("removed ");
+	man_hex(e->rel, strlen(e->rel));
+	man_add("\n");
+	e->gone = 1;
+}
+
+/* record, then unlink (rmdir) one entry of the manifest */
+static void remove_one(const char *rel, int lineno)
+{
+	struct entry *e = live_entry(rel, lineno);
+	char p[4200];
+	struct stat st;
+
+	abs_path(p, sizeof(p), rel);
+	if (lstat(p, &st) < 0)
+		FAILE("line %d: lstat %s", lineno, p);
+	if ((e->type == 'd') != !!S_ISDIR(st.st_mode))
+		fail("line %d: %s: the manifest says type %c", lineno, p, e->type);
+	record_extents(rel, &st);
+	if ((S_ISDIR(st.st_mode) ? rmdir(p) : unlink(p)) < 0)
+		FAILE("line %d: remove %s", lineno, p);
+	removed(e);
+}
+
+/* post-order: what is below REL, then REL */
+static void remove_tree(const char *rel, int lineno)
+{
+	size_t n, i;
+	struct dent *v = list_dir(rel, &n);
+	char sub[4096];
+
+	for (i = 0; i < n; i++) {
+		join(sub, sizeof(sub), rel, v[i].name);
+		if (v[i].type == DT_DIR)
+			remove_tree(sub, lineno);
+		else
+			remove_one(sub, lineno);
+	}
+	free_list(v, n);
+	remove_one(rel, lineno);
+}
+
+/* the parent of REL (a manifest directory) gets its manifest mtime back */
+static void restore_parent_mtime(const char *rel)
+{
+	char parent[4096], p[4200];
+	char *slash;
+	struct entry *d;
+
+	snprintf(parent, sizeof(parent), "%s", rel);
+	slash = strrchr(parent, '/');
+	if (!slash)
+		return;
+	*slash = '\0';
+	d = find_entry(parent);
+	if (d && d->type == 'd') {
+		struct timespec ts[2] = { { d->mtime, 0 }, { d->mtime, 0 } };
+
+		abs_path(p, sizeof(p), parent);
+		if (utimensat(AT_FDCWD, p, ts, AT_SYMLINK_NOFOLLOW) < 0)
+			FAILE("utimensat %s", p);
+	}
+}
+
+/* unlink TREE/PATH: a regular file or symlink of the manifest (plaintext
+ * path, %HH escapes).  rmtree TREE/PATH: a directory and everything below. */
+static void cmd_unlink_rmtree(char **tok, int ntok, int lineno, int tree)
+{
+	char rel[4096];
+	struct entry *e;
+
+	if (ntok != 2)
+		fail("line %d: usage: %s TREE/PATH", lineno, tree ? "rmtree" : "unlink");
+	parse_plainpath(tok[1], rel, sizeof(rel), lineno);
+	e = live_entry(rel, lineno);
+	if (!strchr(rel, '/'))
+		fail("line %d: %s is a tree root", lineno, rel);
+	if ((e->type == 'd') != tree)
+		fail("line %d: %s: use %s for type %c", lineno, rel, tree ? "unlink" : "rmtree",
+		     e->type);
+	if (tree)
+		remove_tree(rel, lineno);
+	else
+		remove_one(rel, lineno);
+	restore_parent_mtime(rel);
+	say("e4dump-guest: %s %s", tree ? "rmtree" : "unlink", rel);
+}
+
+/* churn DIR COUNT SIZE: in /mnt/DIR (made if missing, not in the manifest),
+ * COUNT new files of SIZE bytes, each written and fsync'd (one journal
+ * transaction each), until ENOSPC at most.  Records "churn DIR COUNT SIZE
+ * WRITTEN". */
+static void cmd_churn(char **tok, int ntok, int lineno)
+{
+	static int run;
+	const char *dir;
+	char p[4200], f[4200], *c;
+	unsigned long count, size, i;
+	int dfd;
+
+	if (ntok != 4)
+		fail("line %d: usage: churn DIR COUNT SIZE", lineno);
+	dir = parse_relpath(tok[1], lineno);
+	count = parse_num(tok[2], 1000000, lineno);
+	size = parse_num(tok[3], 1UL << 28, lineno);
+	abs_path(p, sizeof(p), dir);
+	for (c = p + sizeof(MNT);; c++) { /* mkdir -p */
+		if (*c == '/' || !*c) {
+			char save = *c;
+
+			*c = '\0';
+			if (mkdir(p, 0755) < 0 && errno != EEXIST)
+				FAILE("line %d: mkdir %s", lineno, p);
+			*c = save;
+			if (!save)
+				break;
+		}
+	}
+	dfd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		FAILE("line %d: open %s", lineno, p);
+	run++;
+	for (i = 0; i < count; i++) {
+		char name[64];
+		unsigned char *buf;
+		size_t done = 0;
+		int fd, e = 0;
+
+		snprintf(name, sizeof(name), "churn%d-%06lu", run, i);
+		join(f, sizeof(f), p, name);
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			if (errno == ENOSPC)
+				break;
+			FAILE("line %d: create %s", lineno, f);
+		}
+		buf = gen_content(fnv1a64(f + sizeof(MNT)), size);
+		while (done < size && !e) {
+			ssize_t w = write(fd, buf + done, size - done);
+
+			if (w < 0 && errno != EINTR)
+				e = errno;
+			else if (w > 0)
+				done += (size_t)w;
+		}
+		free(buf);
+		if (!e && fsync(fd) < 0)
+			e = errno;
+		close(fd);
+		if (e == ENOSPC || e == EDQUOT) {
+			if (unlinkat(dfd, name, 0) < 0)
+				FAILE("line %d: unlink %s", lineno, f);
+			break;
+		}
+		if (e)
+			fail_errno(e, "line %d: write %s", lineno, f);
+	}
+	if (fsync(dfd) < 0)
+		FAILE("line %d: fsync %s", lineno, p);
+	close(dfd);
+	man_add("churn %s %lu %lu %lu\n", dir, count, size, i);
+	say("e4dump-guest: churn %s: %lu of %lu files of %lu bytes", dir, i, count, size);
+}
+
+/* sparse TREE/PATH N: a regular file 0644 with N (1..8) data extents of
+ * 4096 bytes at offsets 0, 16384, 32768, ... (the last one 3000 bytes),
+ * holes between: with N >= 5 its extent tree has depth 1 (the inode holds
+ * 4 extents).  Recorded as an `s` entry. */
+static void cmd_sparse(char **tok, int ntok, int lineno)
+{
+	struct extent ext[8];
+	const char *rel, *sub;
+	size_t first;
+	unsigned long n, k;
+
+	if (ntok != 3)
+		fail("line %d: usage: sparse TREE/PATH N", lineno);
+	rel = parse_relpath(tok[1], lineno);
+	n = parse_num(tok[2], 8, lineno);
+	if (n < 1)
+		fail("line %d: sparse: 1..8 extents", lineno);
+	for (k = 0; k < n; k++) {
+		ext[k].off = 16384 * k;
+		ext[k].len = k + 1 == n ? 3000 : 4096;
+	}
+	first = late_begin(rel, &sub, lineno);
+	mk_sparse(sub, 0644, ext[n - 1].off + ext[n - 1].len, ext, (int)n);
 	late_end(first);
 }
 
@@ -2692,6 +3083,16 @@ static void run_scenario(char *text)
 				cmd_bigdir_names(tok, ntok, lineno);
 			else if (!strcmp(tok[0], "files"))
 				cmd_files(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "sync"))
+				cmd_sync(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "unlink"))
+				cmd_unlink_rmtree(tok, ntok, lineno, 0);
+			else if (!strcmp(tok[0], "rmtree"))
+				cmd_unlink_rmtree(tok, ntok, lineno, 1);
+			else if (!strcmp(tok[0], "churn"))
+				cmd_churn(tok, ntok, lineno);
+			else if (!strcmp(tok[0], "sparse"))
+				cmd_sparse(tok, ntok, lineno);
 			else if (!strcmp(tok[0], "bench-tree"))
 				cmd_bench_tree(tok, ntok, lineno);
 			else
