@@ -1,0 +1,105 @@
+#!/bin/bash
+# e4dump undelete (issue 16) on deletions a real Linux 6.1 kernel made
+# (vm/scenarios/undelete-*.scn, vm/README.md "Deletions"); expected values
+# from the guest's manifest and from debugfs/dumpe2fs on the final image
+# only (tests/vm/undelete_check.py):
+#   a  everything still in the journal: each deleted file and symlink
+#      (v1 and v2; small, 1 MiB, sparse, depth-1 extent tree, inline and
+#      block symlinks, a 4-level subtree) comes back exact, byte for byte
+#      (check_extract.py --removed-only), by its decrypted path, and
+#      nothing else; PATH limits it to a subtree; without a key the
+#      kernel's no-key paths of the same entries, not recovered ("no key"),
+#      nothing written; with --keep-locked the ciphertext is kept
+#   b  some freed blocks allocated again: a file with a block in use (final
+#      bitmap, debugfs testb) is partial with exactly those blocks suspect,
+#      the others exact
+#   c  deletions in a 3000-entry htree directory: exact; no-key paths
+#   d  a journal that wrapped after the deletions: nothing claimed exact
+#      unless its bytes are right, nothing not recovered written
+# and e4dump journal --json shows every block copy debugfs logdump shows,
+# with the inode table blocks as such.
+# usage: undelete.sh E4DUMP WORKDIR a|b|c|d
+set -u
+E4DUMP=$1
+SC=$3
+. "$(dirname "$0")/../lib/common.sh"
+workdir "$2"
+case $SC in a|b|c|d) ;; *) give_up "usage: undelete.sh E4DUMP WORKDIR a|b|c|d" ;; esac
+uc() { /usr/bin/python3 "$top/tests/vm/undelete_check.py" "$@"; }
+
+img=$W/undelete-$SC.img
+man=$img.manifest
+make_image "$top/vm/scenarios/undelete-$SC.scn" "$img" "$W/make-image.log"
+records "$man" removed
+echo "$(wc -l <"$W/records.removed") entries deleted by the kernel"
+keys=()
+for k in "$W"/keys/*.key; do keys+=(--key-file "$k"); done
+[ ${#keys[@]} -gt 0 ] || give_up "no key file written by make-image.sh"
+
+# The journal, as e4dump shows it, against debugfs.
+if must_run "journal --json" "$W/journal.json" -- "$E4DUMP" journal --json "$img"; then
+	uc journal "$man" "$W/journal.json" "$img" >"$W/journal.check" 2>&1 && ok ||
+		bad "journal: $(grep -m5 FAIL "$W/journal.check"; tail -1 "$W/journal.check")"
+	tail -1 "$W/journal.check"
+fi
+
+"$E4DUMP" undelete --help >"$W/help" 2>&1 ||
+	give_up "e4dump has no undelete command (e4dump undelete --help: $(head -1 "$W/help"))"
+
+# undelete [KEYS] IMAGE [PATH] -o OUT --json: exit 0, one JSON object a line
+undelete() {
+	local name=$1 out=$2
+	shift 2
+	rm -rf "$out"
+	"$E4DUMP" undelete --json "$@" -o "$out" >"$out.json" 2>"$out.err"
+	local rc=$?
+	if [ $rc != 0 ]; then
+		bad "$name: exit $rc, want 0: $(head -3 "$out.err")"
+		return 1
+	elif sanitizer_report "$out.err"; then
+		bad "$name: sanitizer report"
+		return 1
+	fi
+	ok
+	/usr/bin/python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1]) if l.strip()]' \
+		"$out.json" 2>"$out.jsonerr" && ok || bad "$name: --json output: $(tail -1 "$out.jsonerr")"
+}
+# run undelete_check.py MODE ...; count it, show its last line
+verdict() {
+	local name=$1
+	shift
+	uc "$@" >"$W/$name.check" 2>&1 && ok ||
+		bad "$name: $(grep -m8 FAIL "$W/$name.check"; tail -1 "$W/$name.check")"
+	tail -1 "$W/$name.check"
+}
+
+case $SC in
+a|c)
+	if undelete "undelete with the keys" "$W/rec" "${keys[@]}" "$img"; then
+		verdict exact exact "$man" "$W/rec.json" "$W/rec"
+		check_extract -q --removed-only "$man" "$W/rec" >"$W/rec.files" 2>&1 && ok ||
+			bad "recovered files: $(grep -m8 FAIL "$W/rec.files"; tail -1 "$W/rec.files")"
+		tail -1 "$W/rec.files"
+	fi
+	if [ $SC = a ] && undelete "undelete PATH" "$W/sub" "${keys[@]}" "$img" /v1pad4/sub; then
+		verdict exact-under exact "$man" "$W/sub.json" "$W/sub" --under v1pad4/sub
+	fi
+	if undelete "undelete without a key" "$W/nokey" "$img"; then
+		verdict nokey nokey "$man" "$W/nokey.json" "$W/nokey"
+	fi
+	if [ $SC = a ] && undelete "undelete --keep-locked without a key" "$W/locked" --keep-locked "$img"; then
+		verdict locked nokey "$man" "$W/locked.json" "$W/locked" --locked
+	fi
+	;;
+b)
+	if undelete "undelete with the key" "$W/rec" "${keys[@]}" "$img"; then
+		verdict reuse reuse "$man" "$W/rec.json" "$W/rec" "$img"
+	fi
+	;;
+d)
+	if undelete "undelete with the key" "$W/rec" "${keys[@]}" "$img"; then
+		verdict wrapped wrapped "$man" "$W/rec.json" "$W/rec" "$img"
+	fi
+	;;
+esac
+finish
