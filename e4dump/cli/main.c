@@ -54,6 +54,11 @@ static const struct command commands[] = {
 	  "journal [--json] [OPTIONS] IMAGE",
 	  "the jbd2 journal: its superblock and every transaction still in it,\n"
 	  "      with the blocks each holds copies of and what they are" },
+	{ "undelete", cmd_undelete,
+	  OPTS_IMAGE | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_KEEP_LOCKED) | OPT_BIT(OPT_JSON),
+	  1, 2, "undelete [--keep-locked] [--json] [OPTIONS] IMAGE [PATH] -o DIR",
+	  "recover deleted entries (names and contents) from the journal's\n"
+	  "      copies, decrypted, into DIR, each with a verdict" },
 	{ "volumes", cmd_volumes, OPT_BIT(OPT_HELP) | OPT_BIT(OPT_VERBOSE) | OPT_BIT(OPT_JSON),
 	  1, 1, "volumes [--json] IMAGE",
 	  "what a disk image holds: container, partitions (start, length,\n"

@@ -141,32 +141,38 @@ static enum e4_status read_inline(struct reader *r)
 	return E4_OK;
 }
 
-/* Does Linux 6.1's readdir give entries the hash pair of the htree code?
- * is_dx_dir(): with dir_index, for indexed directories, one-block ones
- * and inline ones; an index that dx_probe rejects falls back to linear
- * reading (hash 0). */
-static void htree_hash(struct reader *r, uint64_t blocks)
+int e4_dir_readdir_hash(struct e4_fs *fs, uint32_t flags, uint64_t blocks,
+			const uint8_t *dx_info)
 {
-	struct ext2_super_block *sb = r->fs->ext2->super;
-	struct e4_dir_read_info *info = r->info;
+	struct ext2_super_block *sb = fs->ext2->super;
 	int v = sb->s_def_hash_version;
 
 	if (!ext2fs_has_feature_dir_index(sb))
-		return;
-	if (r->in->flags & E4_INODE_INDEX_FL) {
-		if (!r->first_seen || !r->dx_root_ok)
-			return;
-		v = r->dx_info[4]; /* dx_root_info.hash_version */
+		return -1;
+	if (flags & E4_INODE_INDEX_FL) {
+		if (!dx_info)
+			return -1;
+		v = dx_info[4]; /* dx_root_info.hash_version */
 		if (v > EXT2_HASH_SIPHASH || v == EXT2_HASH_HALF_MD4_UNSIGNED ||
 		    v == EXT2_HASH_TEA_UNSIGNED || v == EXT2_HASH_LEGACY_UNSIGNED)
-			return;
-	} else if (blocks != 1 && !(r->in->flags & E4_INODE_INLINE_DATA_FL)) {
-		return;
+			return -1;
+	} else if (blocks != 1 && !(flags & E4_INODE_INLINE_DATA_FL)) {
+		return -1;
 	}
 	if (v <= EXT2_HASH_TEA && (sb->s_flags & EXT2_FLAGS_UNSIGNED_HASH))
 		v += 3;
-	info->htree_hash = 1;
-	info->hash_version = v;
+	return v;
+}
+
+static void htree_hash(struct reader *r, uint64_t blocks)
+{
+	int v = e4_dir_readdir_hash(r->fs, r->in->flags, blocks,
+				    r->first_seen && r->dx_root_ok ? r->dx_info : NULL);
+
+	if (v < 0)
+		return;
+	r->info->htree_hash = 1;
+	r->info->hash_version = v;
 }
 
 enum e4_status e4_dir_iterate(struct e4_fs *fs, const struct e4_inode *in,

@@ -35,5 +35,6 @@
 #include "walk.h"
 #include "file.h"
 #include "journal.h"
+#include "undelete.h"
 
 #endif

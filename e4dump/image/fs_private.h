@@ -105,6 +105,16 @@ struct e4_dir_read_info {
 	int damaged;
 };
 
+/* Does Linux 6.1's readdir give entries the hash pair of the htree code
+ * (which no-key names then carry)?  is_dx_dir(): with dir_index, for
+ * indexed directories, one-block ones and inline ones; an index that
+ * dx_probe rejects falls back to linear reading (hash 0).  flags: the
+ * directory's i_flags; blocks: its size in blocks; dx_info: bytes
+ * 0x18..0x1f of its block 0 when it is a valid dx_root, else NULL.  The
+ * hash version (unsigned adjusted), or -1. */
+int e4_dir_readdir_hash(struct e4_fs *fs, uint32_t flags, uint64_t blocks,
+			const uint8_t *dx_info);
+
 enum e4_status e4_dir_iterate(struct e4_fs *fs, const struct e4_inode *in,
 			      const char *path, e4_dirent_fn fn, void *arg,
 			      struct e4_dir_read_info *info);

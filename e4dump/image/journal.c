@@ -438,8 +438,8 @@ static enum e4_status make_revokes(struct scan *s)
 }
 
 enum e4_status e4_journal_load(e4_jread_fn read, void *arg, uint32_t nblocks,
-			       uint32_t fs_block_size, struct e4_journal **out,
-			       const char **why)
+			       uint32_t fs_block_size, int fs_fast_commit,
+			       struct e4_journal **out, const char **why)
 {
 	struct e4_journal *j;
 	struct scan s;
@@ -479,6 +479,12 @@ enum e4_status e4_journal_load(e4_jread_fn read, void *arg, uint32_t nblocks,
 		*why = "the journal superblock's s_maxlen is larger than the journal";
 		st = E4_CORRUPT;
 		goto out;
+	}
+	if (fs_fast_commit && !(j->sb.incompat & E4_JBD2_INCOMPAT_FAST_COMMIT)) {
+		uint32_t fc = j->sb.fc_blocks ? j->sb.fc_blocks : 256;
+
+		if (j->sb.version == 2 && fc < j->sb.maxlen - j->sb.first)
+			j->sb.log_end = j->sb.maxlen - fc;
 	}
 	j->seed = ext2fs_crc32c_le(~0u, j->sb.uuid, sizeof(j->sb.uuid));
 	if (csum_v2or3(&j->sb))

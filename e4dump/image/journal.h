@@ -58,13 +58,17 @@ struct e4_journal;
 typedef enum e4_status (*e4_jread_fn)(void *arg, uint32_t jblock, uint8_t *buf);
 
 /* Walk the journal of nblocks blocks read through read.  fs_block_size:
- * the filesystem's block size, which the journal must share.  E4_CORRUPT
+ * the filesystem's block size, which the journal must share.
+ * fs_fast_commit: the filesystem has the fast_commit feature; its area at
+ * the journal's end stays reserved when a clean unmount clears the
+ * journal's own flag (jbd2_mark_journal_empty), so the log ends before it
+ * either way.  E4_CORRUPT
  * / E4_UNRECOGNIZED with *why when the superblock is unusable, E4_NOMEM,
  * or the reader's error for the superblock; a block of the log that
  * cannot be read is counted (e4_journal_unreadable), not fatal. */
 enum e4_status e4_journal_load(e4_jread_fn read, void *arg, uint32_t nblocks,
-			       uint32_t fs_block_size, struct e4_journal **out,
-			       const char **why);
+			       uint32_t fs_block_size, int fs_fast_commit,
+			       struct e4_journal **out, const char **why);
 void e4_journal_free(struct e4_journal *j);
 /* Hand the reader's state (arg) to the journal: owner_free(owner) when
  * the journal is freed. */

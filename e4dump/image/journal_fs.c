@@ -74,7 +74,8 @@ enum e4_status e4_fs_journal(struct e4_fs *fs, struct e4_journal **out)
 	st = e4_inode_runs(fs, &in, "<journal>", nblocks, &src->runs, &src->nruns);
 	if (st == E4_OK)
 		st = e4_journal_load(jread, src, (uint32_t)nblocks,
-				     fs->info.block_size, out, &why);
+				     fs->info.block_size,
+				     ext2fs_has_feature_fast_commit(sb), out, &why);
 	if (st != E4_OK) {
 		if (why)
 			e4_report(fs, E4_DIAG_ERROR, st, in.ino, "<journal>", "%s", why);

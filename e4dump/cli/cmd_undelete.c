@@ -1,0 +1,419 @@
+/* e4dump undelete: entries deleted from directories, found in the
+ * journal's copies of their directory blocks, rebuilt from copies of
+ * their inodes and written under -o DIR with their decrypted paths; each
+ * gets a verdict (exact, partial, locked, not recovered) with its
+ * reasons.  The output rules are extract's (outdir.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "commands.h"
+#include "jsonout.h"
+#include "outdir.h"
+#include "session.h"
+#include "undelete.h"
+
+#define MAX_REASONS 8
+
+struct undel {
+	struct session *s;
+	const struct options *o;
+	struct e4_journal *j;
+	struct outdir od;
+	size_t exact, partial, locked, lost, total;
+};
+
+struct verdict {
+	const char *word;               /* exact, partial, locked, not recovered */
+	const char *reasons[MAX_REASONS];
+	size_t nreasons;
+	const struct e4_suspect *sus;
+	size_t nsus;
+	char *target;
+};
+
+static void because(struct verdict *v, const char *why)
+{
+	if (v->nreasons < MAX_REASONS)
+		v->reasons[v->nreasons++] = why;
+}
+
+static const char *type_word(uint8_t ft)
+{
+	switch (ft) {
+	case 1: return "file";
+	case 2: return "dir";
+	case 7: return "symlink";
+	default: return "other";
+	}
+}
+
+static const char *name_state_word(enum e4_name_state s)
+{
+	switch (s) {
+	case E4_NAME_PLAIN: return "plain";
+	case E4_NAME_DECRYPTED: return "decrypted";
+	case E4_NAME_NOKEY: return "nokey";
+	default: return "bad";
+	}
+}
+
+/* Open (creating) the directories of the path's first n - 1 parts;
+ * escaped names into names[]. */
+static int open_parent(struct undel *u, const struct e4_deleted *d,
+		       char names[][OUTDIR_NAME_MAX])
+{
+	int fd = dup(u->od.root_fd);
+
+	for (size_t i = 0; i < d->nparts; i++)
+		outdir_escape((const char *)d->parts[i].name, d->parts[i].len,
+			      i + 1 == d->nparts ? d->ino : 0, names[i]);
+	for (size_t i = 0; fd >= 0 && i + 1 < d->nparts; i++) {
+		int next = outdir_mkdir(&u->od, fd, names[i]);
+
+		close(fd);
+		fd = next;
+	}
+	return fd;
+}
+
+struct sink {
+	int fd;
+	int err;
+};
+
+static int write_at(void *arg, uint64_t off, const uint8_t *data, size_t len)
+{
+	struct sink *k = arg;
+
+	while (len) {
+		ssize_t w = pwrite(k->fd, data, len, (off_t)off);
+
+		if (w <= 0) {
+			k->err = errno ? errno : EIO;
+			return 1;
+		}
+		data += w;
+		off += (uint64_t)w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+static void times_of(const struct e4_inode *in, struct timespec ts[2])
+{
+	ts[0].tv_sec = in->atime.sec;
+	ts[0].tv_nsec = in->atime.nsec;
+	ts[1].tv_sec = in->mtime.sec;
+	ts[1].tv_nsec = in->mtime.nsec;
+}
+
+static void write_file(struct undel *u, const struct e4_deleted *d, int dirfd,
+		       char *name, struct verdict *v, struct e4_recovery *rec)
+{
+	struct out_file f;
+	struct sink k = { -1, 0 };
+	struct timespec ts[2];
+
+	if (outdir_file_open(&u->od, dirfd, name, d->inode.mode & 0777, &f)) {
+		/* a name deleted twice: the later one by its inode */
+		if (errno != EEXIST) {
+			because(v, "cannot create the output file");
+			v->word = "not recovered";
+			return;
+		}
+		outdir_escape_again((const char *)d->parts[d->nparts - 1].name,
+				    d->parts[d->nparts - 1].len, d->ino, 1, name);
+		if (outdir_file_open(&u->od, dirfd, name, d->inode.mode & 0777, &f)) {
+			because(v, "cannot create the output file");
+			v->word = "not recovered";
+			return;
+		}
+	}
+	k.fd = f.fd;
+	if (e4_recovery_stream(rec, write_at, &k) != E4_OK ||
+	    ftruncate(f.fd, (off_t)e4_recovery_size(rec))) {
+		outdir_file_abort(&f);
+		because(v, k.err ? strerror(k.err) : "cannot be written");
+		v->word = "not recovered";
+		return;
+	}
+	times_of(&d->inode, ts);
+	(void)futimens(f.fd, ts);
+	if (outdir_file_commit(&u->od, &f)) {
+		because(v, "cannot put the output file in place");
+		v->word = "not recovered";
+		return;
+	}
+	v->nsus = e4_recovery_suspects(rec, &v->sus);
+	if (v->nsus) {
+		v->word = "partial";
+		because(v, "some blocks cannot be trusted (see suspect)");
+	}
+}
+
+static void recover(struct undel *u, const struct e4_deleted *d, struct verdict *v,
+		    char names[][OUTDIR_NAME_MAX])
+{
+	struct e4_recovery *rec = NULL;
+	const char *why;
+	int dirfd, locked = 0;
+	enum e4_status st;
+
+	v->word = "exact";
+	if (!d->have_inode) {
+		v->word = "not recovered";
+		because(v, d->no_inode_why);
+		return;
+	}
+	if (d->name_state == E4_NAME_BAD)
+		because(v, "the name does not decrypt to a valid name: shown as its no-key name");
+	if (d->inode_trust == E4_JCOPY_UNCOMMITTED)
+		because(v, "the inode copy is from a transaction without a commit block");
+	if (d->file_type == 1) {
+		st = e4_recovery_open(u->s->fs, u->j, d, 0, &rec, &why);
+		if (st == E4_NO_KEY && u->o->keep_locked) {
+			locked = 1;
+			st = e4_recovery_open(u->s->fs, u->j, d, 1, &rec, &why);
+		}
+		if (st != E4_OK) {
+			v->word = "not recovered";
+			because(v, why ? why : e4_status_str(st));
+			return;
+		}
+	} else if (d->file_type == 7) {
+		size_t len;
+
+		st = e4_recovery_symlink(u->s->fs, u->j, d, u->o->keep_locked, &v->target,
+					 &len, &locked, &why);
+		if (st != E4_OK) {
+			v->word = "not recovered";
+			because(v, why ? why : e4_status_str(st));
+			return;
+		}
+	} else if (d->file_type != 2) {
+		v->word = "not recovered";
+		because(v, "special files are listed, not created");
+		return;
+	}
+	dirfd = open_parent(u, d, names);
+	if (dirfd < 0) {
+		v->word = "not recovered";
+		because(v, "cannot create its directory under the output directory");
+		e4_recovery_free(rec);
+		return;
+	}
+	if (rec) {
+		write_file(u, d, dirfd, names[d->nparts - 1], v, rec);
+		if (locked && !strcmp(v->word, "exact")) {
+			v->word = "locked";
+			because(v, "no key: the ciphertext was written");
+		}
+	} else if (v->target) {
+		if (outdir_symlink(&u->od, v->target, dirfd, names[d->nparts - 1])) {
+			v->word = "not recovered";
+			because(v, "cannot create the symlink");
+		} else if (locked) {
+			v->word = "locked";
+			because(v, "no key: the symlink holds the no-key target");
+		}
+	} else {
+		int fd = outdir_mkdir(&u->od, dirfd, names[d->nparts - 1]);
+
+		if (fd < 0) {
+			v->word = "not recovered";
+			because(v, "cannot create the directory");
+		} else {
+			close(fd);
+		}
+	}
+	if (!strcmp(v->word, "exact") && v->nreasons)
+		v->word = "partial";
+	close(dirfd);
+	/* keep rec's suspects alive until reported: copied below */
+	if (rec) {
+		static struct e4_suspect keep[64];
+
+		if (v->nsus > 64)
+			v->nsus = 64;
+		memcpy(keep, v->sus, v->nsus * sizeof(*keep));
+		v->sus = keep;
+		e4_recovery_free(rec);
+	}
+}
+
+static void path_of(const struct e4_deleted *d, char names[][OUTDIR_NAME_MAX],
+		    char *out, size_t size)
+{
+	size_t used = 0;
+
+	out[0] = 0;
+	for (size_t i = 0; i < d->nparts && used < size; i++)
+		used += (size_t)snprintf(out + used, size - used, "%s%s",
+					 i ? "/" : "", names[i]);
+}
+
+static void emit(struct undel *u, const struct e4_deleted *d,
+		 const struct verdict *v, const char *path)
+{
+	if (u->o->json) {
+		json_object *o = json_record("deleted");
+		json_object *rs = json_object_new_array(), *ss = json_object_new_array();
+
+		json_object_object_add(o, "path", json_object_new_string(path));
+		json_object_object_add(o, "inode", json_object_new_int64(d->ino));
+		json_object_object_add(o, "parent", json_object_new_int64(d->parent));
+		json_object_object_add(o, "type", json_object_new_string(type_word(d->file_type)));
+		json_object_object_add(o, "name_state",
+				       json_object_new_string(name_state_word(d->name_state)));
+		json_object_object_add(o, "verdict", json_object_new_string(v->word));
+		for (size_t i = 0; i < v->nreasons; i++)
+			json_object_array_add(rs, json_object_new_string(v->reasons[i]));
+		json_object_object_add(o, "reasons", rs);
+		for (size_t i = 0; i < v->nsus; i++) {
+			json_object *x = json_object_new_object();
+
+			json_object_object_add(x, "lblk", json_object_new_int64((int64_t)v->sus[i].lblk));
+			json_object_object_add(x, "count", json_object_new_int64((int64_t)v->sus[i].count));
+			json_object_object_add(x, "why", json_object_new_string(v->sus[i].why));
+			json_object_array_add(ss, x);
+		}
+		json_object_object_add(o, "suspect", ss);
+		/* what lstat gave: a symlink's size is its target's length */
+		json_object_object_add(o, "size", !d->have_inode ? NULL :
+				       v->target ? json_object_new_int64((int64_t)strlen(v->target)) :
+				       json_object_new_int64((int64_t)d->inode.size));
+		if (v->target)
+			json_object_object_add(o, "target", json_object_new_string(v->target));
+		json_object_object_add(o, "seen_sequence", json_object_new_int64(d->seen_sequence));
+		json_object_object_add(o, "deleted_sequence", d->deleted_known ?
+				       json_object_new_int64(d->deleted_sequence) : NULL);
+		json_object_object_add(o, "inode_sequence", d->have_inode ?
+				       json_object_new_int64(d->inode_sequence) : NULL);
+		json_object_object_add(o, "mtime", d->have_inode ? json_time(&d->inode.mtime) : NULL);
+		json_object_object_add(o, "deleted_with_parent",
+				       json_object_new_boolean(d->parent_deleted));
+		json_emit(o);
+		return;
+	}
+	printf("%-13s %-7s <%" PRIu32 "> %s", v->word, type_word(d->file_type), d->ino, path);
+	if (d->name_state == E4_NAME_NOKEY)
+		printf(" (encrypted, no key)");
+	printf("\n");
+	for (size_t i = 0; i < v->nreasons; i++)
+		printf("    %s\n", v->reasons[i]);
+	for (size_t i = 0; i < v->nsus; i++)
+		printf("    blocks %" PRIu64 "..%" PRIu64 ": %s\n", v->sus[i].lblk,
+		       v->sus[i].lblk + v->sus[i].count - 1, v->sus[i].why);
+}
+
+static int one_deleted(void *arg, const struct e4_deleted *d)
+{
+	struct undel *u = arg;
+	struct verdict v;
+	char names[64][OUTDIR_NAME_MAX];
+	char path[64 * 8];
+	static char big[64 * OUTDIR_NAME_MAX];
+
+	memset(&v, 0, sizeof(v));
+	(void)path;
+	recover(u, d, &v, names);
+	if (!v.nreasons && !strcmp(v.word, "not recovered"))
+		because(&v, "unknown");
+	for (size_t i = 0; i < d->nparts; i++)
+		if (!names[i][0] || 1)
+			outdir_escape((const char *)d->parts[i].name, d->parts[i].len,
+				      i + 1 == d->nparts ? d->ino : 0, names[i]);
+	path_of(d, names, big, sizeof(big));
+	emit(u, d, &v, big);
+	free(v.target);
+	u->total++;
+	if (!strcmp(v.word, "exact"))
+		u->exact++;
+	else if (!strcmp(v.word, "partial"))
+		u->partial++;
+	else if (!strcmp(v.word, "locked"))
+		u->locked++;
+	else
+		u->lost++;
+	return 0;
+}
+
+int cmd_undelete(const struct options *o, struct report *r)
+{
+	struct session s;
+	struct undel u;
+	const char *path = o->n_args > 1 ? o->args[1] : "/";
+	struct stat img;
+	uint32_t ino;
+	int rc;
+
+	if (!o->out_dir) {
+		report_error(r, "undelete: needs -o DIR");
+		return EXIT_FATAL;
+	}
+	rc = session_open(&s, o, r, 1);
+	if (rc)
+		return rc;
+	memset(&u, 0, sizeof(u));
+	u.s = &s;
+	u.o = o;
+	if (stat(s.image, &img) == 0) {
+		u.od.guard = 1;
+		u.od.image_dev = img.st_dev;
+		u.od.image_ino = img.st_ino;
+	}
+	if (e4_path_lookup(s.fs, path, &ino) != E4_OK) {
+		session_close(&s);
+		return EXIT_FATAL;
+	}
+	switch (e4_fs_journal(s.fs, &u.j)) {
+	case E4_OK:
+		break;
+	case E4_NOT_FOUND:
+		report_error(r, "%s: the filesystem has no journal: nothing to recover from",
+			     s.image);
+		/* fall through */
+	default:
+		session_close(&s);
+		return EXIT_FATAL;
+	}
+	if (mkdir(o->out_dir, 0755) && errno != EEXIST) {
+		report_error(r, "%s: cannot create: %s", o->out_dir, strerror(errno));
+		e4_journal_free(u.j);
+		session_close(&s);
+		return EXIT_FATAL;
+	}
+	u.od.root_fd = open(o->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (u.od.root_fd < 0) {
+		report_error(r, "%s: cannot open: %s", o->out_dir, strerror(errno));
+		e4_journal_free(u.j);
+		session_close(&s);
+		return EXIT_FATAL;
+	}
+	umask(0);
+	if (e4_undelete_scan(s.fs, u.j, ino, one_deleted, &u) == E4_NOMEM)
+		report_error(r, "undelete: out of memory");
+	close(u.od.root_fd);
+	fprintf(stderr, "e4dump: undelete: %zu deleted entries: %zu exact, %zu partial, "
+		"%zu locked, %zu not recovered\n", u.total, u.exact, u.partial, u.locked,
+		u.lost);
+	rc = session_status(&s);
+	e4_journal_free(u.j);
+	session_close(&s);
+	if (o->json) {
+		json_object *sum = json_summary("undelete", r, rc);
+
+		json_object_object_add(sum, "deleted", json_object_new_int64((int64_t)u.total));
+		json_object_object_add(sum, "exact", json_object_new_int64((int64_t)u.exact));
+		json_object_object_add(sum, "partial", json_object_new_int64((int64_t)u.partial));
+		json_object_object_add(sum, "locked", json_object_new_int64((int64_t)u.locked));
+		json_object_object_add(sum, "not_recovered", json_object_new_int64((int64_t)u.lost));
+		json_emit(sum);
+	}
+	return finish_stdout(rc, r);
+}

@@ -1,0 +1,693 @@
+/* Deleted entries from journal copies (undelete.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fs_private.h"
+#include "cipher.h"
+#include "dirblock.h"
+#include "kdf.h"
+#include "nokey.h"
+#include "symlink.h"
+#include "undelete.h"
+#include "undelete_private.h"
+
+
+/* What a directory being searched for deleted names is. */
+struct dirctx {
+	uint32_t ino;
+	uint32_t generation;
+	uint32_t flags;
+	uint64_t size_blocks;
+	int encrypted;
+	int hashed;                     /* casefold + encrypt: stored hashes */
+	int readdir_hash;               /* hash version no-key names carry, or -1 */
+	struct e4_cipher *names;        /* NULL: no key (or not encrypted) */
+	uint64_t *blocks;               /* its blocks (physical) */
+	size_t nblocks;
+	uint32_t limit;                 /* copies from transactions below it */
+	/* live entries (ino, name hash) sorted, to tell deleted from live */
+	uint64_t *live;
+	size_t nlive;
+};
+
+struct cand {
+	uint32_t ino;
+	uint8_t ftype;
+	uint8_t len;
+	int has_hash;
+	uint32_t hash, minor;
+	uint32_t seen;                  /* newest transaction (index) with it */
+	uint64_t block;                 /* the block it was last seen in */
+	uint8_t raw[255];
+};
+
+struct ud {
+	struct e4_fs *fs;
+	const struct e4_journal *j;
+	e4_deleted_fn fn;
+	void *arg;
+	uint32_t start;
+	struct e4_name_part parts[64];
+	uint8_t names[64][E4_NOKEY_NAME_MAX + 1];
+	size_t depth;
+	uint8_t *buf;                   /* one block */
+	uint8_t *ibuf;                  /* an inode-table block */
+	int stopped;
+};
+
+static uint64_t entry_key(uint32_t ino, const uint8_t *name, size_t len)
+{
+	uint64_t h = 1469598103934665603ull;    /* FNV-1a over the name */
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ name[i]) * 1099511628211ull;
+	return (uint64_t)ino << 32 ^ (h & 0xffffffffu) ^ (h >> 32);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int has_u64(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo] == x;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* With metadata_csum, a directory block's tail checksum is seeded with its
+ * directory's inode number and generation (ext4_dirblock_csum): a copy
+ * that does not match was another directory's block then.  1 ok, 0 not,
+ * and 1 without checksums or without a tail (htree blocks hold no
+ * names but "." and ".."). */
+static int dirblock_is_of(struct e4_fs *fs, const uint8_t *b, uint32_t ino,
+			  uint32_t gen)
+{
+	size_t bs = fs->info.block_size;
+	const uint8_t *t = b + bs - E4_DIRENT_TAIL_SIZE;
+	uint8_t v[4];
+	uint32_t c;
+
+	if (!ext2fs_has_feature_metadata_csum(fs->ext2->super))
+		return 1;
+	if (le32(t) != 0 || t[4] != E4_DIRENT_TAIL_SIZE || t[5] != 0 || t[6] != 0 ||
+	    t[7] != E4_DIRENT_TAIL_FT)
+		return 1;
+	v[0] = ino; v[1] = ino >> 8; v[2] = ino >> 16; v[3] = ino >> 24;
+	c = ext2fs_crc32c_le(fs->ext2->csum_seed, v, 4);
+	v[0] = gen; v[1] = gen >> 8; v[2] = gen >> 16; v[3] = gen >> 24;
+	c = ext2fs_crc32c_le(c, v, 4);
+	return ext2fs_crc32c_le(c, b, bs - E4_DIRENT_TAIL_SIZE) == le32(t + 8);
+}
+
+/* The directory entry's file type (EXT2_FT_*) of a mode. */
+static uint8_t mode_file_type(uint16_t mode)
+{
+	switch (mode & E4_S_IFMT) {
+	case E4_S_IFREG: return EXT2_FT_REG_FILE;
+	case E4_S_IFDIR: return EXT2_FT_DIR;
+	case E4_S_IFCHR: return EXT2_FT_CHRDEV;
+	case E4_S_IFBLK: return EXT2_FT_BLKDEV;
+	case E4_S_IFIFO: return EXT2_FT_FIFO;
+	case E4_S_IFSOCK: return EXT2_FT_SOCK;
+	case E4_S_IFLNK: return EXT2_FT_SYMLINK;
+	default: return EXT2_FT_UNKNOWN;
+	}
+}
+
+/* Fill in the inode of d: the newest copy, from a transaction below
+ * limit, of the inode-table block of d->ino in which it is in use with
+ * the entry's type. */
+static void find_inode(struct ud *u, struct e4_deleted *d, uint32_t limit)
+{
+	struct e4_fs *fs = u->fs;
+	struct ext2_super_block *sb = fs->ext2->super;
+	unsigned int isize = EXT2_INODE_SIZE(sb), bs = fs->info.block_size;
+	uint32_t ipg = sb->s_inodes_per_group, g, idx;
+	uint64_t blk, off;
+	size_t first, n;
+	const uint8_t *live = NULL;
+	uint32_t live_gen = 0;
+	int live_used = 0;
+
+	d->have_inode = 0;
+	d->no_inode_why = "no journal copy of its inode from while it was in use";
+	if (d->ino < 1 || d->ino > sb->s_inodes_count || !ipg) {
+		d->no_inode_why = "inode number out of range";
+		return;
+	}
+	g = (d->ino - 1) / ipg;
+	idx = (d->ino - 1) % ipg;
+	blk = ext2fs_inode_table_loc(fs->ext2, g) + (uint64_t)idx * isize / bs;
+	off = (uint64_t)idx * isize % bs;
+	if (e4_inode_bytes(fs, d->ino, &live) == E4_OK) {
+		struct ext2_inode_large l;
+
+		memset(&l, 0, sizeof(l));
+		memcpy(&l, live, isize < sizeof(l) ? isize : sizeof(l));
+		live_gen = l.i_generation;
+		live_used = l.i_links_count && l.i_mode && !l.i_dtime;
+	}
+	n = e4_journal_block_copies(u->j, blk, &first);
+	while (n--) {
+		const struct e4_jcopy *c = e4_journal_block_copy(u->j, first + n);
+		struct ext2_inode_large raw;
+		const char *why;
+
+		if (c->trans >= limit)
+			continue;
+		if (e4_journal_read_copy(u->j, c, u->ibuf) != E4_OK)
+			continue;
+		memset(&raw, 0, sizeof(raw));
+		memcpy(&raw, u->ibuf + off, isize < sizeof(raw) ? isize : sizeof(raw));
+		if (!raw.i_links_count || !raw.i_mode || raw.i_dtime ||
+		    (d->file_type && mode_file_type(raw.i_mode) != d->file_type))
+			continue;
+		/* the live inode, reused by another file, has its own
+		 * generation: copies with it are that file's */
+		if (live_used && raw.i_generation == live_gen) {
+			d->still_in_use = 1;
+			d->no_inode_why = "the inode is still in use: renamed, or another link remains";
+			return;
+		}
+		if (e4_inode_decode(fs, d->ino, &raw, NULL, &d->inode) != E4_OK)
+			continue;       /* reported */
+		d->have_inode = 1;
+		d->no_inode_why = NULL;
+		d->inode_sequence = e4_journal_trans(u->j, c->trans)->sequence;
+		d->inode_trust = (enum e4_jcopy_trust)c->trust;
+		d->encrypted = d->inode.encrypted;
+		if (d->encrypted) {
+			/* the context from the copy's in-inode xattrs */
+			uint32_t outer_ino = fs->scan_ino;
+			const uint8_t *outer_raw = fs->scan_raw;
+
+			fs->scan_ino = d->ino;
+			fs->scan_raw = u->ibuf + off;
+			d->have_ctx = e4_inode_context(fs, &d->inode, &d->ctx, &why) == E4_OK;
+			fs->scan_ino = outer_ino;
+			fs->scan_raw = outer_raw;
+		}
+		return;
+	}
+}
+
+/* The name shown for a candidate of directory dc. */
+static void show_name(struct ud *u, const struct dirctx *dc,
+		      const struct cand *c, struct e4_deleted *d)
+{
+	uint8_t *out = u->names[u->depth];
+	char *nk = (char *)out;
+
+	if (!dc->encrypted) {
+		memcpy(out, c->raw, c->len);
+		u->parts[u->depth].len = c->len;
+		d->name_state = E4_NAME_PLAIN;
+		return;
+	}
+	if (dc->names) {
+		uint8_t plain[256];
+		size_t n = 0;
+
+		if (e4_decrypt_name(dc->names, c->raw, c->len, plain, &n) == E4_OK) {
+			memcpy(out, plain, n);
+			u->parts[u->depth].len = n;
+			d->name_state = E4_NAME_DECRYPTED;
+			e4_wipe(plain, sizeof(plain));
+			return;
+		}
+		e4_wipe(plain, sizeof(plain));
+	}
+	d->name_state = dc->names ? E4_NAME_BAD : E4_NAME_NOKEY;
+	if (e4_fs_name_format(u->fs) == E4_FORMAT_2015) {
+		if (e4_nokey_name_2015(c->raw, c->len, nk) != E4_OK)
+			strcpy(nk, "?");
+	} else {
+		uint32_t h = 0, m = 0;
+
+		if (dc->hashed) {
+			if (c->has_hash) {
+				h = c->hash;
+				m = c->minor;
+			}
+		} else if (dc->readdir_hash >= 0 &&
+			   e4_dirhash(dc->readdir_hash, c->raw, c->len,
+				      u->fs->ext2->super->s_hash_seed, &h, &m)) {
+			h = m = 0;
+		}
+		if (e4_nokey_name_v61(h, m, c->raw, c->len, nk) != E4_OK)
+			strcpy(nk, "?");
+	}
+	u->parts[u->depth].len = strlen(nk);
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return memcmp(x->raw, y->raw, x->len);
+}
+
+static int dirctx_from_copy(struct ud *u, struct dirctx *dc,
+			    const struct e4_deleted *d, uint32_t limit);
+static void dirctx_free(struct dirctx *dc);
+
+/* Collect the names copies of dc's blocks hold that the directory does
+ * not hold now. */
+static enum e4_status collect(struct ud *u, const struct dirctx *dc,
+			      struct cand **out, size_t *nout)
+{
+	struct e4_fs *fs = u->fs;
+	struct e4_dirblock_rules rules = { fs->info.block_size,
+					   fs->ext2->super->s_inodes_count, dc->hashed };
+	struct cand *v = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t b = 0; b < dc->nblocks; b++) {
+		size_t first, nc = e4_journal_block_copies(u->j, dc->blocks[b], &first);
+
+		for (size_t k = 0; k < nc; k++) {
+			const struct e4_jcopy *c = e4_journal_block_copy(u->j, first + k);
+			size_t off = 0;
+			struct e4_dirent de;
+			const char *why;
+
+			if (c->trans >= dc->limit ||
+			    e4_journal_read_copy(u->j, c, u->buf) != E4_OK ||
+			    !dirblock_is_of(fs, u->buf, dc->ino, dc->generation))
+				continue;
+			while (e4_dirblock_next(u->buf, &rules, &off, &de, &why) == E4_OK) {
+				struct cand *x;
+
+				if (!de.inode || de.is_tail || e4_dirent_is_dot(&de) ||
+				    !de.name_len ||
+				    has_u64(dc->live, dc->nlive,
+					    entry_key(de.inode, de.name, de.name_len)))
+					continue;
+				if (n == cap) {
+					size_t nc2 = cap ? cap * 2 : 16;
+					struct cand *p = realloc(v, nc2 * sizeof(*p));
+
+					if (!p) {
+						free(v);
+						return E4_NOMEM;
+					}
+					v = p;
+					cap = nc2;
+				}
+				x = &v[n++];
+				x->ino = de.inode;
+				x->ftype = de.file_type;
+				x->len = de.name_len;
+				memcpy(x->raw, de.name, de.name_len);
+				x->has_hash = de.has_hash;
+				x->hash = de.hash;
+				x->minor = de.minor_hash;
+				x->seen = c->trans;
+				x->block = dc->blocks[b];
+			}
+		}
+	}
+	/* one candidate per (inode, name): the newest sighting */
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_cand);
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (m && !cmp_cand(&v[m - 1], &v[i])) {
+			if (v[i].seen > v[m - 1].seen) {
+				v[m - 1].seen = v[i].seen;
+				v[m - 1].block = v[i].block;
+			}
+			continue;
+		}
+		v[m++] = v[i];
+	}
+	*out = v;
+	*nout = m;
+	return E4_OK;
+}
+
+static void search_dir(struct ud *u, const struct dirctx *dc, int deleted_dir);
+
+/* One deleted entry: its inode, then the callback; a deleted directory
+ * is searched in turn. */
+static void one_entry(struct ud *u, const struct dirctx *dc,
+		      const struct cand *c, int deleted_dir)
+{
+	struct e4_deleted d;
+	uint32_t deleted_trans = dc->limit;
+	size_t first, nc = e4_journal_block_copies(u->j, c->block, &first);
+
+	memset(&d, 0, sizeof(d));
+	/* deleted by the first transaction after its last sighting whose
+	 * copy of that block lacks it */
+	for (size_t k = 0; k < nc; k++) {
+		const struct e4_jcopy *x = e4_journal_block_copy(u->j, first + k);
+
+		if (x->trans > c->seen && x->trans < dc->limit) {
+			deleted_trans = x->trans;
+			break;
+		}
+	}
+	d.parent = dc->ino;
+	d.ino = c->ino;
+	d.file_type = c->ftype;
+	d.parent_deleted = deleted_dir;
+	d.before = deleted_trans;
+	d.seen_sequence = e4_journal_trans(u->j, c->seen)->sequence;
+	if (deleted_trans != E4_NO_LIMIT) {
+		d.deleted_known = 1;
+		d.deleted_sequence = e4_journal_trans(u->j, deleted_trans)->sequence;
+	}
+	show_name(u, dc, c, &d);
+	u->parts[u->depth].name = u->names[u->depth];
+	d.parts = u->parts;
+	d.nparts = u->depth + 1;
+	find_inode(u, &d, deleted_trans);
+	if (u->fn(u->arg, &d)) {
+		u->stopped = 1;
+		return;
+	}
+	if (c->ftype == EXT2_FT_DIR && d.have_inode && u->depth + 1 < 64) {
+		struct dirctx sub;
+
+		if (dirctx_from_copy(u, &sub, &d, deleted_trans) == 0) {
+			u->depth++;
+			search_dir(u, &sub, 1);
+			u->depth--;
+		}
+		dirctx_free(&sub);
+	}
+}
+
+static void search_dir(struct ud *u, const struct dirctx *dc, int deleted_dir)
+{
+	struct cand *v = NULL;
+	size_t n = 0;
+
+	if (collect(u, dc, &v, &n) != E4_OK) {
+		e4_report(u->fs, E4_DIAG_ERROR, E4_NOMEM, dc->ino, NULL,
+			  "out of memory collecting deleted names");
+		return;
+	}
+	for (size_t i = 0; i < n && !u->stopped; i++)
+		one_entry(u, dc, &v[i], deleted_dir);
+	free(v);
+}
+
+static void dirctx_free(struct dirctx *dc)
+{
+	e4_cipher_free(dc->names);
+	free(dc->blocks);
+	free(dc->live);
+	memset(dc, 0, sizeof(*dc));
+}
+
+/* The key and hash facts shared by live and deleted directories. */
+static void dirctx_names(struct ud *u, struct dirctx *dc, const struct e4_inode *in,
+			 const struct e4_context *ctx, int have_ctx,
+			 const uint8_t *block0)
+{
+	dc->ino = in->ino;
+	dc->generation = in->generation;
+	dc->flags = in->flags;
+	dc->encrypted = in->encrypted;
+	dc->hashed = e4_inode_hashed_dir(in);
+	dc->size_blocks = e4_inode_size_blocks(u->fs, in);
+	dc->readdir_hash = e4_dir_readdir_hash(u->fs, in->flags, dc->size_blocks,
+					       block0 ? block0 + 0x18 : NULL);
+	if (in->encrypted && have_ctx &&
+	    e4_fs_inode_cipher(u->fs, in->ino, ctx, E4_KEY_NAMES, &dc->names) != E4_OK)
+		dc->names = NULL;
+}
+
+/* A deleted directory, from its inode copy: its blocks from the copy's
+ * map; copies of them from before it was deleted. */
+static int dirctx_from_copy(struct ud *u, struct dirctx *dc,
+			    const struct e4_deleted *d, uint32_t limit)
+{
+	struct e4_runvec rv;
+	const char *why;
+	const struct e4_jcopy *c0;
+
+	memset(dc, 0, sizeof(*dc));
+	if (d->inode.flags & E4_INODE_INLINE_DATA_FL)
+		return -1;
+	if (e4_copy_map(u->fs, u->j, &d->inode, limit,
+			e4_inode_size_blocks(u->fs, &d->inode), &rv, &why) != E4_OK && !rv.n) {
+		free(rv.v);
+		return -1;
+	}
+	dc->blocks = malloc((rv.n ? rv.blocks : 1) * sizeof(*dc->blocks));
+	if (!dc->blocks) {
+		free(rv.v);
+		return -1;
+	}
+	for (size_t i = 0; i < rv.n; i++)
+		for (uint64_t k = 0; k < rv.v[i].len && dc->nblocks < rv.blocks; k++)
+			dc->blocks[dc->nblocks++] = rv.v[i].pblk + k;
+	/* block 0 as it was, for the htree hash version */
+	c0 = rv.n && rv.v[0].lblk == 0 && (d->inode.flags & E4_INODE_INDEX_FL) ?
+	     e4_newest_copy(u->j, rv.v[0].pblk, limit) : NULL;
+	if (c0 && e4_journal_read_copy(u->j, c0, u->buf) != E4_OK)
+		c0 = NULL;
+	free(rv.v);
+	dirctx_names(u, dc, &d->inode, &d->ctx, d->have_ctx, c0 ? u->buf : NULL);
+	dc->limit = limit;
+	return 0;
+}
+
+/* Live directories that copies of the journal show. */
+struct owned {
+	uint32_t owner;
+	uint64_t block;
+};
+
+static int cmp_owned(const void *a, const void *b)
+{
+	const struct owned *x = a, *y = b;
+
+	if (x->owner != y->owner)
+		return x->owner < y->owner ? -1 : 1;
+	return x->block < y->block ? -1 : x->block > y->block;
+}
+
+static int take_dotdot(void *arg, const struct e4_dirent *de)
+{
+	if (de->name_len == 2 && de->name[0] == '.' && de->name[1] == '.') {
+		*(uint32_t *)arg = de->inode;
+		return 1;
+	}
+	return 0;
+}
+
+/* The parent of a live directory, from its ".." entry. */
+static enum e4_status parent_of(struct e4_fs *fs, const struct e4_inode *in,
+				uint32_t *parent)
+{
+	struct e4_dir_read_info info;
+
+	*parent = 0;
+	memset(&info, 0, sizeof(info));
+	(void)e4_dir_iterate(fs, in, NULL, take_dotdot, parent, &info);
+	return *parent ? E4_OK : E4_NOT_FOUND;
+}
+
+/* The path of live directory ino from the root, into u->parts (by ".."
+ * and the parent's entry naming it).  0 when it lies below u->start. */
+static int live_path(struct ud *u, uint32_t ino)
+{
+	size_t n = 0;
+	int below = ino == u->start;
+	uint32_t cur = ino;
+
+	while (cur != E4_ROOT_INO && n < 64) {
+		struct e4_inode in, pin;
+		struct e4_dir *pd = NULL;
+		uint32_t parent = 0;
+
+		if (e4_inode_read(u->fs, cur, NULL, &in) != E4_OK ||
+		    parent_of(u->fs, &in, &parent) != E4_OK ||
+		    e4_inode_read(u->fs, parent, NULL, &pin) != E4_OK ||
+		    e4_dir_list(u->fs, &pin, NULL, E4_LIST_UNSORTED | E4_LIST_QUIET, &pd) != E4_OK)
+			return -1;
+		snprintf((char *)u->names[63 - n], sizeof(u->names[0]), "<%u>", cur);
+		u->parts[63 - n].len = strlen((char *)u->names[63 - n]);
+		for (size_t i = 0; i < e4_dir_count(pd); i++) {
+			struct e4_entry e;
+
+			e4_dir_get(pd, i, &e);
+			if (e.ino == cur) {
+				size_t len = e.name_len > E4_NOKEY_NAME_MAX ? E4_NOKEY_NAME_MAX : e.name_len;
+
+				memcpy(u->names[63 - n], e.name, len);
+				u->parts[63 - n].len = len;
+				break;
+			}
+		}
+		e4_dir_free(pd);
+		n++;
+		cur = parent;
+		if (cur == u->start)
+			below = 1;
+	}
+	if (cur != E4_ROOT_INO || n >= 63) {
+		/* not reachable from the root: named by its inode number */
+		if (u->start != E4_ROOT_INO)
+			return -1;
+		snprintf((char *)u->names[0], sizeof(u->names[0]), "<%u>", ino);
+		u->parts[0].name = u->names[0];
+		u->parts[0].len = strlen((char *)u->names[0]);
+		u->depth = 1;
+		return 0;
+	}
+	/* move the components to the front */
+	for (size_t i = 0; i < n; i++) {
+		memmove(u->names[i], u->names[64 - n + i], u->parts[64 - n + i].len);
+		u->parts[i].len = u->parts[64 - n + i].len;
+		u->parts[i].name = u->names[i];
+	}
+	u->depth = n;
+	return below || u->start == E4_ROOT_INO ? 0 : 1;
+}
+
+static int dirctx_live(struct ud *u, struct dirctx *dc, uint32_t ino,
+		       const struct owned *o, size_t n)
+{
+	struct e4_inode in;
+	struct e4_dir *d = NULL;
+	struct e4_context ctx;
+	const char *why;
+	int have_ctx = 0;
+
+	memset(dc, 0, sizeof(*dc));
+	if (e4_inode_read(u->fs, ino, NULL, &in) != E4_OK || !E4_ISDIR(in.mode))
+		return -1;
+	if (e4_dir_list(u->fs, &in, NULL, E4_LIST_UNSORTED | E4_LIST_QUIET, &d) != E4_OK)
+		return -1;
+	dc->live = malloc((e4_dir_count(d) ? e4_dir_count(d) : 1) * sizeof(*dc->live));
+	dc->blocks = malloc(n * sizeof(*dc->blocks));
+	if (!dc->live || !dc->blocks) {
+		e4_dir_free(d);
+		return -1;
+	}
+	for (size_t i = 0; i < e4_dir_count(d); i++) {
+		struct e4_entry e;
+
+		e4_dir_get(d, i, &e);
+		dc->live[dc->nlive++] = entry_key(e.ino, e.raw, e.raw_len);
+	}
+	e4_dir_free(d);
+	qsort(dc->live, dc->nlive, sizeof(*dc->live), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		dc->blocks[dc->nblocks++] = o[i].block;
+	if (in.encrypted)
+		have_ctx = e4_inode_context(u->fs, &in, &ctx, &why) == E4_OK;
+	{
+		/* block 0 as it is now, for the htree hash version */
+		struct e4_runvec rv;
+		uint8_t *b0 = NULL;
+
+		memset(&rv, 0, sizeof(rv));
+		if ((in.flags & E4_INODE_INDEX_FL) &&
+		    e4_inode_runs(u->fs, &in, NULL, 1, &rv.v, &rv.n) == E4_OK && rv.n &&
+		    rv.v[0].lblk == 0 && e4_read_blocks(u->fs, rv.v[0].pblk, 1, u->buf) == E4_OK)
+			b0 = u->buf;
+		dirctx_names(u, dc, &in, &ctx, have_ctx, b0);
+		free(rv.v);
+	}
+	dc->limit = E4_NO_LIMIT;
+	return 0;
+}
+
+enum e4_status e4_undelete_scan(struct e4_fs *fs, const struct e4_journal *j,
+				uint32_t dir, e4_deleted_fn fn, void *arg)
+{
+	struct ud *u = calloc(1, sizeof(*u));
+	size_t nc = e4_journal_ncopies(j), nb = 0, no = 0;
+	uint64_t *blocks = malloc((nc ? nc : 1) * sizeof(*blocks));
+	struct owned *own = NULL;
+	struct e4_blockmap_index *cls = NULL;
+	enum e4_status st = E4_NOMEM;
+
+	if (!u || !blocks)
+		goto out;
+	u->fs = fs;
+	u->j = j;
+	u->fn = fn;
+	u->arg = arg;
+	u->start = dir;
+	u->buf = malloc(fs->info.block_size);
+	u->ibuf = malloc(fs->info.block_size);
+	if (!u->buf || !u->ibuf)
+		goto out;
+	for (size_t i = 0; i < nc; i++)
+		blocks[i] = e4_journal_copy(j, i)->fs_block;
+	qsort(blocks, nc, sizeof(*blocks), cmp_u64);
+	for (size_t i = 0; i < nc; i++)
+		if (!nb || blocks[nb - 1] != blocks[i])
+			blocks[nb++] = blocks[i];
+	st = e4_fs_classify_blocks(fs, blocks, nb, &cls);
+	if (st != E4_OK)
+		goto out;
+	own = malloc((nb ? nb : 1) * sizeof(*own));
+	if (!own) {
+		st = E4_NOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < nb; i++) {
+		const struct e4_block_class *c = e4_blockmap_index_get(cls, i);
+
+		if (c->kind == E4_BLOCK_DIRECTORY) {
+			own[no].owner = c->owner;
+			own[no++].block = blocks[i];
+		}
+	}
+	qsort(own, no, sizeof(*own), cmp_owned);
+	for (size_t i = 0; i < no && !u->stopped;) {
+		size_t k = i;
+		struct dirctx dc;
+
+		memset(&dc, 0, sizeof(dc));
+		while (k < no && own[k].owner == own[i].owner)
+			k++;
+		if (live_path(u, own[i].owner) == 0 &&
+		    dirctx_live(u, &dc, own[i].owner, own + i, k - i) == 0)
+			search_dir(u, &dc, 0);
+		dirctx_free(&dc);
+		i = k;
+	}
+	st = u->stopped ? E4_STOPPED : E4_OK;
+out:
+	e4_blockmap_index_free(cls);
+	free(own);
+	free(blocks);
+	if (u) {
+		free(u->buf);
+		free(u->ibuf);
+	}
+	free(u);
+	return st;
+}

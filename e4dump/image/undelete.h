@@ -1,0 +1,102 @@
+/* Deleted entries and their files, from the journal's copies of
+ * directory blocks, inode-table blocks and extent-tree blocks (data blocks
+ * are not journaled in data=ordered mode: they are read where they still
+ * are, in the live image).  The rules (which copy belongs to a deleted
+ * name, what makes a recovery exact) are in spec §15.3. */
+#ifndef E4_UNDELETE_H
+#define E4_UNDELETE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "dir.h"
+#include "file.h"
+#include "inode.h"
+#include "journal.h"
+
+/* One component of a path from the image root: the name shown (the
+ * plaintext, or the no-key name), not NUL-terminated. */
+struct e4_name_part {
+	const uint8_t *name;
+	size_t len;
+};
+
+/* A deleted entry: a name that journal copies of its directory's blocks
+ * hold and the directory no longer does. */
+struct e4_deleted {
+	uint32_t parent;                /* the directory (inode) */
+	uint32_t ino;                   /* what the entry named */
+	uint8_t file_type;              /* EXT2_FT_* of the entry */
+	const struct e4_name_part *parts; /* path from the root; the last */
+	size_t nparts;                  /* is this entry's name */
+	enum e4_name_state name_state;  /* PLAIN, DECRYPTED, NOKEY or BAD */
+	int parent_deleted;             /* deleted together with its directory */
+	uint32_t seen_sequence;         /* newest transaction holding the name */
+	int deleted_known;              /* a later copy without it was found: */
+	uint32_t deleted_sequence;      /* its transaction */
+	/* The inode as it was while the name was in use: the newest journal
+	 * copy, older than the deletion, of an inode of the entry's type. */
+	int have_inode;
+	const char *no_inode_why;       /* when not */
+	int still_in_use;               /* the live inode is the same one
+					 * (same i_generation): renamed or
+					 * another link remains */
+	struct e4_inode inode;
+	uint32_t inode_sequence;        /* the copy's transaction */
+	enum e4_jcopy_trust inode_trust;
+	int encrypted;                  /* inode.encrypted, with ctx: */
+	int have_ctx;
+	struct e4_context ctx;
+	uint32_t before;                /* (library) the copies used are from
+					 * transactions below this index */
+};
+
+/* Return non-zero to stop the scan. */
+typedef int (*e4_deleted_fn)(void *arg, const struct e4_deleted *d);
+
+/* Find the entries deleted from directory dir (and below it), from the
+ * journal j of fs.  Each is passed once, parents before what was deleted
+ * with them.  Names decrypt with the directories' keys where the store has
+ * them (no-key names otherwise).  E4_OK, E4_STOPPED, E4_NOMEM; problems
+ * of single blocks and inodes are reported and skipped. */
+enum e4_status e4_undelete_scan(struct e4_fs *fs, const struct e4_journal *j,
+				uint32_t dir, e4_deleted_fn fn, void *arg);
+
+/* A range of a recovered file's blocks that cannot be trusted, and why. */
+struct e4_suspect {
+	uint64_t lblk;
+	uint64_t count;
+	const char *why;                /* static text */
+};
+
+struct e4_recovery;
+
+/* Rebuild regular file d (have_inode): its block map from the inode copy
+ * and journal copies of its extent-tree blocks, its cipher from its
+ * context.  locked: no decryption (ciphertext), for --keep-locked.
+ * E4_NO_KEY when its policy is locked and not locked; E4_CORRUPT with
+ * *why when no map can be built. */
+enum e4_status e4_recovery_open(struct e4_fs *fs, const struct e4_journal *j,
+				const struct e4_deleted *d, int locked,
+				struct e4_recovery **out, const char **why);
+/* Pass its bytes (decrypted; locked: the ciphertext of every block
+ * whole, to the end of the last block) up to i_size in increasing
+ * offsets (holes left out), reading data blocks from the live image; the
+ * checks of each block are made on the way. */
+enum e4_status e4_recovery_stream(struct e4_recovery *r, e4_sink_fn sink,
+				  void *arg);
+/* After the stream: the suspect ranges (*v, sorted; valid until freed). */
+size_t e4_recovery_suspects(const struct e4_recovery *r,
+			    const struct e4_suspect **v);
+uint64_t e4_recovery_size(const struct e4_recovery *r);
+void e4_recovery_free(struct e4_recovery *r);
+
+/* A deleted symlink's target (malloc'd, NUL-terminated), decrypted; with
+ * locked and no key, what readlink shows without it (*nokey set).  Its
+ * block is the newest journal copy from before the deletion, else the
+ * live block.  E4_NO_KEY, or E4_CORRUPT with *why. */
+enum e4_status e4_recovery_symlink(struct e4_fs *fs, const struct e4_journal *j,
+				   const struct e4_deleted *d, int locked,
+				   char **target, size_t *len, int *nokey,
+				   const char **why);
+
+#endif
