@@ -36,7 +36,8 @@ wrapped  the journal wrapped (the oldest transaction left in the log is
 nokey    without a key: the reported paths are exactly the kernel's no-key
          paths of the removed entries (their inode numbers in the `ino`
          records), name_state `nokey`, verdict `not recovered` with reason
-         `no key` (with --locked: verdict `locked`, and each is written).
+         `no key` (with --locked: verdict `locked`, and each is written
+         with its sidecar NAME.e4dump.json, as extract --keep-locked does).
 journal  `e4dump journal --json`: every block copy debugfs logdump -O -a shows
          (sequence, filesystem block, journal block) and every revoked
          block is in e4dump's transactions (a log that wrapped, which
@@ -409,8 +410,10 @@ def mode_nokey(args):
         v = o.get("verdict")
         if locked:
             c.check(v == "locked", f"{name}: verdict {v!r}, want 'locked'")
-            c.check(os.path.lexists(os.path.join(os.fsencode(outdir), nk)),
-                    f"{name}: locked, but not written")
+            out = os.path.join(os.fsencode(outdir), nk)
+            c.check(os.path.lexists(out), f"{name}: locked, but not written")
+            c.check(os.path.isfile(out + b".e4dump.json"),
+                    f"{name}: locked, but no sidecar {ce.show(nk)}.e4dump.json")
         else:
             c.check(v == "not recovered" and "no key" in (o.get("reasons") or []),
                     f"{name}: verdict {v!r} {o.get('reasons')}, want 'not recovered', 'no key'")
