@@ -219,6 +219,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	clean_out();
 	run(cmd_verify, 1, 0, 0, NULL, 0, E4_FORMAT_AUTO, 0);
 	run(cmd_verify, 0, 0, 0, NULL, 1, E4_FORMAT_AUTO, 0);
+	run(cmd_journal, 0, 0, 0, NULL, 1, E4_FORMAT_AUTO, 0);
+	run(cmd_undelete, 1, 0, 0, out_dir, 1, E4_FORMAT_AUTO, 0);
+	clean_out();
 	library_walk();
 	return 0;
 }

@@ -116,8 +116,8 @@ ind = struct.pack("<15I", *range(4, 16), 1, 2, 0)
 put("extent", "indirect", bytes([0x8f]) + ind + struct.pack("<256I", *([3] + [0] * 255)) + struct.pack("<256I", *([1] + [0] * 255)))
 # jbd2: a 1 KiB journal superblock (v2, the features below), then log
 # blocks: a descriptor with tags, a data copy, a revoke block, a commit
-def jsb(incompat, start):
-    b = struct.pack(">III", 0xc03b3998, 4, 0) + struct.pack(">IIIIIi", 1024, 64, 1, 5, start, 0)
+def jsb(incompat, start, maxlen=64):
+    b = struct.pack(">III", 0xc03b3998, 4, 0) + struct.pack(">IIIIIi", 1024, maxlen, 1, 5, start, 0)
     b += struct.pack(">III", 0, incompat, 0) + bytes(range(16)) + bytes(0x50 - 0x40)
     b += bytes([4]) + bytes(3) + struct.pack(">I", 0)
     return b + bytes(1024 - len(b))
@@ -130,6 +130,8 @@ for name, inc, tag in (("v3-64bit", 0x13, lambda blk, fl: struct.pack(">IIII", b
     rev = struct.pack(">I", 16 + 8 * 2) + struct.pack(">QQ", 7, 8) if inc & 2 else struct.pack(">I", 16 + 4 * 2) + struct.pack(">II", 7, 8)
     com = bytes([4, 4, 0, 0]) + struct.pack(">I", 0) + bytes(28) + struct.pack(">QI", 1733356800, 5)
     put("jbd2", name, jsb(inc, 2) + jblk(1, 5, tags) + bytes(1024) * 3 + jblk(5, 5, rev) + jblk(2, 5, com))
+    # the same as a whole journal (s_maxlen = its 8 blocks) for the log walk
+    put("jbd2", name + "-walk", jsb(inc, 0, 8) + jblk(1, 5, tags) + bytes(1024) * 3 + jblk(5, 5, rev) + jblk(2, 5, com) + bytes(1024))
 # xattrs: flag byte (bit 0 block, bit 1 context), then the area or block
 ctx = bytes([1, 1, 4, 3]) + key[:8] + nonce
 def xentry(idx_, name, offs, size):

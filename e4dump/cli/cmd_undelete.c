@@ -57,7 +57,7 @@ static const char *name_state_word(enum e4_name_state s)
 	switch (s) {
 	case E4_NAME_PLAIN: return "plain";
 	case E4_NAME_DECRYPTED: return "decrypted";
-	case E4_NAME_NOKEY: return "nokey";
+	case E4_NAME_NOKEY: return "no-key";
 	default: return "bad";
 	}
 }
@@ -156,6 +156,55 @@ static void write_file(struct undel *u, const struct e4_deleted *d, int dirfd,
 	}
 }
 
+/* --keep-locked: NAME.e4dump.json next to what was written, with what a
+ * later decryption needs (as extract --keep-locked leaves it). */
+static void write_sidecar(struct undel *u, const struct e4_deleted *d, int dirfd,
+			  const char *name, const char *target)
+{
+	char side[OUTDIR_NAME_MAX + 32], hex[33];
+	json_object *o = json_object_new_object();
+	struct out_file f;
+	const char *text;
+	size_t len;
+
+	snprintf(side, sizeof(side), "%s.e4dump.json", name);
+	if (strlen(side) >= OUTDIR_NAME_MAX)
+		snprintf(side, sizeof(side), "%%~%" PRIu32 ".e4dump.json", d->ino);
+	json_object_object_add(o, "type", json_object_new_string("locked"));
+	json_object_object_add(o, "inode", json_object_new_int64(d->ino));
+	json_object_object_add(o, "ciphertext_file", json_object_new_string(name));
+	json_object_object_add(o, "raw_name_hex", json_hex(d->raw_name, d->raw_len));
+	{
+		struct e4_fs_info fi;
+
+		e4_fs_get_info(u->s->fs, &fi);
+		json_object_object_add(o, "block_size", json_object_new_int64(fi.block_size));
+	}
+	json_object_object_add(o, "plaintext_size", json_object_new_int64((int64_t)d->inode.size));
+	if (target)
+		json_object_object_add(o, "symlink_nokey_target", json_object_new_string(target));
+	if (d->have_ctx) {
+		e4_context_key_id_hex(&d->ctx, hex);
+		json_object_object_add(o, "policy_version",
+				       json_object_new_int(d->ctx.version == E4_CONTEXT_V1 ? 1 : 2));
+		json_object_object_add(o, "key", json_object_new_string(hex));
+		json_object_object_add(o, "contents_mode", json_object_new_int(d->ctx.contents_mode));
+		json_object_object_add(o, "filenames_mode", json_object_new_int(d->ctx.filenames_mode));
+		json_object_object_add(o, "flags", json_object_new_int(d->ctx.flags));
+		json_object_object_add(o, "nonce", json_hex(d->ctx.nonce, sizeof(d->ctx.nonce)));
+	}
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+						 JSON_C_TO_STRING_NOSLASHESCAPE);
+	len = strlen(text);
+	if (outdir_file_open(&u->od, dirfd, side, 0644, &f) == 0) {
+		if (write(f.fd, text, len) != (ssize_t)len || write(f.fd, "\n", 1) != 1)
+			outdir_file_abort(&f);
+		else
+			(void)outdir_file_commit(&u->od, &f);
+	}
+	json_object_put(o);
+}
+
 static void recover(struct undel *u, const struct e4_deleted *d, struct verdict *v,
 		    char names[][OUTDIR_NAME_MAX])
 {
@@ -212,6 +261,7 @@ static void recover(struct undel *u, const struct e4_deleted *d, struct verdict 
 		if (locked && !strcmp(v->word, "exact")) {
 			v->word = "locked";
 			because(v, "no key: the ciphertext was written");
+			write_sidecar(u, d, dirfd, names[d->nparts - 1], NULL);
 		}
 	} else if (v->target) {
 		if (outdir_symlink(&u->od, v->target, dirfd, names[d->nparts - 1])) {
@@ -220,6 +270,7 @@ static void recover(struct undel *u, const struct e4_deleted *d, struct verdict 
 		} else if (locked) {
 			v->word = "locked";
 			because(v, "no key: the symlink holds the no-key target");
+			write_sidecar(u, d, dirfd, names[d->nparts - 1], v->target);
 		}
 	} else {
 		int fd = outdir_mkdir(&u->od, dirfd, names[d->nparts - 1]);
@@ -267,7 +318,7 @@ static void emit(struct undel *u, const struct e4_deleted *d,
 		json_object_object_add(o, "path", json_object_new_string(path));
 		json_object_object_add(o, "inode", json_object_new_int64(d->ino));
 		json_object_object_add(o, "parent", json_object_new_int64(d->parent));
-		json_object_object_add(o, "type", json_object_new_string(type_word(d->file_type)));
+		json_object_object_add(o, "file_type", json_object_new_string(type_word(d->file_type)));
 		json_object_object_add(o, "name_state",
 				       json_object_new_string(name_state_word(d->name_state)));
 		json_object_object_add(o, "verdict", json_object_new_string(v->word));

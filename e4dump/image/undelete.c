@@ -381,6 +381,8 @@ static void one_entry(struct ud *u, const struct dirctx *dc,
 		d.deleted_known = 1;
 		d.deleted_sequence = e4_journal_trans(u->j, deleted_trans)->sequence;
 	}
+	d.raw_name = c->raw;
+	d.raw_len = c->len;
 	show_name(u, dc, c, &d);
 	u->parts[u->depth].name = u->names[u->depth];
 	d.parts = u->parts;

@@ -29,6 +29,8 @@ struct e4_deleted {
 	const struct e4_name_part *parts; /* path from the root; the last */
 	size_t nparts;                  /* is this entry's name */
 	enum e4_name_state name_state;  /* PLAIN, DECRYPTED, NOKEY or BAD */
+	const uint8_t *raw_name;        /* the entry's stored name */
+	size_t raw_len;
 	int parent_deleted;             /* deleted together with its directory */
 	uint32_t seen_sequence;         /* newest transaction holding the name */
 	int deleted_known;              /* a later copy without it was found: */

@@ -117,7 +117,7 @@ def load_json(path):
                 o = json.loads(line)
             except ValueError as exc:
                 die(f"{path}:{no}: not JSON ({exc})")
-            if isinstance(o, dict) and "verdict" in o:
+            if isinstance(o, dict) and o.get("type") == "deleted":
                 out.append(o)
     return out
 
@@ -164,8 +164,8 @@ def by_path(c, entries):
 def common_entry(c, e, o, ino, state):
     """type, inode, name state of the entry reported for manifest entry e"""
     name = ce.show(e.path)
-    c.check(o.get("type") == TYPES[e.type],
-            f"{name}: type {o.get('type')!r}, want {TYPES[e.type]!r}")
+    c.check(o.get("file_type") == TYPES[e.type],
+            f"{name}: file_type {o.get('file_type')!r}, want {TYPES[e.type]!r}")
     c.check(o.get("inode") == ino, f"{name}: inode {o.get('inode')!r}, want {ino}")
     c.check(o.get("name_state") == state,
             f"{name}: name_state {o.get('name_state')!r}, want {state!r}")
@@ -370,7 +370,7 @@ def mode_wrapped(args):
                 t = o.get("target")
                 c.check(isinstance(t, str) and os.fsencode(t) == e.target,
                         f"{name}: exact, target {t!r}, want {ce.show(e.target)!r}")
-        elif v == "not recovered" and p is not None and o.get("type") != "dir":
+        elif v == "not recovered" and p is not None and o.get("file_type") != "dir":
             c.check(not os.path.lexists(os.path.join(os.fsencode(outdir), p)),
                     f"{name}: not recovered, but written")
     print(f"reported: {len(got)} {counts}")
@@ -404,7 +404,7 @@ def mode_nokey(args):
         if not c.check(o is not None, f"{name}: deleted {TYPES[e.type]} not reported by "
                        "the kernel's no-key path"):
             continue
-        common_entry(c, e, o, ino, "nokey")
+        common_entry(c, e, o, ino, "no-key")
         if e.type == "d":
             continue
         v = o.get("verdict")
