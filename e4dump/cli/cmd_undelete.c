@@ -219,6 +219,8 @@ static void recover(struct undel *u, const struct e4_deleted *d, struct verdict 
 		because(v, d->no_inode_why);
 		return;
 	}
+	if (d->orphan)
+		because(v, "its name is lost (no journal copy of its directory entry): written as <INODE>");
 	if (d->name_state == E4_NAME_BAD)
 		because(v, "the name does not decrypt to a valid name: shown as its no-key name");
 	if (d->inode_trust == E4_JCOPY_UNCOMMITTED)
@@ -319,8 +321,8 @@ static void emit(struct undel *u, const struct e4_deleted *d,
 		json_object_object_add(o, "inode", json_object_new_int64(d->ino));
 		json_object_object_add(o, "parent", json_object_new_int64(d->parent));
 		json_object_object_add(o, "file_type", json_object_new_string(type_word(d->file_type)));
-		json_object_object_add(o, "name_state",
-				       json_object_new_string(name_state_word(d->name_state)));
+		json_object_object_add(o, "name_state", json_object_new_string(
+				       d->orphan ? "unknown" : name_state_word(d->name_state)));
 		json_object_object_add(o, "verdict", json_object_new_string(v->word));
 		for (size_t i = 0; i < v->nreasons; i++)
 			json_object_array_add(rs, json_object_new_string(v->reasons[i]));

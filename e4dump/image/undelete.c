@@ -53,7 +53,23 @@ struct ud {
 	uint8_t *buf;                   /* one block */
 	uint8_t *ibuf;                  /* an inode-table block */
 	int stopped;
+	uint32_t *seen;                 /* inodes passed, for the orphans */
+	size_t nseen, capseen;
 };
+
+static void note_seen(struct ud *u, uint32_t ino)
+{
+	if (u->nseen == u->capseen) {
+		size_t cap = u->capseen ? u->capseen * 2 : 64;
+		uint32_t *p = realloc(u->seen, cap * sizeof(*p));
+
+		if (!p)
+			return;         /* an orphan may be passed twice */
+		u->seen = p;
+		u->capseen = cap;
+	}
+	u->seen[u->nseen++] = ino;
+}
 
 static uint64_t entry_key(uint32_t ino, const uint8_t *name, size_t len)
 {
@@ -135,7 +151,8 @@ static uint8_t mode_file_type(uint16_t mode)
 /* Fill in the inode of d: the newest copy, from a transaction below
  * limit, of the inode-table block of d->ino in which it is in use with
  * the entry's type. */
-static void find_inode(struct ud *u, struct e4_deleted *d, uint32_t limit)
+static void find_inode(struct ud *u, struct e4_deleted *d, uint32_t limit,
+		       int same_generation)
 {
 	struct e4_fs *fs = u->fs;
 	struct ext2_super_block *sb = fs->ext2->super;
@@ -182,6 +199,8 @@ static void find_inode(struct ud *u, struct e4_deleted *d, uint32_t limit)
 			continue;
 		/* the live inode, reused by another file, has its own
 		 * generation: copies with it are that file's */
+		if (same_generation && raw.i_generation != live_gen)
+			continue;
 		if (live_used && raw.i_generation == live_gen) {
 			d->still_in_use = 1;
 			d->no_inode_why = "the inode is still in use: renamed, or another link remains";
@@ -387,7 +406,8 @@ static void one_entry(struct ud *u, const struct dirctx *dc,
 	u->parts[u->depth].name = u->names[u->depth];
 	d.parts = u->parts;
 	d.nparts = u->depth + 1;
-	find_inode(u, &d, deleted_trans);
+	find_inode(u, &d, deleted_trans, 0);
+	note_seen(u, d.ino);
 	if (u->fn(u->arg, &d)) {
 		u->stopped = 1;
 		return;
@@ -624,6 +644,88 @@ static int dirctx_live(struct ud *u, struct dirctx *dc, uint32_t ino,
 	return 0;
 }
 
+struct freed {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+static int take_freed(void *arg, const struct e4_inode *in)
+{
+	struct freed *f = arg;
+
+	if (in->in_use || !in->mode || !in->dtime || in->links)
+		return 0;
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 64;
+		uint32_t *p = realloc(f->v, cap * sizeof(*p));
+
+		if (!p)
+			return 1;
+		f->v = p;
+		f->cap = cap;
+	}
+	f->v[f->n++] = in->ino;
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Freed inodes no name was found for: their newest copy in use with the
+ * generation the freed inode still has. */
+static void orphans(struct ud *u)
+{
+	struct freed f = { NULL, 0, 0 };
+	uint32_t first = EXT2_FIRST_INO(u->fs->ext2->super);
+
+	if (e4_fs_scan_inodes(u->fs, E4_SCAN_ALL, take_freed, &f) == E4_STOPPED)
+		e4_report(u->fs, E4_DIAG_ERROR, E4_NOMEM, 0, NULL,
+			  "out of memory listing freed inodes: some orphans are left out");
+	if (u->nseen)
+		qsort(u->seen, u->nseen, sizeof(*u->seen), cmp_u32);
+	for (size_t i = 0; i < f.n && !u->stopped; i++) {
+		struct e4_deleted d;
+		struct e4_inode live;
+		size_t lo = 0, hi = u->nseen;
+
+		if (f.v[i] < first)
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (u->seen[mid] < f.v[i])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < u->nseen && u->seen[lo] == f.v[i])
+			continue;
+		if (e4_inode_read(u->fs, f.v[i], NULL, &live) != E4_OK)
+			continue;
+		memset(&d, 0, sizeof(d));
+		d.ino = f.v[i];
+		d.file_type = mode_file_type(live.mode);
+		d.orphan = 1;
+		d.name_state = E4_NAME_PLAIN;
+		d.before = E4_NO_LIMIT;
+		snprintf((char *)u->names[0], sizeof(u->names[0]), "<%u>", d.ino);
+		u->parts[0].name = u->names[0];
+		u->parts[0].len = strlen((char *)u->names[0]);
+		d.parts = u->parts;
+		d.nparts = 1;
+		find_inode(u, &d, E4_NO_LIMIT, 1);
+		if (!d.have_inode)
+			d.no_inode_why = "no journal copy of the inode from while it was in use";
+		if (u->fn(u->arg, &d))
+			u->stopped = 1;
+	}
+	free(f.v);
+}
+
 enum e4_status e4_undelete_scan(struct e4_fs *fs, const struct e4_journal *j,
 				uint32_t dir, e4_deleted_fn fn, void *arg)
 {
@@ -681,12 +783,15 @@ enum e4_status e4_undelete_scan(struct e4_fs *fs, const struct e4_journal *j,
 		dirctx_free(&dc);
 		i = k;
 	}
+	if (dir == E4_ROOT_INO && !u->stopped)
+		orphans(u);
 	st = u->stopped ? E4_STOPPED : E4_OK;
 out:
 	e4_blockmap_index_free(cls);
 	free(own);
 	free(blocks);
 	if (u) {
+		free(u->seen);
 		free(u->buf);
 		free(u->ibuf);
 	}

@@ -32,6 +32,8 @@ struct e4_deleted {
 	const uint8_t *raw_name;        /* the entry's stored name */
 	size_t raw_len;
 	int parent_deleted;             /* deleted together with its directory */
+	int orphan;                     /* a freed inode whose name no copy
+					 * holds: parts is "<INO>" */
 	uint32_t seen_sequence;         /* newest transaction holding the name */
 	int deleted_known;              /* a later copy without it was found: */
 	uint32_t deleted_sequence;      /* its transaction */
@@ -57,7 +59,8 @@ typedef int (*e4_deleted_fn)(void *arg, const struct e4_deleted *d);
 
 /* Find the entries deleted from directory dir (and below it), from the
  * journal j of fs.  Each is passed once, parents before what was deleted
- * with them.  Names decrypt with the directories' keys where the store has
+ * with them.  From the root, freed inodes (i_dtime set) that no name was
+ * found for follow as orphans, named "<INO>".  Names decrypt with the directories' keys where the store has
  * them (no-key names otherwise).  E4_OK, E4_STOPPED, E4_NOMEM; problems
  * of single blocks and inodes are reported and skipped. */
 enum e4_status e4_undelete_scan(struct e4_fs *fs, const struct e4_journal *j,
