@@ -18,6 +18,7 @@
 #include "undelete.h"
 
 #define MAX_REASONS 8
+#define MAX_SUSPECTS 64
 
 struct undel {
 	struct session *s;
@@ -25,14 +26,16 @@ struct undel {
 	struct e4_journal *j;
 	struct outdir od;
 	size_t exact, partial, locked, lost, total;
+	char names[64][OUTDIR_NAME_MAX];        /* escaped, as written */
+	char path[64 * OUTDIR_NAME_MAX];
 };
 
 struct verdict {
 	const char *word;               /* exact, partial, locked, not recovered */
 	const char *reasons[MAX_REASONS];
 	size_t nreasons;
-	const struct e4_suspect *sus;
-	size_t nsus;
+	struct e4_suspect sus[MAX_SUSPECTS];    /* the first ones */
+	size_t nsus;                    /* all of them */
 	char *target;
 };
 
@@ -62,16 +65,13 @@ static const char *name_state_word(enum e4_name_state s)
 	}
 }
 
-/* Open (creating) the directories of the path's first n - 1 parts;
- * escaped names into names[]. */
+/* Open (creating) the directories of the path's first n - 1 parts
+ * (names[]: escaped). */
 static int open_parent(struct undel *u, const struct e4_deleted *d,
 		       char names[][OUTDIR_NAME_MAX])
 {
 	int fd = dup(u->od.root_fd);
 
-	for (size_t i = 0; i < d->nparts; i++)
-		outdir_escape((const char *)d->parts[i].name, d->parts[i].len,
-			      i + 1 == d->nparts ? d->ino : 0, names[i]);
 	for (size_t i = 0; fd >= 0 && i + 1 < d->nparts; i++) {
 		int next = outdir_mkdir(&u->od, fd, names[i]);
 
@@ -149,7 +149,14 @@ static void write_file(struct undel *u, const struct e4_deleted *d, int dirfd,
 		v->word = "not recovered";
 		return;
 	}
-	v->nsus = e4_recovery_suspects(rec, &v->sus);
+	{
+		const struct e4_suspect *sus;
+
+		v->nsus = e4_recovery_suspects(rec, &sus);
+		if (v->nsus)
+			memcpy(v->sus, sus, (v->nsus < MAX_SUSPECTS ? v->nsus : MAX_SUSPECTS) *
+			       sizeof(*sus));
+	}
 	if (v->nsus) {
 		v->word = "partial";
 		because(v, "some blocks cannot be trusted (see suspect)");
@@ -287,16 +294,7 @@ static void recover(struct undel *u, const struct e4_deleted *d, struct verdict 
 	if (!strcmp(v->word, "exact") && v->nreasons)
 		v->word = "partial";
 	close(dirfd);
-	/* keep rec's suspects alive until reported: copied below */
-	if (rec) {
-		static struct e4_suspect keep[64];
-
-		if (v->nsus > 64)
-			v->nsus = 64;
-		memcpy(keep, v->sus, v->nsus * sizeof(*keep));
-		v->sus = keep;
-		e4_recovery_free(rec);
-	}
+	e4_recovery_free(rec);
 }
 
 static void path_of(const struct e4_deleted *d, char names[][OUTDIR_NAME_MAX],
@@ -327,7 +325,7 @@ static void emit(struct undel *u, const struct e4_deleted *d,
 		for (size_t i = 0; i < v->nreasons; i++)
 			json_object_array_add(rs, json_object_new_string(v->reasons[i]));
 		json_object_object_add(o, "reasons", rs);
-		for (size_t i = 0; i < v->nsus; i++) {
+		for (size_t i = 0; i < v->nsus && i < MAX_SUSPECTS; i++) {
 			json_object *x = json_object_new_object();
 
 			json_object_object_add(x, "lblk", json_object_new_int64((int64_t)v->sus[i].lblk));
@@ -336,6 +334,9 @@ static void emit(struct undel *u, const struct e4_deleted *d,
 			json_object_array_add(ss, x);
 		}
 		json_object_object_add(o, "suspect", ss);
+		if (v->nsus > MAX_SUSPECTS)
+			json_object_object_add(o, "suspect_ranges_not_listed",
+					       json_object_new_int64((int64_t)(v->nsus - MAX_SUSPECTS)));
 		/* what lstat gave: a symlink's size is its target's length */
 		json_object_object_add(o, "size", !d->have_inode ? NULL :
 				       v->target ? json_object_new_int64((int64_t)strlen(v->target)) :
@@ -359,7 +360,7 @@ static void emit(struct undel *u, const struct e4_deleted *d,
 	printf("\n");
 	for (size_t i = 0; i < v->nreasons; i++)
 		printf("    %s\n", v->reasons[i]);
-	for (size_t i = 0; i < v->nsus; i++)
+	for (size_t i = 0; i < v->nsus && i < MAX_SUSPECTS; i++)
 		printf("    blocks %" PRIu64 "..%" PRIu64 ": %s\n", v->sus[i].lblk,
 		       v->sus[i].lblk + v->sus[i].count - 1, v->sus[i].why);
 }
@@ -368,21 +369,16 @@ static int one_deleted(void *arg, const struct e4_deleted *d)
 {
 	struct undel *u = arg;
 	struct verdict v;
-	char names[64][OUTDIR_NAME_MAX];
-	char path[64 * 8];
-	static char big[64 * OUTDIR_NAME_MAX];
+	char (*names)[OUTDIR_NAME_MAX] = u->names;
+	char *path = u->path;
 
 	memset(&v, 0, sizeof(v));
-	(void)path;
-	recover(u, d, &v, names);
-	if (!v.nreasons && !strcmp(v.word, "not recovered"))
-		because(&v, "unknown");
 	for (size_t i = 0; i < d->nparts; i++)
-		if (!names[i][0] || 1)
-			outdir_escape((const char *)d->parts[i].name, d->parts[i].len,
-				      i + 1 == d->nparts ? d->ino : 0, names[i]);
-	path_of(d, names, big, sizeof(big));
-	emit(u, d, &v, big);
+		outdir_escape((const char *)d->parts[i].name, d->parts[i].len,
+			      i + 1 == d->nparts ? d->ino : 0, names[i]);
+	recover(u, d, &v, names);
+	path_of(d, names, path, sizeof(u->path));
+	emit(u, d, &v, path);
 	free(v.target);
 	u->total++;
 	if (!strcmp(v.word, "exact"))
