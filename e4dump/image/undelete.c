@@ -55,7 +55,44 @@ struct ud {
 	int stopped;
 	uint32_t *seen;                 /* inodes passed, for the orphans */
 	size_t nseen, capseen;
+	uint32_t *searched;             /* deleted directories searched: each */
+	size_t nsearched, capsearched;  /* once (a hostile copy may name an
+					 * ancestor) */
 };
+
+/* Add ino to the set of searched directories (open addressing, never
+ * more than half full).  1 when it was new, 0 when there, -1 no memory. */
+static int searched_add(struct ud *u, uint32_t ino)
+{
+	size_t i;
+
+	if (2 * (u->nsearched + 1) > u->capsearched) {
+		size_t cap = u->capsearched ? u->capsearched * 2 : 64;
+		uint32_t *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return -1;
+		for (size_t k = 0; k < u->capsearched; k++) {
+			uint32_t x = u->searched[k];
+
+			if (!x)
+				continue;
+			for (i = (x * 2654435761u) & (cap - 1); t[i]; i = (i + 1) & (cap - 1))
+				;
+			t[i] = x;
+		}
+		free(u->searched);
+		u->searched = t;
+		u->capsearched = cap;
+	}
+	for (i = (ino * 2654435761u) & (u->capsearched - 1); u->searched[i];
+	     i = (i + 1) & (u->capsearched - 1))
+		if (u->searched[i] == ino)
+			return 0;
+	u->searched[i] = ino;
+	u->nsearched++;
+	return 1;
+}
 
 static void note_seen(struct ud *u, uint32_t ino)
 {
@@ -292,6 +329,27 @@ static int dirctx_from_copy(struct ud *u, struct dirctx *dc,
 			    const struct e4_deleted *d, uint32_t limit);
 static void dirctx_free(struct dirctx *dc);
 
+/* One candidate per (inode, name): the newest sighting.  Returns the
+ * count left. */
+static size_t compact(struct cand *v, size_t n)
+{
+	size_t m = 0;
+
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_cand);
+	for (size_t i = 0; i < n; i++) {
+		if (m && !cmp_cand(&v[m - 1], &v[i])) {
+			if (v[i].seen > v[m - 1].seen) {
+				v[m - 1].seen = v[i].seen;
+				v[m - 1].block = v[i].block;
+			}
+			continue;
+		}
+		v[m++] = v[i];
+	}
+	return m;
+}
+
 /* Collect the names copies of dc's blocks hold that the directory does
  * not hold now. */
 static enum e4_status collect(struct ud *u, const struct dirctx *dc,
@@ -324,7 +382,11 @@ static enum e4_status collect(struct ud *u, const struct dirctx *dc,
 				    has_u64(dc->live, dc->nlive,
 					    entry_key(de.inode, de.name, de.name_len)))
 					continue;
-				if (n == cap) {
+				/* many copies repeat the same names: memory
+				 * stays in the distinct names */
+				if (n == cap && cap >= 1024)
+					n = compact(v, n);
+				if (n == cap || (cap >= 1024 && n > cap / 2)) {
 					size_t nc2 = cap ? cap * 2 : 16;
 					struct cand *p = realloc(v, nc2 * sizeof(*p));
 
@@ -348,23 +410,9 @@ static enum e4_status collect(struct ud *u, const struct dirctx *dc,
 			}
 		}
 	}
-	/* one candidate per (inode, name): the newest sighting */
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_cand);
-	size_t m = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (m && !cmp_cand(&v[m - 1], &v[i])) {
-			if (v[i].seen > v[m - 1].seen) {
-				v[m - 1].seen = v[i].seen;
-				v[m - 1].block = v[i].block;
-			}
-			continue;
-		}
-		v[m++] = v[i];
-	}
+	n = compact(v, n);
 	*out = v;
-	*nout = m;
+	*nout = n;
 	return E4_OK;
 }
 
@@ -412,7 +460,8 @@ static void one_entry(struct ud *u, const struct dirctx *dc,
 		u->stopped = 1;
 		return;
 	}
-	if (c->ftype == EXT2_FT_DIR && d.have_inode && u->depth + 1 < 64) {
+	if (c->ftype == EXT2_FT_DIR && d.have_inode && u->depth + 1 < 64 &&
+	    searched_add(u, d.ino) == 1) {
 		struct dirctx sub;
 
 		if (dirctx_from_copy(u, &sub, &d, deleted_trans) == 0) {
@@ -482,14 +531,31 @@ static int dirctx_from_copy(struct ud *u, struct dirctx *dc,
 		free(rv.v);
 		return -1;
 	}
-	dc->blocks = malloc((rv.n ? rv.blocks : 1) * sizeof(*dc->blocks));
-	if (!dc->blocks) {
-		free(rv.v);
-		return -1;
+	/* only blocks with journal copies matter: memory stays within the
+	 * journal's size whatever the (hostile) map claims */
+	{
+		size_t cap = 0;
+
+		for (size_t i = 0; i < rv.n; i++)
+			for (uint64_t k = 0; k < rv.v[i].len; k++) {
+				size_t first;
+
+				if (!e4_journal_block_copies(u->j, rv.v[i].pblk + k, &first))
+					continue;
+				if (dc->nblocks == cap) {
+					size_t nc = cap ? cap * 2 : 16;
+					uint64_t *p = realloc(dc->blocks, nc * sizeof(*p));
+
+					if (!p) {
+						free(rv.v);
+						return -1;
+					}
+					dc->blocks = p;
+					cap = nc;
+				}
+				dc->blocks[dc->nblocks++] = rv.v[i].pblk + k;
+			}
 	}
-	for (size_t i = 0; i < rv.n; i++)
-		for (uint64_t k = 0; k < rv.v[i].len && dc->nblocks < rv.blocks; k++)
-			dc->blocks[dc->nblocks++] = rv.v[i].pblk + k;
 	/* block 0 as it was, for the htree hash version */
 	c0 = rv.n && rv.v[0].lblk == 0 && (d->inode.flags & E4_INODE_INDEX_FL) ?
 	     e4_newest_copy(u->j, rv.v[0].pblk, limit) : NULL;
@@ -791,6 +857,7 @@ out:
 	free(own);
 	free(blocks);
 	if (u) {
+		free(u->searched);
 		free(u->seen);
 		free(u->buf);
 		free(u->ibuf);
