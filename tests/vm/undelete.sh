@@ -14,8 +14,12 @@
 #      bitmap, debugfs testb) is partial with exactly those blocks suspect,
 #      the others exact
 #   c  deletions in a 3000-entry htree directory: exact; no-key paths
-#   d  a journal that wrapped after the deletions: nothing claimed exact
-#      unless its bytes are right, nothing not recovered written
+#   d  a journal that wrapped between the making of the files and their
+#      deletion: names found whose inodes have no journal copy from while
+#      they were in use are not recovered (at least one), freed inodes
+#      whose names are lost are reported as <INO>; every deleted inode
+#      once, nothing else; nothing claimed exact unless its bytes are
+#      right, nothing not recovered written
 # and e4dump journal --json shows every block copy debugfs logdump shows,
 # with the inode table blocks as such.
 # usage: undelete.sh E4DUMP WORKDIR a|b|c|d

@@ -29,10 +29,14 @@ reuse    the blocks each deleted file had (extents records) are looked up
          of whose blocks is in use is `exact`, bytes right.  The scenario
          must have produced both kinds.
 wrapped  the journal wrapped (the oldest transaction left in the log is
-         newer than the deletions: dumpe2fs's sequence minus the churn
-         record's count); no entry is `exact` unless it is an inode the
-         scenario deleted and its bytes in OUTDIR are right; nothing `not
-         recovered` is written.
+         newer than the last one before the churn: dumpe2fs's sequence
+         minus the churn record's count and the `sync` records after it);
+         every deleted inode (extents records) is reported exactly once,
+         by its path (name_state `decrypted`) or, its name lost, as
+         `<INO>` (`unknown`), and nothing else; with its type; `exact`
+         only with the right bytes (target); `not recovered` with no
+         journal copy of its inode as the reason, not written, and at
+         least one of them found by its name.
 nokey    without a key: the reported paths are exactly the kernel's no-key
          paths of the removed entries (their inode numbers in the `ino`
          records), name_state `nokey`, verdict `not recovered` with reason
@@ -336,32 +340,50 @@ def mode_wrapped(args):
     man, jsonl, outdir, img = args
     trees, gone, ext, recs = load_manifest(man)
     c = Checker()
-    churn = [r for r in recs if r.type == "churn"]
-    if not churn:
+    last = max((i for i, r in enumerate(recs) if r.type == "churn"), default=None)
+    if last is None:
         die(f"{man}: no churn record")
-    written = churn[-1].fields[3]
+    written = recs[last].fields[3]
+    # Every churned file is one fsync, one transaction, and each `sync`
+    # after the churn commits at least one more: the last transaction
+    # before the churn (the one that logged the files as they were made)
+    # is at most final - 1 - written - syncs.
+    syncs = sum(1 for r in recs[last + 1:] if r.type == "sync")
     final, seqs = journal_sequences(img)
-    # each churned file was one fsync, one transaction after the deletions'
-    c.check(seqs and min(seqs) >= final - written,
+    before = final - 1 - written - syncs
+    c.check(seqs and min(seqs) > before,
             f"the journal did not wrap: oldest sequence left {min(seqs) if seqs else None}, "
-            f"the deletions were at most {final - written - 1}")
+            f"the last transaction before the churn was at most {before}")
     print(f"journal: sequence {final}, {len(seqs)} log blocks with sequences "
-          f"{min(seqs) if seqs else '-'}..{max(seqs) if seqs else '-'}, {written} transactions "
-          "after the deletions")
+          f"{min(seqs) if seqs else '-'}..{max(seqs) if seqs else '-'}; {written} churn "
+          f"transactions and {syncs} syncs after the files were made (at most {before})")
     by_ino = {ext[e.path][0]: e for e in gone}
     cache = {}
     got = load_json(jsonl)
     counts = {}
+    seen = {}
+    named_lost = 0
     for o in got:
         v = o.get("verdict")
         counts[v] = counts.get(v, 0) + 1
         p = jpath(o)
         name = ce.show(p) if p is not None else repr(o.get("path"))
+        ino = o.get("inode")
+        e = by_ino.get(ino)
+        # whatever is reported is an inode the scenario deleted, under its
+        # own path or, its name lost, as <INO>
+        if not c.check(e is not None, f"{name}: reported ({v}), but inode {ino} is not one "
+                       "the scenario deleted"):
+            continue
+        seen[ino] = seen.get(ino, 0) + 1
+        orphan = p == f"<{ino}>".encode()
+        c.check(p == e.path or orphan,
+                f"{name}: reported for inode {ino}, which was {ce.show(e.path)}")
+        c.check(o.get("name_state") == ("unknown" if orphan else "decrypted"),
+                f"{name}: name_state {o.get('name_state')!r}")
+        c.check(o.get("file_type") == TYPES[e.type],
+                f"{name}: file_type {o.get('file_type')!r}, want {TYPES[e.type]!r}")
         if v == "exact":
-            e = by_ino.get(o.get("inode"))
-            if not c.check(e is not None, f"{name}: exact, but inode {o.get('inode')} is "
-                           "not one the scenario deleted"):
-                continue
             if e.type in ("f", "s"):
                 c.check(p is not None and read_out(outdir, p) == ce.expected_content(e, cache),
                         f"{name}: exact, but the bytes written are not those of "
@@ -370,11 +392,25 @@ def mode_wrapped(args):
                 t = o.get("target")
                 c.check(isinstance(t, str) and os.fsencode(t) == e.target,
                         f"{name}: exact, target {t!r}, want {ce.show(e.target)!r}")
-        elif v == "not recovered" and p is not None and o.get("file_type") != "dir":
-            c.check(not os.path.lexists(os.path.join(os.fsencode(outdir), p)),
-                    f"{name}: not recovered, but written")
-    print(f"reported: {len(got)} {counts}")
-    return c.done("wrapped")
+        elif v == "not recovered":
+            if p is not None and o.get("file_type") != "dir":
+                c.check(not os.path.lexists(os.path.join(os.fsencode(outdir), p)),
+                        f"{name}: not recovered, but written")
+            why = " ".join(o.get("reasons") or [])
+            c.check("journal copy of" in why and "inode" in why,
+                    f"{name}: not recovered, reasons {o.get('reasons')}, want no journal "
+                    "copy of its inode")
+            if not orphan:
+                named_lost += 1
+        else:
+            c.check(v == "partial", f"{name}: verdict {v!r}")
+    for ino, e in sorted(by_ino.items()):
+        c.check(seen.get(ino) == 1, f"{ce.show(e.path)} (inode {ino}): reported "
+                f"{seen.get(ino, 0)} times, want once (by its name or as <{ino}>)")
+    c.check(named_lost > 0, "no deleted entry found by its name is reported not recovered: "
+            "the scenario left no name without a copy of its inode")
+    print(f"reported: {len(got)} {counts}, {named_lost} not recovered by name")
+    return c.done(f"wrapped ({len(by_ino)} deleted)")
 
 
 def mode_nokey(args):
