@@ -281,7 +281,8 @@ static enum e4_status make_transactions(struct scan *s, uint8_t *buf)
 	struct header *h = s->headers.p;
 	size_t n = s->headers.n;
 
-	qsort_r(h, n, sizeof(*h), cmp_header_age, j);
+	if (n)
+		qsort_r(h, n, sizeof(*h), cmp_header_age, j);
 	j->t = calloc(n ? n : 1, sizeof(*j->t));
 	if (!j->t)
 		return E4_NOMEM;
@@ -345,7 +346,8 @@ static void settle_claims(struct scan *s, const uint32_t *hdr, size_t nhdr)
 	struct claim *c = s->claims.p;
 	size_t n = s->claims.n;
 
-	qsort_r(c, n, sizeof(*c), cmp_claim_jblock, j);
+	if (n)
+		qsort_r(c, n, sizeof(*c), cmp_claim_jblock, j);
 	for (size_t i = 0; i < n; i++) {
 		if (in_sorted(hdr, nhdr, c[i].jblock) ||
 		    (i && c[i - 1].jblock == c[i].jblock))
@@ -369,7 +371,8 @@ static enum e4_status make_copies(struct scan *s, uint8_t *buf)
 	int v2 = !!(j->sb.incompat & E4_JBD2_INCOMPAT_CSUM_V2);
 	int v3 = !!(j->sb.incompat & E4_JBD2_INCOMPAT_CSUM_V3);
 
-	qsort_r(c, n, sizeof(*c), cmp_claim_age, j);
+	if (n)
+		qsort_r(c, n, sizeof(*c), cmp_claim_age, j);
 	j->c = calloc(n ? n : 1, sizeof(*j->c));
 	j->by_block = calloc(n ? n : 1, sizeof(*j->by_block));
 	if (!j->c || !j->by_block)

@@ -203,7 +203,8 @@ enum e4_status e4_recovery_open(struct e4_fs *fs, const struct e4_journal *j,
 		}
 		r->map_incomplete = 1;  /* damaged below: what was found is kept */
 	}
-	qsort(r->rv.v, r->rv.n, sizeof(*r->rv.v), cmp_run);
+	if (r->rv.n)
+		qsort(r->rv.v, r->rv.n, sizeof(*r->rv.v), cmp_run);
 	/* i_blocks counts data and tree blocks (and an xattr block): fewer
 	 * found means leaves of the map were lost (truncated before their
 	 * copy, or overwritten) */
