@@ -150,6 +150,9 @@ void e4_index_done(struct e4_fs *fs, enum e4_status st);
 enum e4_status e4_claim_block(struct e4_fs *fs, uint64_t pblk, uint32_t ino,
 			      uint32_t *other);
 
+/* The first index of sorted v[0..n-1] whose value is >= x (n: none). */
+size_t e4_u64_lower_bound(const uint64_t *v, size_t n, uint64_t x);
+
 /* The libext2fs handle (read-only), for the tool's verify. */
 ext2_filsys e4_fs_ext2(struct e4_fs *fs);
 

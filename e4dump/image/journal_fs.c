@@ -190,7 +190,7 @@ struct owners {
 	enum e4_block_kind kind;
 };
 
-static size_t lower_bound(const uint64_t *v, size_t n, uint64_t x)
+size_t e4_u64_lower_bound(const uint64_t *v, size_t n, uint64_t x)
 {
 	size_t lo = 0, hi = n;
 
@@ -209,7 +209,7 @@ static int owner_run(void *arg, const struct e4_run *r)
 {
 	struct owners *o = arg;
 
-	for (size_t i = lower_bound(o->blocks, o->n, r->pblk);
+	for (size_t i = e4_u64_lower_bound(o->blocks, o->n, r->pblk);
 	     i < o->n && o->blocks[i] - r->pblk < r->len; i++) {
 		o->cls[i].kind = o->kind;
 		o->cls[i].owner = o->ino;

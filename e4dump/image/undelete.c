@@ -126,17 +126,9 @@ static int cmp_u64(const void *a, const void *b)
 
 static int has_u64(const uint64_t *v, size_t n, uint64_t x)
 {
-	size_t lo = 0, hi = n;
+	size_t i = e4_u64_lower_bound(v, n, x);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo] == x;
+	return i < n && v[i] == x;
 }
 
 static uint32_t le32(const uint8_t *p)
