@@ -8,12 +8,12 @@ tool=(
 	build-essential cmake pkg-config xz-utils libxml2-dev uuid-dev
 	libext2fs-dev comerr-dev e2fsprogs libssl-dev libjson-c-dev
 	libewf-dev libqcow-dev libvhdi-dev libvmdk-dev libsmraw-dev libblkid-dev
-	android-libsparse-dev
+	android-libsparse-dev libfuse3-dev fuse3
 )
 tests=(
 	check qemu-system-x86 linux-source-6.1 flex bison bc libelf-dev cpio patch
 	python3 python3-pycryptodome python3-markdown clang strace valgrind gdb
-	sleuthkit time
+	sleuthkit time attr
 	ewf-tools qemu-utils android-sdk-libsparse-utils gdisk fdisk
 )
 if [ "${1:-}" = --tool ]; then

@@ -15,6 +15,7 @@ int cmd_timeline(const struct options *o, struct report *r);
 int cmd_keyid(const struct options *o, struct report *r);
 int cmd_volumes(const struct options *o, struct report *r);
 int cmd_journal(const struct options *o, struct report *r);
+int cmd_mount(const struct options *o, struct report *r);
 int cmd_undelete(const struct options *o, struct report *r);
 int cmd_vectors(const struct options *o, struct report *r);
 

@@ -54,6 +54,11 @@ static const struct command commands[] = {
 	  "journal [--json] [OPTIONS] IMAGE",
 	  "the jbd2 journal: its superblock and every transaction still in it,\n"
 	  "      with the blocks each holds copies of and what they are" },
+	{ "mount", cmd_mount,
+	  OPTS_IMAGE | OPT_BIT(OPT_MOUNT_OPTIONS) | OPT_BIT(OPT_FOREGROUND) |
+	  OPT_BIT(OPT_KEEP_LOCKED),
+	  2, 2, "mount [-f] [-o allow_other] [--keep-locked] [OPTIONS] IMAGE MOUNTPOINT",
+	  "a read-only FUSE view of the decrypted tree (unmount: fusermount3 -u)" },
 	{ "undelete", cmd_undelete,
 	  OPTS_IMAGE | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_KEEP_LOCKED) | OPT_BIT(OPT_JSON),
 	  1, 2, "undelete [--keep-locked] [--json] [OPTIONS] IMAGE [PATH] -o DIR",

@@ -34,6 +34,10 @@ static const struct opt_def defs[] = {
 	  "long listing with atime, mtime, ctime and crtime: UTC,\n"
 	  "                      ISO 8601 with nanoseconds (crtime - when none)" },
 	{ OPT_OUT, 'o', NULL, "DIR", "output directory" },
+	{ OPT_MOUNT_OPTIONS, 'o', NULL, "OPTS",
+	  "mount options for FUSE, comma-separated (e.g. allow_other)" },
+	{ OPT_FOREGROUND, 'f', "foreground", NULL,
+	  "stay in the foreground (unmount with Ctrl-C or fusermount3 -u)" },
 	{ OPT_FORCE, 0, "force", NULL,
 	  "replace existing files and symlinks in DIR (the entries\n"
 	  "                      themselves, never through a symlink)" },
@@ -123,6 +127,8 @@ static int apply(struct options *o, const struct opt_def *d, const char *arg,
 	case OPT_FULL_TIME: o->long_format = o->full_time = 1; break;
 	case OPT_RECURSIVE: o->recursive = 1; break;
 	case OPT_OUT: o->out_dir = arg; break;
+	case OPT_MOUNT_OPTIONS: o->mount_options[o->n_mount_options++] = arg; break;
+	case OPT_FOREGROUND: o->foreground = 1; break;
 	case OPT_MANIFEST: o->manifest = arg; break;
 	case OPT_DFXML: o->dfxml = arg; break;
 	case OPT_KEEP_LOCKED: o->keep_locked = 1; break;
@@ -206,7 +212,8 @@ int options_parse(struct options *o, const char *name, unsigned int mask,
 	o->key_files = calloc((size_t)argc + 1, sizeof(*o->key_files));
 	o->pass_files = calloc((size_t)argc + 1, sizeof(*o->pass_files));
 	o->args = calloc((size_t)argc + 1, sizeof(*o->args));
-	if (!o->key_files || !o->pass_files || !o->args) {
+	o->mount_options = calloc((size_t)argc + 1, sizeof(*o->mount_options));
+	if (!o->key_files || !o->pass_files || !o->args || !o->mount_options) {
 		report_error(r, "out of memory");
 		return -1;
 	}
@@ -287,6 +294,7 @@ void options_free(struct options *o)
 	free(o->key_files);
 	free(o->pass_files);
 	free(o->args);
+	free(o->mount_options);
 }
 
 void options_help(unsigned int mask, FILE *f)

@@ -53,8 +53,8 @@ static enum e4_status file_cipher(struct e4_file *f)
 					   f->nruns ? &f->cipher : NULL);
 }
 
-enum e4_status e4_file_open(struct e4_fs *fs, const struct e4_inode *in,
-			    const char *path, struct e4_file **out)
+static enum e4_status open_file(struct e4_fs *fs, const struct e4_inode *in,
+				const char *path, int raw, struct e4_file **out)
 {
 	struct e4_file *f;
 	enum e4_status st;
@@ -89,7 +89,7 @@ enum e4_status e4_file_open(struct e4_fs *fs, const struct e4_inode *in,
 		if (st != E4_OK)
 			goto fail;
 	}
-	if (in->encrypted) {
+	if (in->encrypted && !raw) {
 		st = file_cipher(f);
 		if (st != E4_OK)
 			goto fail;
@@ -99,6 +99,18 @@ enum e4_status e4_file_open(struct e4_fs *fs, const struct e4_inode *in,
 fail:
 	e4_file_close(f);
 	return st;
+}
+
+enum e4_status e4_file_open(struct e4_fs *fs, const struct e4_inode *in,
+			    const char *path, struct e4_file **out)
+{
+	return open_file(fs, in, path, 0, out);
+}
+
+enum e4_status e4_file_open_raw(struct e4_fs *fs, const struct e4_inode *in,
+				const char *path, struct e4_file **out)
+{
+	return open_file(fs, in, path, 1, out);
 }
 
 enum e4_status e4_file_dup(const struct e4_file *f, struct e4_file **out)

@@ -12,6 +12,10 @@ struct e4_file;
  * cipher.  E4_NO_KEY when its policy is locked; other errors reported. */
 enum e4_status e4_file_open(struct e4_fs *fs, const struct e4_inode *in,
 			    const char *path, struct e4_file **out);
+/* The same without decryption: reads give an encrypted file's stored
+ * bytes (its ciphertext) up to i_size, holes as zeros. */
+enum e4_status e4_file_open_raw(struct e4_fs *fs, const struct e4_inode *in,
+				const char *path, struct e4_file **out);
 void e4_file_close(struct e4_file *f);
 
 /* A second handle on the same file (its own buffers and cipher), for

@@ -25,3 +25,14 @@ long e4_hex_decode(const char *s, size_t len, uint8_t *out, size_t cap)
 	}
 	return (long)(len / 2);
 }
+
+void e4_hex_encode(const uint8_t *p, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 15];
+	}
+	out[2 * n] = 0;
+}

@@ -13,4 +13,7 @@ int e4_hexval(int c);
  * length, a non-digit or more than cap bytes. */
 long e4_hex_decode(const char *s, size_t len, uint8_t *out, size_t cap);
 
+/* Lowercase hex of n bytes into out (2n + 1 bytes, NUL-terminated). */
+void e4_hex_encode(const uint8_t *p, size_t n, char *out);
+
 #endif

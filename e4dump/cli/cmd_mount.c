@@ -1,0 +1,651 @@
+/* e4dump mount: a read-only FUSE view of the decrypted tree.
+ *
+ * libfuse3's low-level API: the kernel asks by inode number (lookup of a
+ * name in a parent, getattr, read of an inode), which is how the library
+ * reads ext4 too, so no path is resolved again per call and st_ino is the
+ * image's own inode number.  One thread serves the requests, as a struct
+ * e4_fs is used by one thread at a time.  Bounded caches: the listings of
+ * the last directories read and the open file handles (each holding its
+ * per-file cipher). */
+#define FUSE_USE_VERSION 34
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse_lowlevel.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "commands.h"
+#include "context.h"
+#include "dir.h"
+#include "file.h"
+#include "hex.h"
+#include "inode.h"
+#include "inodeinfo.h"
+#include "session.h"
+
+#define DIR_CACHE 16            /* directory listings kept */
+#define FILE_CACHE 64           /* open file handles (ciphers) kept */
+#define TIMEOUT 86400.0         /* the image never changes */
+#define CONTEXT_XATTR "user.e4dump.context"
+
+struct dslot {
+	uint32_t ino;
+	struct e4_dir *d;
+	uint64_t used;
+};
+
+struct fslot {
+	uint32_t ino;
+	struct e4_file *f;
+	unsigned int refs;
+	uint64_t used;
+};
+
+struct mount {
+	struct session *s;
+	int keep_locked;
+	uint64_t clock;
+	struct dslot dirs[DIR_CACHE];
+	struct fslot files[FILE_CACHE];
+	unsigned int block_size;
+};
+
+/* FUSE's root is node 1; the image's is inode 2 (inode 1 is never shown). */
+static uint32_t to_ino(fuse_ino_t n)
+{
+	return n == FUSE_ROOT_ID ? E4_ROOT_INO : (uint32_t)n;
+}
+
+static fuse_ino_t to_node(uint32_t ino)
+{
+	return ino == E4_ROOT_INO ? FUSE_ROOT_ID : ino;
+}
+
+static struct mount *M(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+static void fill_stat(struct mount *m, const struct e4_inode *in, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = in->ino;
+	st->st_mode = in->mode;
+	st->st_nlink = in->links;
+	st->st_uid = in->uid;
+	st->st_gid = in->gid;
+	/* what the kernel's stat gives: a symlink's target length */
+	st->st_size = (off_t)inode_stat_size(m->s, in, NULL);
+	st->st_blocks = (blkcnt_t)in->blocks;
+	st->st_blksize = m->block_size;
+	st->st_atim.tv_sec = in->atime.sec;
+	st->st_atim.tv_nsec = in->atime.nsec;
+	st->st_mtim.tv_sec = in->mtime.sec;
+	st->st_mtim.tv_nsec = in->mtime.nsec;
+	st->st_ctim.tv_sec = in->ctime.sec;
+	st->st_ctim.tv_nsec = in->ctime.nsec;
+}
+
+static int read_inode(struct mount *m, uint32_t ino, struct e4_inode *in)
+{
+	switch (e4_inode_read(m->s->fs, ino, NULL, in)) {
+	case E4_OK:
+		return in->in_use ? 0 : ENOENT;
+	case E4_INVALID:
+		return ENOENT;
+	default:
+		return EIO;     /* reported */
+	}
+}
+
+/* The listing of directory ino, from the cache or read now. */
+static int listing(struct mount *m, uint32_t ino, struct e4_dir **out)
+{
+	struct dslot *victim = &m->dirs[0];
+	struct e4_inode in;
+	int err;
+
+	for (size_t i = 0; i < DIR_CACHE; i++) {
+		if (m->dirs[i].d && m->dirs[i].ino == ino) {
+			m->dirs[i].used = ++m->clock;
+			*out = m->dirs[i].d;
+			return 0;
+		}
+		if (!m->dirs[i].d || m->dirs[i].used < victim->used)
+			victim = &m->dirs[i];
+	}
+	err = read_inode(m, ino, &in);
+	if (err)
+		return err;
+	if (!E4_ISDIR(in.mode))
+		return ENOTDIR;
+	if (e4_dir_list(m->s->fs, &in, NULL, 0, out) != E4_OK)
+		return EIO;     /* reported */
+	e4_dir_free(victim->d);
+	victim->d = *out;
+	victim->ino = ino;
+	victim->used = ++m->clock;
+	return 0;
+}
+
+static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct mount *m = M(req);
+	struct fuse_entry_param e;
+	struct e4_dir *d;
+	struct e4_entry ent;
+	struct e4_inode in;
+	size_t i;
+	int err = listing(m, to_ino(parent), &d);
+
+	if (err) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	i = e4_dir_find(m->s->fs, d, (const uint8_t *)name, strlen(name));
+	if (i == e4_dir_count(d)) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	e4_dir_get(d, i, &ent);
+	err = read_inode(m, ent.ino, &in);
+	if (err) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	memset(&e, 0, sizeof(e));
+	e.ino = to_node(ent.ino);
+	e.generation = in.generation;
+	e.attr_timeout = TIMEOUT;
+	e.entry_timeout = TIMEOUT;
+	fill_stat(m, &in, &e.attr);
+	fuse_reply_entry(req, &e);
+}
+
+static void op_getattr(fuse_req_t req, fuse_ino_t node, struct fuse_file_info *fi)
+{
+	struct mount *m = M(req);
+	struct e4_inode in;
+	struct stat st;
+	int err = read_inode(m, to_ino(node), &in);
+
+	(void)fi;
+	if (err) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	fill_stat(m, &in, &st);
+	fuse_reply_attr(req, &st, TIMEOUT);
+}
+
+static void op_readlink(fuse_req_t req, fuse_ino_t node)
+{
+	struct mount *m = M(req);
+	struct e4_inode in;
+	char nk[E4_NOKEY_NAME_MAX + 1], *target;
+	size_t len;
+	int err = read_inode(m, to_ino(node), &in);
+
+	if (err || !E4_ISLNK(in.mode)) {
+		fuse_reply_err(req, err ? err : EINVAL);
+		return;
+	}
+	if (inode_locked(m->s, &in)) {
+		/* what readlink gives without the key */
+		if (e4_symlink_locked_target(m->s->fs, &in, NULL, nk) != E4_OK)
+			fuse_reply_err(req, EIO);
+		else
+			fuse_reply_readlink(req, nk);
+		return;
+	}
+	if (e4_symlink_read(m->s->fs, &in, NULL, &target, &len) != E4_OK) {
+		fuse_reply_err(req, EIO);
+		return;
+	}
+	fuse_reply_readlink(req, target);
+	free(target);
+}
+
+static void op_opendir(fuse_req_t req, fuse_ino_t node, struct fuse_file_info *fi)
+{
+	struct e4_dir *d;
+	int err = listing(M(req), to_ino(node), &d);
+
+	if (err)
+		fuse_reply_err(req, err);
+	else
+		fuse_reply_open(req, fi);
+}
+
+static void op_readdir(fuse_req_t req, fuse_ino_t node, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	struct mount *m = M(req);
+	struct e4_dir *d;
+	char *buf;
+	size_t used = 0;
+	int err = listing(m, to_ino(node), &d);
+
+	(void)fi;
+	if (err) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	buf = malloc(size ? size : 1);
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	/* offsets: 0 ".", 1 "..", 2 + i the listing's entry i */
+	for (size_t k = off < 0 ? 0 : (size_t)off; k < e4_dir_count(d) + 2; k++) {
+		char name[E4_NOKEY_NAME_MAX + 256];
+		struct stat st;
+		size_t need;
+
+		memset(&st, 0, sizeof(st));
+		if (k < 2) {
+			strcpy(name, k ? ".." : ".");
+			st.st_ino = to_ino(node);
+			st.st_mode = S_IFDIR;
+		} else {
+			struct e4_entry e;
+
+			e4_dir_get(d, k - 2, &e);
+			if (e.name_len >= sizeof(name))
+				continue;
+			memcpy(name, e.name, e.name_len);
+			name[e.name_len] = 0;
+			st.st_ino = e.ino;
+			st.st_mode = (mode_t)(e.file_type == 2 ? S_IFDIR :
+					      e.file_type == 7 ? S_IFLNK :
+					      e.file_type == 1 ? S_IFREG : 0);
+		}
+		need = fuse_add_direntry(req, buf + used, size - used, name, &st,
+					 (off_t)(k + 1));
+		if (need > size - used)
+			break;
+		used += need;
+	}
+	fuse_reply_buf(req, buf, used);
+	free(buf);
+}
+
+static void op_releasedir(fuse_req_t req, fuse_ino_t node, struct fuse_file_info *fi)
+{
+	(void)node;
+	(void)fi;
+	fuse_reply_err(req, 0);
+}
+
+/* An open handle of inode ino, shared by every open of it. */
+static int file_get(struct mount *m, uint32_t ino, struct fslot **out)
+{
+	struct fslot *victim = NULL;
+	struct e4_inode in;
+	enum e4_status st;
+	int err;
+
+	for (size_t i = 0; i < FILE_CACHE; i++) {
+		if (m->files[i].f && m->files[i].ino == ino) {
+			m->files[i].refs++;
+			m->files[i].used = ++m->clock;
+			*out = &m->files[i];
+			return 0;
+		}
+		if (!m->files[i].refs &&
+		    (!victim || !m->files[i].f || m->files[i].used < victim->used))
+			if (!victim || victim->f)
+				victim = &m->files[i];
+	}
+	err = read_inode(m, ino, &in);
+	if (err)
+		return err;
+	if (!E4_ISREG(in.mode))
+		return E4_ISDIR(in.mode) ? EISDIR : EINVAL;
+	if (inode_locked(m->s, &in) && !m->keep_locked)
+		return EACCES;  /* the kernel: ENOKEY, which FUSE cannot give */
+	if (!victim) {
+		/* every slot in use by open files: one more handle, uncached */
+		victim = calloc(1, sizeof(*victim));
+		if (!victim)
+			return ENOMEM;
+		victim->ino = 0;
+	} else if (victim->f) {
+		e4_file_close(victim->f);
+		victim->f = NULL;
+	}
+	st = inode_locked(m->s, &in) ? e4_file_open_raw(m->s->fs, &in, NULL, &victim->f)
+				     : e4_file_open(m->s->fs, &in, NULL, &victim->f);
+	if (st != E4_OK) {
+		if (victim < m->files || victim >= m->files + FILE_CACHE)
+			free(victim);
+		return st == E4_NO_KEY ? EACCES : EIO;
+	}
+	e4_file_keep_going(victim->f);
+	victim->ino = ino;
+	victim->refs = 1;
+	victim->used = ++m->clock;
+	*out = victim;
+	return 0;
+}
+
+static void file_put(struct mount *m, struct fslot *s)
+{
+	if (s < m->files || s >= m->files + FILE_CACHE) {
+		e4_file_close(s->f);
+		free(s);
+		return;
+	}
+	if (s->refs)
+		s->refs--;
+}
+
+static void op_open(fuse_req_t req, fuse_ino_t node, struct fuse_file_info *fi)
+{
+	struct fslot *s;
+	int err;
+
+	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
+	err = file_get(M(req), to_ino(node), &s);
+	if (err) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	fi->fh = (uint64_t)(uintptr_t)s;
+	fi->keep_cache = 1;
+	fuse_reply_open(req, fi);
+}
+
+static void op_read(fuse_req_t req, fuse_ino_t node, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	struct fslot *s = (struct fslot *)(uintptr_t)fi->fh;
+	char *buf = malloc(size ? size : 1);
+	size_t got = 0;
+
+	(void)node;
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	if (off < 0 || e4_file_pread(s->f, (uint64_t)off, buf, size, &got) != E4_OK)
+		fuse_reply_err(req, EIO);
+	else
+		fuse_reply_buf(req, buf, got);
+	free(buf);
+}
+
+static void op_release(fuse_req_t req, fuse_ino_t node, struct fuse_file_info *fi)
+{
+	(void)node;
+	file_put(M(req), (struct fslot *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+static void op_statfs(fuse_req_t req, fuse_ino_t node)
+{
+	struct mount *m = M(req);
+	struct e4_fs_info fi;
+	struct statvfs sv;
+
+	(void)node;
+	e4_fs_get_info(m->s->fs, &fi);
+	memset(&sv, 0, sizeof(sv));
+	sv.f_bsize = fi.block_size;
+	sv.f_frsize = fi.block_size;
+	sv.f_blocks = fi.blocks_count;
+	sv.f_files = fi.inodes_count;
+	sv.f_namemax = 255;
+	sv.f_flag = ST_RDONLY;
+	fuse_reply_statfs(req, &sv);
+}
+
+/* user.e4dump.context: the encryption context, decoded, one line. */
+static int context_text(struct mount *m, uint32_t ino, char *out, size_t size)
+{
+	struct e4_inode in;
+	struct e4_context c;
+	const char *why;
+	char id[33], flags[128], nonce[2 * E4_NONCE_SIZE + 1];
+	int err = read_inode(m, ino, &in);
+
+	if (err)
+		return -err;
+	if (!in.encrypted)
+		return -ENODATA;
+	if (e4_inode_context(m->s->fs, &in, &c, &why) != E4_OK)
+		return -EIO;
+	e4_context_key_id_hex(&c, id);
+	e4_policy_flags_name(c.flags, flags);
+	e4_hex_encode(c.nonce, sizeof(c.nonce), nonce);
+	return snprintf(out, size, "v%d %s=%s contents=%u filenames=%u flags=%s nonce=%s",
+			c.version == E4_CONTEXT_V1 ? 1 : 2,
+			c.version == E4_CONTEXT_V1 ? "descriptor" : "identifier", id,
+			c.contents_mode, c.filenames_mode, flags, nonce);
+}
+
+static void op_getxattr(fuse_req_t req, fuse_ino_t node, const char *name, size_t size)
+{
+	char text[512];
+	int n;
+
+	if (strcmp(name, CONTEXT_XATTR)) {
+		fuse_reply_err(req, ENODATA);
+		return;
+	}
+	n = context_text(M(req), to_ino(node), text, sizeof(text));
+	if (n < 0)
+		fuse_reply_err(req, -n);
+	else if (!size)
+		fuse_reply_xattr(req, (size_t)n);
+	else if ((size_t)n > size)
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, text, (size_t)n);
+}
+
+static void op_listxattr(fuse_req_t req, fuse_ino_t node, size_t size)
+{
+	char text[512];
+	size_t n = sizeof(CONTEXT_XATTR);
+	int has = context_text(M(req), to_ino(node), text, sizeof(text)) >= 0;
+
+	if (!has)
+		n = 0;
+	if (!size)
+		fuse_reply_xattr(req, n);
+	else if (n > size)
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, CONTEXT_XATTR, n);
+}
+
+/* Every operation that would change something: EROFS (the kernel
+ * already refuses most on a read-only mount). */
+static void rofs(fuse_req_t req)
+{
+	fuse_reply_err(req, EROFS);
+}
+
+static void op_setattr(fuse_req_t req, fuse_ino_t n, struct stat *a, int set,
+		       struct fuse_file_info *fi)
+{
+	(void)n, (void)a, (void)set, (void)fi;
+	rofs(req);
+}
+
+static void op_mknod(fuse_req_t req, fuse_ino_t p, const char *name, mode_t mode, dev_t rdev)
+{
+	(void)p, (void)name, (void)mode, (void)rdev;
+	rofs(req);
+}
+
+static void op_mkdir(fuse_req_t req, fuse_ino_t p, const char *name, mode_t mode)
+{
+	(void)p, (void)name, (void)mode;
+	rofs(req);
+}
+
+static void op_unlink(fuse_req_t req, fuse_ino_t p, const char *name)
+{
+	(void)p, (void)name;
+	rofs(req);
+}
+
+static void op_symlink(fuse_req_t req, const char *link, fuse_ino_t p, const char *name)
+{
+	(void)link, (void)p, (void)name;
+	rofs(req);
+}
+
+static void op_rename(fuse_req_t req, fuse_ino_t p, const char *name, fuse_ino_t np,
+		      const char *nname, unsigned int flags)
+{
+	(void)p, (void)name, (void)np, (void)nname, (void)flags;
+	rofs(req);
+}
+
+static void op_link(fuse_req_t req, fuse_ino_t n, fuse_ino_t np, const char *nname)
+{
+	(void)n, (void)np, (void)nname;
+	rofs(req);
+}
+
+static void op_write(fuse_req_t req, fuse_ino_t n, const char *buf, size_t size,
+		     off_t off, struct fuse_file_info *fi)
+{
+	(void)n, (void)buf, (void)size, (void)off, (void)fi;
+	rofs(req);
+}
+
+static void op_create(fuse_req_t req, fuse_ino_t p, const char *name, mode_t mode,
+		      struct fuse_file_info *fi)
+{
+	(void)p, (void)name, (void)mode, (void)fi;
+	rofs(req);
+}
+
+static void op_setxattr(fuse_req_t req, fuse_ino_t n, const char *name,
+			const char *value, size_t size, int flags)
+{
+	(void)n, (void)name, (void)value, (void)size, (void)flags;
+	rofs(req);
+}
+
+static void op_removexattr(fuse_req_t req, fuse_ino_t n, const char *name)
+{
+	(void)n, (void)name;
+	rofs(req);
+}
+
+static void op_fallocate(fuse_req_t req, fuse_ino_t n, int mode, off_t off,
+			 off_t len, struct fuse_file_info *fi)
+{
+	(void)n, (void)mode, (void)off, (void)len, (void)fi;
+	rofs(req);
+}
+
+static const struct fuse_lowlevel_ops ops = {
+	.lookup = op_lookup,
+	.getattr = op_getattr,
+	.readlink = op_readlink,
+	.opendir = op_opendir,
+	.readdir = op_readdir,
+	.releasedir = op_releasedir,
+	.open = op_open,
+	.read = op_read,
+	.release = op_release,
+	.statfs = op_statfs,
+	.getxattr = op_getxattr,
+	.listxattr = op_listxattr,
+	.setattr = op_setattr,
+	.mknod = op_mknod,
+	.mkdir = op_mkdir,
+	.unlink = op_unlink,
+	.rmdir = op_unlink,
+	.symlink = op_symlink,
+	.rename = op_rename,
+	.link = op_link,
+	.write = op_write,
+	.create = op_create,
+	.setxattr = op_setxattr,
+	.removexattr = op_removexattr,
+	.fallocate = op_fallocate,
+};
+
+static void mount_free(struct mount *m)
+{
+	for (size_t i = 0; i < DIR_CACHE; i++)
+		e4_dir_free(m->dirs[i].d);
+	for (size_t i = 0; i < FILE_CACHE; i++)
+		if (m->files[i].f)
+			e4_file_close(m->files[i].f);
+}
+
+int cmd_mount(const struct options *o, struct report *r)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
+	struct fuse_session *se = NULL;
+	struct session s;
+	struct mount m;
+	struct e4_fs_info fi;
+	char fsname[64];
+	const char *mountpoint = o->args[1];
+	int rc, ret = -1;
+
+	if (access("/dev/fuse", R_OK | W_OK)) {
+		report_error(r, "mount: /dev/fuse cannot be used: %s", strerror(errno));
+		return EXIT_FATAL;
+	}
+	rc = session_open(&s, o, r, 1);
+	if (rc)
+		return rc;
+	memset(&m, 0, sizeof(m));
+	m.s = &s;
+	m.keep_locked = o->keep_locked;
+	e4_fs_get_info(s.fs, &fi);
+	m.block_size = fi.block_size;
+	snprintf(fsname, sizeof(fsname), "fsname=e4dump");
+	if (fuse_opt_add_arg(&args, "e4dump") ||
+	    fuse_opt_add_arg(&args, "-o") ||
+	    fuse_opt_add_arg(&args, "ro,default_permissions,subtype=e4dump") ||
+	    fuse_opt_add_arg(&args, "-o") || fuse_opt_add_arg(&args, fsname))
+		goto out;
+	for (size_t i = 0; i < o->n_mount_options; i++)
+		if (fuse_opt_add_arg(&args, "-o") ||
+		    fuse_opt_add_arg(&args, o->mount_options[i]))
+			goto out;
+	se = fuse_session_new(&args, &ops, sizeof(ops), &m);
+	if (!se) {
+		report_error(r, "mount: FUSE refused the options");
+		goto out;
+	}
+	if (fuse_set_signal_handlers(se)) {
+		report_error(r, "mount: cannot set signal handlers");
+		goto out;
+	}
+	if (fuse_session_mount(se, mountpoint)) {
+		report_error(r, "mount: cannot mount on %s", mountpoint);
+		fuse_remove_signal_handlers(se);
+		goto out;
+	}
+	/* the image is open: only now go to the background */
+	fuse_daemonize(o->foreground);
+	ret = fuse_session_loop(se);
+	fuse_session_unmount(se);
+	fuse_remove_signal_handlers(se);
+out:
+	if (se)
+		fuse_session_destroy(se);
+	fuse_opt_free_args(&args);
+	mount_free(&m);
+	rc = ret == 0 ? session_status(&s) : EXIT_FATAL;
+	session_close(&s);
+	return rc;
+}
