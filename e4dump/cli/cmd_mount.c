@@ -254,7 +254,12 @@ static void op_readdir(fuse_req_t req, fuse_ino_t node, size_t size, off_t off,
 			struct e4_entry e;
 
 			e4_dir_get(d, k - 2, &e);
-			if (e.name_len >= sizeof(name))
+			/* a name no path can hold (a hostile plaintext
+			 * name): the kernel would fail the whole readdir */
+			if (e.name_len >= sizeof(name) || !e.name_len ||
+			    memchr(e.name, '/', e.name_len) || memchr(e.name, 0, e.name_len) ||
+			    (e.name[0] == '.' && (e.name_len == 1 ||
+						  (e.name_len == 2 && e.name[1] == '.'))))
 				continue;
 			memcpy(name, e.name, e.name_len);
 			name[e.name_len] = 0;
