@@ -213,12 +213,9 @@ static void print_trans_text(const struct jview *v, const struct e4_jtrans *t,
 		printf("  block %" PRIu64 " (journal block %" PRIu32 ", %s): %s\n",
 		       c->fs_block, c->jblock, e4_jcopy_trust_name(c->trust), what);
 	}
-	for (size_t r = 0; r < e4_journal_nrevokes(v->j); r++) {
-		const struct e4_jrevoke *rv = e4_journal_revoke(v->j, r);
-
-		if (rv->trans == ti)
-			printf("  revoked block %" PRIu64 "\n", rv->fs_block);
-	}
+	(void)ti;
+	for (size_t r = t->first_revoke; r < t->first_revoke + t->revokes; r++)
+		printf("  revoked block %" PRIu64 "\n", e4_journal_revoke(v->j, r)->fs_block);
 }
 
 static void emit_json(const struct session *s, const struct jview *v)
@@ -271,12 +268,9 @@ static void emit_json(const struct session *s, const struct jview *v)
 			json_object_array_add(a, b);
 		}
 		json_object_object_add(o, "blocks", a);
-		for (size_t r = 0; r < e4_journal_nrevokes(v->j); r++) {
-			const struct e4_jrevoke *x = e4_journal_revoke(v->j, r);
-
-			if (x->trans == ti)
-				json_object_array_add(rv, json_object_new_int64((int64_t)x->fs_block));
-		}
+		for (size_t r = t->first_revoke; r < t->first_revoke + t->revokes; r++)
+			json_object_array_add(rv, json_object_new_int64(
+				(int64_t)e4_journal_revoke(v->j, r)->fs_block));
 		json_object_object_add(o, "revoked", rv);
 		json_emit(o);
 	}

@@ -230,7 +230,7 @@ static void recover(struct undel *u, const struct e4_deleted *d, struct verdict 
 		because(v, "its name is lost (no journal copy of its directory entry): written as <INODE>");
 	if (d->name_state == E4_NAME_BAD)
 		because(v, "the name does not decrypt to a valid name: shown as its no-key name");
-	if (d->inode_trust == E4_JCOPY_UNCOMMITTED)
+	if (!d->inode_committed)
 		because(v, "the inode copy is from a transaction without a commit block");
 	if (d->file_type == 1) {
 		st = e4_recovery_open(u->s->fs, u->j, d, 0, &rec, &why);
@@ -291,6 +291,9 @@ static void recover(struct undel *u, const struct e4_deleted *d, struct verdict 
 			close(fd);
 		}
 	}
+	/* the contents decrypted, but the name did not: not exact */
+	if (!strcmp(v->word, "exact") && d->name_state == E4_NAME_NOKEY)
+		because(v, "the name is its no-key name: no key opens its directory");
 	if (!strcmp(v->word, "exact") && v->nreasons)
 		v->word = "partial";
 	close(dirfd);

@@ -419,6 +419,13 @@ static enum e4_status make_copies(struct scan *s, uint8_t *buf)
 	return E4_OK;
 }
 
+static int cmp_revoke(const void *a, const void *b)
+{
+	const struct e4_jrevoke *x = a, *y = b;
+
+	return x->trans < y->trans ? -1 : x->trans > y->trans;
+}
+
 static enum e4_status make_revokes(struct scan *s)
 {
 	struct e4_journal *j = s->j;
@@ -437,6 +444,10 @@ static enum e4_status make_revokes(struct scan *s)
 		j->r[j->nr].trans = (uint32_t)(t - j->t);
 		j->nr++;
 	}
+	if (j->nr)
+		qsort(j->r, j->nr, sizeof(*j->r), cmp_revoke);
+	for (size_t i = j->nr; i-- > 0;)
+		j->t[j->r[i].trans].first_revoke = i;
 	return E4_OK;
 }
 
@@ -596,9 +607,25 @@ size_t e4_journal_block_copies(const struct e4_journal *j, uint64_t fs_block,
 			hi = mid;
 	}
 	*first = lo;
-	for (end = lo; end < j->nc && j->c[j->by_block[end]].fs_block == fs_block; end++)
-		;
+	for (end = lo, hi = j->nc; end < hi;) {
+		size_t mid = end + (hi - end) / 2;
+
+		if (j->c[j->by_block[mid]].fs_block <= fs_block)
+			end = mid + 1;
+		else
+			hi = mid;
+	}
 	return end - lo;
+}
+
+size_t e4_journal_range_copies(const struct e4_journal *j, uint64_t lo,
+			       uint64_t hi, size_t *first)
+{
+	size_t end;
+
+	(void)e4_journal_block_copies(j, lo, first);
+	(void)e4_journal_block_copies(j, hi, &end);
+	return hi > lo ? end - *first : 0;
 }
 
 const struct e4_jcopy *e4_journal_block_copy(const struct e4_journal *j,

@@ -48,7 +48,8 @@ struct e4_jtrans {
 	unsigned int overwritten;       /* copies whose block a newer
 					 * transaction took */
 	unsigned int bad_tag_csum;      /* copies whose checksum failed */
-	unsigned int revokes;           /* revoke records */
+	unsigned int revokes;           /* revoke records, from */
+	size_t first_revoke;            /* e4_journal_revoke(first_revoke) */
 };
 
 struct e4_journal;
@@ -96,13 +97,18 @@ size_t e4_journal_block_copies(const struct e4_journal *j, uint64_t fs_block,
 			       size_t *first);
 const struct e4_jcopy *e4_journal_block_copy(const struct e4_journal *j,
 					     size_t k);
+/* The copies of every fs block in [lo, hi): the count, from *first (for
+ * e4_journal_block_copy), sorted by block then age. */
+size_t e4_journal_range_copies(const struct e4_journal *j, uint64_t lo,
+			       uint64_t hi, size_t *first);
 
 /* Read copy c's bytes into buf (block_size), the escaped magic put back. */
 enum e4_status e4_journal_read_copy(const struct e4_journal *j,
 				    const struct e4_jcopy *c, uint8_t *buf);
 
 /* Revoke records: filesystem block and the transaction (index) that
- * revoked it, in transaction order. */
+ * revoked it, in transaction order (each transaction's: first_revoke,
+ * revokes). */
 struct e4_jrevoke {
 	uint64_t fs_block;
 	uint32_t trans;

@@ -72,6 +72,18 @@ enum e4_status e4_fs_journal(struct e4_fs *fs, struct e4_journal **out)
 	if (nblocks > UINT32_MAX)
 		nblocks = UINT32_MAX;
 	st = e4_inode_runs(fs, &in, "<journal>", nblocks, &src->runs, &src->nruns);
+	if (st == E4_OK) {
+		/* the log is read block by block: no more than the blocks
+		 * mapped, nor than the filesystem has (runs may alias) */
+		uint64_t mapped = 0;
+
+		for (size_t i = 0; i < src->nruns; i++)
+			mapped += src->runs[i].len;
+		if (mapped > fs->range.blocks)
+			mapped = fs->range.blocks;
+		if (nblocks > mapped)
+			nblocks = mapped;
+	}
 	if (st == E4_OK)
 		st = e4_journal_load(jread, src, (uint32_t)nblocks,
 				     fs->info.block_size,

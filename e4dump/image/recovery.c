@@ -114,6 +114,7 @@ struct e4_recovery {
 	struct e4_cipher *cipher;       /* NULL: plaintext, or kept locked */
 	int locked;                     /* ciphertext: every data unit whole */
 	int map_incomplete;
+	int lost_suspects;              /* a range could not be recorded */
 	struct e4_suspect *sus;
 	size_t nsus, capsus;
 	uint8_t *buf, *out;
@@ -132,14 +133,23 @@ static void suspect(struct e4_recovery *r, uint64_t lblk, uint64_t count,
 		size_t cap = r->capsus ? r->capsus * 2 : 8;
 		struct e4_suspect *p = realloc(r->sus, cap * sizeof(*p));
 
-		if (!p)
-			return;         /* the verdict stays "partial" by nsus */
+		if (!p) {
+			r->lost_suspects = 1;
+			return;
+		}
 		r->sus = p;
 		r->capsus = cap;
 	}
 	r->sus[r->nsus].lblk = lblk;
 	r->sus[r->nsus].count = count;
 	r->sus[r->nsus++].why = why;
+}
+
+static int cmp_suspect(const void *a, const void *b)
+{
+	const struct e4_suspect *x = a, *y = b;
+
+	return x->lblk < y->lblk ? -1 : x->lblk > y->lblk;
 }
 
 static int cmp_run(const void *a, const void *b)
@@ -303,14 +313,9 @@ enum e4_status e4_recovery_stream(struct e4_recovery *r, e4_sink_fn sink,
 	if (r->map_incomplete)
 		holes_suspect(r, nblocks);
 	/* sorted by block for the caller */
-	for (size_t i = 1; i < r->nsus; i++)
-		for (size_t k = i; k > 0 && r->sus[k - 1].lblk > r->sus[k].lblk; k--) {
-			struct e4_suspect t = r->sus[k];
-
-			r->sus[k] = r->sus[k - 1];
-			r->sus[k - 1] = t;
-		}
-	return E4_OK;
+	if (r->nsus)
+		qsort(r->sus, r->nsus, sizeof(*r->sus), cmp_suspect);
+	return r->lost_suspects ? E4_NOMEM : E4_OK;
 }
 
 size_t e4_recovery_suspects(const struct e4_recovery *r,

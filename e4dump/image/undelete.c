@@ -30,6 +30,15 @@ struct dirctx {
 	size_t nlive;
 };
 
+struct islot {
+	uint32_t generation;
+	uint8_t in_use;
+	uint8_t ftype;
+};
+
+/* A row of names[]: a stored name (255 bytes) or a no-key name (252). */
+#define NAME_ROW 256
+
 struct cand {
 	uint32_t ino;
 	uint8_t ftype;
@@ -48,13 +57,25 @@ struct ud {
 	void *arg;
 	uint32_t start;
 	struct e4_name_part parts[64];
-	uint8_t names[64][E4_NOKEY_NAME_MAX + 1];
+	uint8_t names[64][NAME_ROW];
 	size_t depth;
 	uint8_t *buf;                   /* one block */
 	uint8_t *ibuf;                  /* an inode-table block */
 	int stopped;
 	uint32_t *seen;                 /* inodes passed, for the orphans */
 	size_t nseen, capseen;
+	/* the copies of one inode-table block, decoded once: per copy and
+	 * inode slot, whether it is in use, its file type and generation
+	 * (candidates come sorted by inode, so one block at a time) */
+	uint64_t icache_blk;
+	size_t icache_first, icache_n;
+	struct islot *icache;
+	struct {                        /* parents listed for paths (LRU) */
+		uint32_t ino;
+		struct e4_dir *d;
+		uint64_t used;
+	} plist[4];
+	uint64_t clock;
 	uint32_t *searched;             /* deleted directories searched: each */
 	size_t nsearched, capsearched;  /* once (a hostile copy may name an
 					 * ancestor) */
@@ -177,6 +198,43 @@ static uint8_t mode_file_type(uint16_t mode)
 	}
 }
 
+/* Decode every copy of inode-table block blk once (u->icache).  0 when
+ * out of memory. */
+static int icache_load(struct ud *u, uint64_t blk)
+{
+	unsigned int isize = EXT2_INODE_SIZE(u->fs->ext2->super);
+	size_t per = u->fs->info.block_size / isize, first;
+	size_t n = e4_journal_block_copies(u->j, blk, &first);
+	struct islot *v;
+
+	if (u->icache && u->icache_blk == blk)
+		return 1;
+	v = calloc(n * per + 1, sizeof(*v));
+	if (!v)
+		return 0;
+	for (size_t k = 0; k < n; k++) {
+		if (e4_journal_read_copy(u->j, e4_journal_block_copy(u->j, first + k),
+					 u->ibuf) != E4_OK)
+			continue;       /* never in use */
+		for (size_t i = 0; i < per; i++) {
+			struct ext2_inode_large raw;
+			struct islot *is = &v[k * per + i];
+
+			memset(&raw, 0, sizeof(raw));
+			memcpy(&raw, u->ibuf + i * isize, isize < sizeof(raw) ? isize : sizeof(raw));
+			is->in_use = raw.i_links_count && raw.i_mode && !raw.i_dtime;
+			is->ftype = mode_file_type(raw.i_mode);
+			is->generation = raw.i_generation;
+		}
+	}
+	free(u->icache);
+	u->icache = v;
+	u->icache_blk = blk;
+	u->icache_first = first;
+	u->icache_n = n;
+	return 1;
+}
+
 /* Fill in the inode of d: the newest copy, from a transaction below
  * limit, of the inode-table block of d->ino in which it is in use with
  * the entry's type. */
@@ -188,7 +246,7 @@ static void find_inode(struct ud *u, struct e4_deleted *d, uint32_t limit,
 	unsigned int isize = EXT2_INODE_SIZE(sb), bs = fs->info.block_size;
 	uint32_t ipg = sb->s_inodes_per_group, g, idx;
 	uint64_t blk, off;
-	size_t first, n;
+	size_t first, n, lo, per;
 	const uint8_t *live = NULL;
 	uint32_t live_gen = 0;
 	int live_used = 0;
@@ -211,36 +269,49 @@ static void find_inode(struct ud *u, struct e4_deleted *d, uint32_t limit,
 		live_gen = l.i_generation;
 		live_used = l.i_links_count && l.i_mode && !l.i_dtime;
 	}
-	n = e4_journal_block_copies(u->j, blk, &first);
+	if (!icache_load(u, blk)) {
+		d->no_inode_why = "out of memory reading copies of its inode";
+		return;
+	}
+	first = u->icache_first;
+	per = bs / isize;
+	/* the copies below limit, newest first */
+	for (lo = 0, n = u->icache_n; lo < n;) {
+		size_t mid = lo + (n - lo) / 2;
+
+		if (e4_journal_block_copy(u->j, first + mid)->trans < limit)
+			lo = mid + 1;
+		else
+			n = mid;
+	}
 	while (n--) {
 		const struct e4_jcopy *c = e4_journal_block_copy(u->j, first + n);
+		const struct islot *is = &u->icache[n * per + off / isize];
 		struct ext2_inode_large raw;
 		const char *why;
 
-		if (c->trans >= limit)
+		if (!is->in_use || (d->file_type && is->ftype != d->file_type))
 			continue;
-		if (e4_journal_read_copy(u->j, c, u->ibuf) != E4_OK)
-			continue;
-		memset(&raw, 0, sizeof(raw));
-		memcpy(&raw, u->ibuf + off, isize < sizeof(raw) ? isize : sizeof(raw));
-		if (!raw.i_links_count || !raw.i_mode || raw.i_dtime ||
-		    (d->file_type && mode_file_type(raw.i_mode) != d->file_type))
+		if (same_generation && is->generation != live_gen)
 			continue;
 		/* the live inode, reused by another file, has its own
 		 * generation: copies with it are that file's */
-		if (same_generation && raw.i_generation != live_gen)
-			continue;
-		if (live_used && raw.i_generation == live_gen) {
+		if (live_used && is->generation == live_gen) {
 			d->still_in_use = 1;
 			d->no_inode_why = "the inode is still in use: renamed, or another link remains";
 			return;
 		}
+		if (e4_journal_read_copy(u->j, c, u->ibuf) != E4_OK)
+			continue;
+		memset(&raw, 0, sizeof(raw));
+		memcpy(&raw, u->ibuf + off, isize < sizeof(raw) ? isize : sizeof(raw));
 		if (e4_inode_decode(fs, d->ino, &raw, NULL, &d->inode) != E4_OK)
 			continue;       /* reported */
 		d->have_inode = 1;
 		d->no_inode_why = NULL;
 		d->inode_sequence = e4_journal_trans(u->j, c->trans)->sequence;
 		d->inode_trust = (enum e4_jcopy_trust)c->trust;
+		d->inode_committed = e4_journal_trans(u->j, c->trans)->committed;
 		d->encrypted = d->inode.encrypted;
 		if (d->encrypted) {
 			/* the context from the copy's in-inode xattrs */
@@ -421,14 +492,20 @@ static void one_entry(struct ud *u, const struct dirctx *dc,
 
 	memset(&d, 0, sizeof(d));
 	/* deleted by the first transaction after its last sighting whose
-	 * copy of that block lacks it */
-	for (size_t k = 0; k < nc; k++) {
-		const struct e4_jcopy *x = e4_journal_block_copy(u->j, first + k);
+	 * copy of that block lacks it (copies sorted by transaction) */
+	{
+		size_t lo = 0, hi = nc;
 
-		if (x->trans > c->seen && x->trans < dc->limit) {
-			deleted_trans = x->trans;
-			break;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (e4_journal_block_copy(u->j, first + mid)->trans <= c->seen)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
+		if (lo < nc && e4_journal_block_copy(u->j, first + lo)->trans < dc->limit)
+			deleted_trans = e4_journal_block_copy(u->j, first + lo)->trans;
 	}
 	d.parent = dc->ino;
 	d.ino = c->ino;
@@ -452,8 +529,17 @@ static void one_entry(struct ud *u, const struct dirctx *dc,
 		u->stopped = 1;
 		return;
 	}
-	if (c->ftype == EXT2_FT_DIR && d.have_inode && u->depth + 1 < 64 &&
-	    searched_add(u, d.ino) == 1) {
+	if (c->ftype == EXT2_FT_DIR && d.have_inode) {
+		int fresh = u->depth + 1 < 64 ? searched_add(u, d.ino) : -2;
+
+		if (fresh == -2)
+			e4_report(u->fs, E4_DIAG_ERROR, E4_LIMIT, d.ino, NULL,
+				  "deleted directory nested too deep: its entries are not searched");
+		else if (fresh < 0)
+			e4_report(u->fs, E4_DIAG_ERROR, E4_NOMEM, d.ino, NULL,
+				  "out of memory: the deleted directory's entries are not searched");
+		if (fresh != 1)
+			return;
 		struct dirctx sub;
 
 		if (dirctx_from_copy(u, &sub, &d, deleted_trans) == 0) {
@@ -506,6 +592,13 @@ static void dirctx_names(struct ud *u, struct dirctx *dc, const struct e4_inode 
 		dc->names = NULL;
 }
 
+static int cmp_run_pblk(const void *a, const void *b)
+{
+	const struct e4_run *x = a, *y = b;
+
+	return x->pblk < y->pblk ? -1 : x->pblk > y->pblk;
+}
+
 /* A deleted directory, from its inode copy: its blocks from the copy's
  * map; copies of them from before it was deleted. */
 static int dirctx_from_copy(struct ud *u, struct dirctx *dc,
@@ -523,30 +616,55 @@ static int dirctx_from_copy(struct ud *u, struct dirctx *dc,
 		free(rv.v);
 		return -1;
 	}
-	/* only blocks with journal copies matter: memory stays within the
-	 * journal's size whatever the (hostile) map claims */
-	{
-		size_t cap = 0;
+	/* only blocks with journal copies matter: the runs' physical ranges
+	 * made disjoint (a hostile map may alias them), then each range's
+	 * copies found by one search: the cost follows the journal, not
+	 * the size the map claims */
+	if (rv.n) {
+		struct e4_run *ph = malloc(rv.n * sizeof(*ph));
+		size_t nph = 0, cap = 0;
 
-		for (size_t i = 0; i < rv.n; i++)
-			for (uint64_t k = 0; k < rv.v[i].len; k++) {
-				size_t first;
+		if (!ph) {
+			free(rv.v);
+			return -1;
+		}
+		memcpy(ph, rv.v, rv.n * sizeof(*ph));
+		qsort(ph, rv.n, sizeof(*ph), cmp_run_pblk);
+		for (size_t i = 0; i < rv.n; i++) {
+			if (nph && ph[i].pblk <= ph[nph - 1].pblk + ph[nph - 1].len) {
+				uint64_t end = ph[i].pblk + ph[i].len;
 
-				if (!e4_journal_block_copies(u->j, rv.v[i].pblk + k, &first))
+				if (end > ph[nph - 1].pblk + ph[nph - 1].len)
+					ph[nph - 1].len = end - ph[nph - 1].pblk;
+				continue;
+			}
+			ph[nph++] = ph[i];
+		}
+		for (size_t i = 0; i < nph; i++) {
+			size_t first, nc = e4_journal_range_copies(u->j, ph[i].pblk,
+								   ph[i].pblk + ph[i].len, &first);
+
+			for (size_t k = 0; k < nc; k++) {
+				uint64_t b = e4_journal_block_copy(u->j, first + k)->fs_block;
+
+				if (dc->nblocks && dc->blocks[dc->nblocks - 1] == b)
 					continue;
 				if (dc->nblocks == cap) {
-					size_t nc = cap ? cap * 2 : 16;
-					uint64_t *p = realloc(dc->blocks, nc * sizeof(*p));
+					size_t ncap = cap ? cap * 2 : 16;
+					uint64_t *p = realloc(dc->blocks, ncap * sizeof(*p));
 
 					if (!p) {
+						free(ph);
 						free(rv.v);
 						return -1;
 					}
 					dc->blocks = p;
-					cap = nc;
+					cap = ncap;
 				}
-				dc->blocks[dc->nblocks++] = rv.v[i].pblk + k;
+				dc->blocks[dc->nblocks++] = b;
 			}
+		}
+		free(ph);
 	}
 	/* block 0 as it was, for the htree hash version */
 	c0 = rv.n && rv.v[0].lblk == 0 && (d->inode.flags & E4_INODE_INDEX_FL) ?
@@ -595,6 +713,33 @@ static enum e4_status parent_of(struct e4_fs *fs, const struct e4_inode *in,
 	return *parent ? E4_OK : E4_NOT_FOUND;
 }
 
+/* The listing of live directory ino, kept for the siblings that follow
+ * (a few, least recently used out): listing a large parent once per
+ * child would be quadratic. */
+static struct e4_dir *parent_listing(struct ud *u, uint32_t ino)
+{
+	size_t victim = 0;
+	struct e4_inode in;
+	struct e4_dir *d;
+
+	for (size_t i = 0; i < 4; i++) {
+		if (u->plist[i].d && u->plist[i].ino == ino) {
+			u->plist[i].used = ++u->clock;
+			return u->plist[i].d;
+		}
+		if (u->plist[i].used < u->plist[victim].used)
+			victim = i;
+	}
+	if (e4_inode_read(u->fs, ino, NULL, &in) != E4_OK ||
+	    e4_dir_list(u->fs, &in, NULL, E4_LIST_UNSORTED | E4_LIST_QUIET, &d) != E4_OK)
+		return NULL;
+	e4_dir_free(u->plist[victim].d);
+	u->plist[victim].d = d;
+	u->plist[victim].ino = ino;
+	u->plist[victim].used = ++u->clock;
+	return d;
+}
+
 /* The path of live directory ino from the root, into u->parts (by ".."
  * and the parent's entry naming it).  0 when it lies below u->start. */
 static int live_path(struct ud *u, uint32_t ino)
@@ -604,14 +749,13 @@ static int live_path(struct ud *u, uint32_t ino)
 	uint32_t cur = ino;
 
 	while (cur != E4_ROOT_INO && n < 64) {
-		struct e4_inode in, pin;
+		struct e4_inode in;
 		struct e4_dir *pd = NULL;
 		uint32_t parent = 0;
 
 		if (e4_inode_read(u->fs, cur, NULL, &in) != E4_OK ||
 		    parent_of(u->fs, &in, &parent) != E4_OK ||
-		    e4_inode_read(u->fs, parent, NULL, &pin) != E4_OK ||
-		    e4_dir_list(u->fs, &pin, NULL, E4_LIST_UNSORTED | E4_LIST_QUIET, &pd) != E4_OK)
+		    !(pd = parent_listing(u, parent)))
 			return -1;
 		snprintf((char *)u->names[63 - n], sizeof(u->names[0]), "<%u>", cur);
 		u->parts[63 - n].len = strlen((char *)u->names[63 - n]);
@@ -620,14 +764,13 @@ static int live_path(struct ud *u, uint32_t ino)
 
 			e4_dir_get(pd, i, &e);
 			if (e.ino == cur) {
-				size_t len = e.name_len > E4_NOKEY_NAME_MAX ? E4_NOKEY_NAME_MAX : e.name_len;
+				size_t len = e.name_len > NAME_ROW - 1 ? NAME_ROW - 1 : e.name_len;
 
 				memcpy(u->names[63 - n], e.name, len);
 				u->parts[63 - n].len = len;
 				break;
 			}
 		}
-		e4_dir_free(pd);
 		n++;
 		cur = parent;
 		if (cur == u->start)
@@ -849,6 +992,9 @@ out:
 	free(own);
 	free(blocks);
 	if (u) {
+		for (size_t i = 0; i < 4; i++)
+			e4_dir_free(u->plist[i].d);
+		free(u->icache);
 		free(u->searched);
 		free(u->seen);
 		free(u->buf);

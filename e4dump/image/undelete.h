@@ -47,6 +47,7 @@ struct e4_deleted {
 	struct e4_inode inode;
 	uint32_t inode_sequence;        /* the copy's transaction */
 	enum e4_jcopy_trust inode_trust;
+	int inode_committed;            /* the copy's transaction committed */
 	int encrypted;                  /* inode.encrypted, with ctx: */
 	int have_ctx;
 	struct e4_context ctx;
@@ -86,7 +87,8 @@ enum e4_status e4_recovery_open(struct e4_fs *fs, const struct e4_journal *j,
 /* Pass its bytes (decrypted; locked: the ciphertext of every block
  * whole, to the end of the last block) up to i_size in increasing
  * offsets (holes left out), reading data blocks from the live image; the
- * checks of each block are made on the way. */
+ * checks of each block are made on the way.  E4_NOMEM when a suspect
+ * range could not be recorded (the file cannot be called exact). */
 enum e4_status e4_recovery_stream(struct e4_recovery *r, e4_sink_fn sink,
 				  void *arg);
 /* After the stream: the suspect ranges (*v, sorted; valid until freed). */
