@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "commands.h"
+#include "escape.h"
 #include "jsonout.h"
 #include "outdir.h"
 #include "session.h"
@@ -381,7 +382,16 @@ static int one_deleted(void *arg, const struct e4_deleted *d)
 			      i + 1 == d->nparts ? d->ino : 0, names[i]);
 	recover(u, d, &v, names);
 	path_of(d, names, path, sizeof(u->path));
-	emit(u, d, &v, path);
+	/* shown as names are (valid UTF-8 kept, other bytes escaped) */
+	{
+		size_t len = strlen(path);
+		char *shown = malloc(E4_ESCAPE_SIZE(len));
+
+		if (shown)
+			e4_escape((const uint8_t *)path, len, shown, 0);
+		emit(u, d, &v, shown ? shown : "?");
+		free(shown);
+	}
 	free(v.target);
 	u->total++;
 	if (!strcmp(v.word, "exact"))

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Hostile ext4 images with a hand-written jbd2 journal (no checksums),
+for tests/cli/undelete_hostile.sh: each MODE once broke undelete or
+journal (a heap overflow, or time or memory far beyond the metadata).
+usage: hostile_journal.py MODE OUT.img   MODE: deep quad bigdir sus revoke
+(JMB, NLEAF, NCOPY, LARGEDIR tune the sizes)"""
+import struct, subprocess, sys, os, re
+mode, img = sys.argv[1], sys.argv[2]
+BS = 4096
+jsize = int(os.environ.get('JMB', {'quad': 32, 'deep': 4, 'bigdir': 4, 'revoke': 8, 'sus': 4}[mode]))
+if os.path.exists(img): os.remove(img)
+subprocess.run(['mke2fs','-q','-F','-t','ext4','-O','^metadata_csum','-b','4096','-I','256',
+                '-J','size=%d'%jsize, img, '256M'], check=True)
+def dbg(cmds):
+    r = subprocess.run(['debugfs','-w','-f','-',img], input='\n'.join(cmds)+'\n',
+                       capture_output=True, text=True)
+    return r.stdout
+def dbg_ro(cmd):
+    return subprocess.run(['debugfs','-R',cmd,img], capture_output=True, text=True).stdout
+def ino_of(path):
+    out = dbg_ro('stat "%s"' % path)
+    return int(re.search(r'Inode: (\d+)', out).group(1))
+def blocks_of(spec):
+    out = dbg_ro('blocks %s' % spec)
+    return [int(x) for x in out.split()]
+
+f = open(img, 'r+b')
+def rd(blk):
+    f.seek(blk*BS); return bytearray(f.read(BS))
+def wr(blk, data):
+    f.seek(blk*BS); f.write(bytes(data))
+
+jb = blocks_of('<8>')
+itable0 = int(re.search(r'Inode table at (\d+)', subprocess.run(['dumpe2fs',img],capture_output=True,text=True).stdout).group(1))
+def itable_loc(ino):
+    idx = ino - 1  # group 0 only (inodes per group 32768)
+    return itable0 + idx*256//BS, idx*256 % BS
+
+def dirent(ino, name, ft, rec_len):
+    return struct.pack('<IHBB', ino, rec_len, len(name), ft) + name + b'\0'*(rec_len-8-len(name))
+
+def dir_inode(buf, off, size, iblock, flags=0x80000, links=2, mode=0o40755):
+    ino = bytearray(256)
+    struct.pack_into('<HHIIIIIHHI', ino, 0, mode, 0, size & 0xffffffff, 0,0,0,0, 0, links, 8)
+    struct.pack_into('<I', ino, 0x20, flags)
+    ino[0x28:0x28+60] = iblock
+    struct.pack_into('<I', ino, 0x6c, size >> 32)
+    struct.pack_into('<H', ino, 0x80, 32)
+    buf[off:off+256] = ino
+
+def ext_root(extents, depth=0, max_=4):
+    b = struct.pack('<HHHHI', 0xf30a, len(extents), max_, depth, 0)
+    for e in extents:
+        if depth == 0:
+            lblk, ln, pblk = e
+            b += struct.pack('<IHHI', lblk, ln, pblk >> 32, pblk & 0xffffffff)
+        else:
+            lblk, pblk = e
+            b += struct.pack('<IIHH', lblk, pblk & 0xffffffff, pblk >> 32, 0)
+    return b
+
+# --- journal writer (no checksums, 32-bit tags of 8 bytes)
+JMAGIC = 0xc03b3998
+jsb = rd(jb[0])
+seq0 = struct.unpack('>I', jsb[0x18:0x1c])[0]
+jpos = 1
+def jput(data):
+    global jpos
+    wr(jb[jpos], data); jpos += 1
+def transaction(seq, copies):
+    """copies: list of (fs_block, bytes)"""
+    d = bytearray(BS)
+    struct.pack_into('>III', d, 0, JMAGIC, 1, seq)
+    off = 12
+    for i, (blk, data) in enumerate(copies):
+        flags = 0 if i == 0 else 2
+        if i == len(copies) - 1: flags |= 8
+        struct.pack_into('>IHH', d, off, blk, 0, flags); off += 8
+        if i == 0: off += 16
+    assert off <= BS
+    jput(d)
+    for blk, data in copies:
+        assert struct.unpack('>I', data[:4])[0] != JMAGIC
+        jput(data)
+    c = bytearray(BS)
+    struct.pack_into('>III', c, 0, JMAGIC, 2, seq)
+    jput(c)
+
+if mode == 'deep':
+    dbg(['mkdir ' + '/'.join(['a']*k) for k in range(1, 63)])
+    f.close(); f = open(img, 'r+b')
+    deep = '/' + '/'.join(['a']*62)
+    L = ino_of(deep); P = ino_of('/' + '/'.join(['a']*61))
+    Lblk = blocks_of(deep)[0]
+    A = 1000; B = 60000
+    dblk = bytearray(dirent(L, b'.', 2, 12) + dirent(P, b'..', 2, 12) + dirent(A, b'x', 2, BS-24))
+    itb, ioff = itable_loc(A)
+    it = rd(itb)
+    dir_inode(it, ioff, BS, ext_root([(0, 1, B)]).ljust(60, b'\0'))
+    name = b'N'*253 + b'\xff\xff'
+    bblk = bytearray(dirent(A, b'.', 2, 12) + dirent(L, b'..', 2, 12) + dirent(12, name, 1, BS-24))
+    transaction(seq0, [(Lblk, dblk), (itb, it), (B, bblk)])
+elif mode == 'quad':
+    root_blk = blocks_of('<2>')[0]
+    live = rd(root_blk)
+    X = 5000
+    itb, ioff = itable_loc(X)
+    it = rd(itb)   # X unused in every copy
+    T = 0
+    njb = len(jb)
+    while jpos + 4 < njb:
+        # root block copy: ".", "..", lost+found, then ~330 distinct names -> X
+        d = bytearray(dirent(2, b'.', 2, 12) + dirent(2, b'..', 2, 12))
+        k = 0
+        while len(d) + 12 <= BS - 12:
+            d += dirent(X, b'%04x' % ((T * 400 + k) & 0xffff) if False else struct.pack('>I', T*400+k), 1, 12)
+            k += 1
+        d += dirent(X, b'zz', 1, BS - len(d))
+        transaction(seq0 + T, [(root_blk, d), (itb, it)])
+        T += 1
+    print('transactions', T, 'names per copy', k)
+elif mode == 'bigdir':
+    if os.environ.get('LARGEDIR'):
+        f.close(); subprocess.run(['tune2fs','-O','large_dir',img],check=True,capture_output=True); f = open(img,'r+b')
+    root_blk = blocks_of('<2>')[0]
+    A = 1000
+    P = 20000                       # data pblk of every extent
+    leaf0 = 40000                   # 4 leaf blocks in the live image
+    NLEAF = int(os.environ.get('NLEAF', '4'))
+    per = (BS - 12) // 12
+    idx = []
+    for li in range(NLEAF):
+        base = li * per * 32768
+        ex = [(base + i*32768, 32768, P) for i in range(per)]
+        wr(leaf0 + li, ext_root(ex, 0, per))
+        idx.append((base, leaf0 + li))
+    if NLEAF <= 4:
+        root = ext_root(idx, 1, 4)
+    else:
+        # depth 2: 1 index block of NLEAF entries
+        wr(leaf0 + NLEAF, ext_root(idx, 1, per))
+        root = ext_root([(0, leaf0 + NLEAF)], 2, 4)
+    itb, ioff = itable_loc(A)
+    it = rd(itb)
+    dir_inode(it, ioff, (1 << 44) - 4096, root.ljust(60, b'\0'))
+    d = bytearray(rd(root_blk))
+    # replace the root block copy: ., .., lost+found, y -> A
+    d = bytearray(dirent(2, b'.', 2, 12) + dirent(2, b'..', 2, 12) + dirent(11, b'lost+found', 2, 20) + dirent(A, b'y', 2, BS-44))
+    ncp = int(os.environ.get('NCOPY', '200'))
+    copies = [(root_blk, d), (itb, it)] + [(P + k, bytearray(b'\1' * BS)) for k in range(ncp)]
+    transaction(seq0, copies)
+if mode == 'sus':
+    root_blk = blocks_of('<2>')[0]
+    A = 1000
+    PB = 65535
+    leaf0 = 40000
+    NLEAF = int(os.environ.get('NLEAF', '4'))
+    per = (BS - 12) // 12
+    idx = []
+    for li in range(NLEAF):
+        base = li * per * 2
+        ex = [(base + 2*i, 1, PB) for i in range(per)]
+        wr(leaf0 + li, ext_root(ex, 0, per))
+        idx.append((base, leaf0 + li))
+    wr(leaf0 + NLEAF, ext_root(idx, 1, per))
+    root = ext_root([(0, leaf0 + NLEAF)], 2, 4)
+    itb, ioff = itable_loc(A)
+    it = rd(itb)
+    dir_inode(it, ioff, NLEAF * per * 2 * BS, root.ljust(60, b'\0'), mode=0o100644, links=1)
+    struct.pack_into('<I', it, ioff + 0x1c, 0xfffffff0)
+    d = bytearray(dirent(2, b'.', 2, 12) + dirent(2, b'..', 2, 12) + dirent(11, b'lost+found', 2, 20) + dirent(A, b'z', 1, BS-44))
+    transaction(seq0, [(root_blk, d), (itb, it)])
+    f.truncate(65535 * BS)
+if mode == 'revoke':
+    T = 0
+    while jpos < len(jb):
+        r = bytearray(BS)
+        struct.pack_into('>IIII', r, 0, JMAGIC, 5, seq0 + T, BS)
+        for k in range(16, BS, 4):
+            struct.pack_into('>I', r, k, 1000 + k)
+        jput(r); T += 1
+    print('revoke blocks', T)
+f.close()
+print('ok', mode, img)

@@ -1,0 +1,50 @@
+#!/bin/bash
+# undelete and journal on hostile journals (tests/cli/hostile_journal.py):
+# each image once broke them: a 255-byte deleted name at depth 63
+# overflowed the path rows (deep); every deleted name re-read every copy
+# of its inode-table block (quad); a deleted directory's map claiming 16 TB
+# aliased onto journaled blocks (bigdir); suspect ranges sorted by
+# insertion (sus); revoke records scanned per transaction (revoke).  Each
+# must finish without a crash or sanitizer report, with its output well
+# formed; memory stays bounded (peak RSS under 200 MB, measured by
+# /usr/bin/time: a size, not a time).
+# usage: undelete_hostile.sh E4DUMP WORKDIR
+set -u
+. "$(dirname "$0")/../lib/common.sh"
+E4DUMP=$1
+workdir "$2"
+GEN=$top/tests/cli/hostile_journal.py
+for t in mke2fs debugfs dumpe2fs /usr/bin/time; do
+	command -v $t >/dev/null || give_up "$t not found (scripts/install-deps.sh)"
+done
+run_case() {
+	local name=$1 cmd=$2
+	shift 2
+	rm -rf "$W/out-$name"
+	env "$@" /usr/bin/python3 "$GEN" "${name%%-*}" "$W/$name.img" >"$W/$name.gen" 2>&1 ||
+		{ bad "$name: the image could not be made: $(tail -2 "$W/$name.gen")"; return; }
+	sha=$(sha256sum <"$W/$name.img")
+	if [ "$cmd" = undelete ]; then
+		/usr/bin/time -f '%M' -o "$W/$name.rss" "$E4DUMP" undelete --json "$W/$name.img" \
+			-o "$W/out-$name" >"$W/$name.json" 2>"$W/$name.err"
+	else
+		/usr/bin/time -f '%M' -o "$W/$name.rss" "$E4DUMP" journal --json "$W/$name.img" \
+			>"$W/$name.json" 2>"$W/$name.err"
+	fi
+	rc=$?
+	check "$name: $cmd exits 0 or 1 (rc $rc)" '[ $rc -le 1 ]'
+	check "$name: no sanitizer report" '! grep -q "runtime error\|AddressSanitizer\|LeakSanitizer" "$W/$name.err"'
+	check "$name: JSON Lines ending in a summary" \
+		'/usr/bin/python3 -c "import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; sys.exit(r[-1][\"type\"] != \"summary\")" "$W/$name.json"'
+	rss=$(tail -1 "$W/$name.rss")
+	check "$name: peak RSS ${rss} KB under 200 MB" '[ "${rss:-999999}" -lt 204800 ]'
+	check "$name: the image is unchanged" '[ "$(sha256sum <"$W/$name.img")" = "$sha" ]'
+}
+run_case deep undelete
+run_case quad undelete JMB=4
+run_case bigdir undelete LARGEDIR=1 NLEAF=40 NCOPY=200
+run_case sus undelete NLEAF=40
+run_case revoke journal JMB=8
+# deep: the 255-byte name at depth 63 is reported, not written past its row
+check "deep: entries reported" 'grep -q "\"type\": *\"deleted\"" "$W/deep.json"'
+finish
