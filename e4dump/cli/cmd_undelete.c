@@ -14,6 +14,8 @@
 #include "commands.h"
 #include "escape.h"
 #include "jsonout.h"
+#include "filewriter.h"
+#include "manifest.h"
 #include "outdir.h"
 #include "session.h"
 #include "undelete.h"
@@ -22,6 +24,7 @@
 #define MAX_SUSPECTS 64
 
 struct undel {
+	struct manifest *man;           /* --manifest, or NULL */
 	struct session *s;
 	const struct options *o;
 	struct e4_journal *j;
@@ -113,6 +116,49 @@ static void times_of(const struct e4_inode *in, struct timespec ts[2])
 	ts[1].tv_nsec = in->mtime.nsec;
 }
 
+/* --manifest: the row of a file written (its hashes read back); the
+ * last column lists the suspect blocks. */
+static void manifest_add(struct undel *u, const struct e4_deleted *d, int dirfd,
+			 const char *name, const struct e4_suspect *sus, size_t nsus)
+{
+	struct e4_lblk_range *v = calloc(nsus ? nsus : 1, sizeof(*v));
+	char *rel = NULL, *unreadable = NULL;
+	struct manifest_row *row;
+	uint64_t total = 0;
+	size_t len = 0;
+	int fd;
+
+	for (size_t i = 0; v && i < nsus; i++) {
+		v[i].lblk = sus[i].lblk;
+		v[i].len = sus[i].count;
+		total += sus[i].count;
+	}
+	if (v && nsus)
+		unreadable = ranges_text(v, nsus, total);
+	free(v);
+	for (size_t i = 0; i + 1 < d->nparts; i++)
+		len += strlen(u->names[i]) + 1;
+	rel = malloc(len + strlen(name) + 1);
+	if (rel) {
+		rel[0] = 0;
+		for (size_t i = 0; i + 1 < d->nparts; i++) {
+			strcat(rel, u->names[i]);
+			strcat(rel, "/");
+		}
+		strcat(rel, name);
+	}
+	row = rel ? manifest_row_start(rel, &d->inode, "-") : NULL;
+	free(rel);
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (row && fd >= 0)
+		manifest_row(u->man, row, fd, d->inode.size, unreadable, u->s->report);
+	else
+		manifest_row_free(row);
+	if (fd >= 0)
+		close(fd);
+	free(unreadable);
+}
+
 static void write_file(struct undel *u, const struct e4_deleted *d, int dirfd,
 		       char *name, struct verdict *v, struct e4_recovery *rec)
 {
@@ -157,6 +203,8 @@ static void write_file(struct undel *u, const struct e4_deleted *d, int dirfd,
 		if (v->nsus)
 			memcpy(v->sus, sus, (v->nsus < MAX_SUSPECTS ? v->nsus : MAX_SUSPECTS) *
 			       sizeof(*sus));
+		if (u->man)
+			manifest_add(u, d, dirfd, name, sus, v->nsus);
 	}
 	if (v->nsus) {
 		v->word = "partial";
@@ -457,9 +505,18 @@ int cmd_undelete(const struct options *o, struct report *r)
 		session_close(&s);
 		return EXIT_FATAL;
 	}
+	if (o->manifest && !(u.man = manifest_open(o->manifest, NULL, s.image, o->argc,
+						   o->argv, r))) {
+		close(u.od.root_fd);
+		e4_journal_free(u.j);
+		session_close(&s);
+		return EXIT_FATAL;
+	}
 	umask(0);
 	if (e4_undelete_scan(s.fs, u.j, ino, one_deleted, &u) == E4_NOMEM)
 		report_error(r, "undelete: out of memory");
+	if (u.man && manifest_close(u.man, r))
+		report_error(r, "undelete: the manifest could not be written");
 	close(u.od.root_fd);
 	fprintf(stderr, "e4dump: undelete: %zu deleted entries: %zu exact, %zu partial, "
 		"%zu locked, %zu not recovered\n", u.total, u.exact, u.partial, u.locked,

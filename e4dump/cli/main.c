@@ -60,8 +60,9 @@ static const struct command commands[] = {
 	  2, 2, "mount [-f] [-o allow_other] [--keep-locked] [OPTIONS] IMAGE MOUNTPOINT",
 	  "a read-only FUSE view of the decrypted tree (unmount: fusermount3 -u)" },
 	{ "undelete", cmd_undelete,
-	  OPTS_IMAGE | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_KEEP_LOCKED) | OPT_BIT(OPT_JSON),
-	  1, 2, "undelete [--keep-locked] [--json] [OPTIONS] IMAGE [PATH] -o DIR",
+	  OPTS_IMAGE | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_KEEP_LOCKED) | OPT_BIT(OPT_JSON) |
+	  OPT_BIT(OPT_MANIFEST),
+	  1, 2, "undelete [--keep-locked] [--json] [--manifest FILE] [OPTIONS] IMAGE [PATH] -o DIR",
 	  "recover deleted entries (names and contents) from the journal's\n"
 	  "      copies, decrypted, into DIR, each with a verdict" },
 	{ "volumes", cmd_volumes, OPT_BIT(OPT_HELP) | OPT_BIT(OPT_VERBOSE) | OPT_BIT(OPT_JSON),

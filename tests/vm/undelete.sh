@@ -85,6 +85,11 @@ a|c)
 			bad "recovered files: $(grep -m8 FAIL "$W/rec.files"; tail -1 "$W/rec.files")"
 		tail -1 "$W/rec.files"
 	fi
+	rm -f "$W/man.tsv"
+	if [ $SC = a ] && undelete "undelete --manifest" "$W/man" "${keys[@]}" \
+		--manifest "$W/man.tsv" "$img"; then
+		verdict manifest manifest "$man" "$W/man.tsv"
+	fi
 	if [ $SC = a ] && undelete "undelete PATH" "$W/sub" "${keys[@]}" "$img" /v1pad4/sub; then
 		verdict exact-under exact "$man" "$W/sub.json" "$W/sub" --under v1pad4/sub
 	fi

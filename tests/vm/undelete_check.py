@@ -52,6 +52,7 @@ Prints one line per problem ("FAIL ...") and a summary; exit 1 on any
 failure, 2 on usage or input errors.  Standard library only.
 """
 
+import hashlib
 import json
 import os
 import re
@@ -521,9 +522,42 @@ def mode_journal(args):
                   f"{len(theirs)} copies, {len(trevoked)} revoked)")
 
 
+def mode_manifest(args):
+    """undelete --manifest TSV: one row per regular file recovered, its
+    SHA-256 that of the content the guest wrote (the generator's, not
+    e4dump's), its size and inode those of the manifest entry"""
+    if len(args) != 2:
+        die("usage: manifest MANIFEST TSV")
+    man, tsv = args
+    trees, gone, ext, _ = load_manifest(man)
+    want = {e.path: e for e in gone if TYPES.get(e.type) == "file"}
+    c = Checker()
+    cache = {}
+    rows = {}
+    with open(tsv, "rb") as f:
+        head = f.readline().rstrip(b"\n").split(b"\t")
+        c.check(head[:6] == [b"path", b"inode", b"size", b"md5", b"sha1", b"sha256"],
+                f"header {head[:6]}")
+        for line in f:
+            cols = line.rstrip(b"\n").split(b"\t")
+            rows[cols[0]] = cols
+    for p, e in want.items():
+        r = rows.get(p)
+        c.check(r is not None, f"{ce.show(p)}: no manifest row")
+        if r is None:
+            continue
+        data = ce.expected_content(e, cache)
+        c.check(r[5].decode() == hashlib.sha256(data).hexdigest(),
+                f"{ce.show(p)}: sha256 {r[5].decode()}, want that of the guest's content")
+        c.check(int(r[2]) == len(data), f"{ce.show(p)}: size {r[2]}, want {len(data)}")
+        c.check(int(r[1]) == int(ext[p][0]), f"{ce.show(p)}: inode {int(r[1])}, want {ext[p][0]}")
+    c.check(len(rows) == len(want), f"{len(rows)} rows, want {len(want)} (the files deleted)")
+    return c.done(f"manifest ({len(want)} files deleted, {len(rows)} rows)")
+
+
 def main():
     modes = {"exact": mode_exact, "reuse": mode_reuse, "wrapped": mode_wrapped,
-             "nokey": mode_nokey, "journal": mode_journal}
+             "nokey": mode_nokey, "journal": mode_journal, "manifest": mode_manifest}
     if len(sys.argv) < 4 or sys.argv[1] not in modes:
         die("usage: undelete_check.py exact|reuse|wrapped|nokey|journal MANIFEST ... "
             "(see the docstring)")
