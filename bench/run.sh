@@ -19,11 +19,15 @@
 # Every workload runs its sides in interleaved order (rep 1: e4dump first,
 # rep 2: e4dump last, ...), after a warm read of the whole image and an
 # untimed check that the sides agree (cat output, ls line counts, verify
-# and e2fsck clean); extract outputs of the first repetition are compared
-# with diff -r.  Output directories are deleted and written back (sync)
-# between runs, outside the timing, and the image is read before each run
-# (kept warm).  Prints the tables on stdout; the raw
-# measurements are in DIR/results.tsv.  Exit 1 when a side failed.
+# and e2fsck clean, the bytes and names seen through e4dump mount); extract
+# outputs of the first repetition are compared with diff -r.  Output
+# directories are deleted and written back (sync) between runs, outside
+# the timing, and the image is read before each run (kept warm).  The mount
+# workloads (mount-cat, mount-find; left out without a usable /dev/fuse)
+# mount the image afresh for each timed run, mounting and unmounting not
+# timed, and take the subject's peak RSS from the daemon (VmHWM).  Prints
+# the tables on stdout; the raw measurements are in DIR/results.tsv and
+# DIR/mount.tsv.  Exit 1 when a side failed.
 set -u
 
 die() { echo "bench/run: error: $*" >&2; exit 2; }
@@ -51,6 +55,10 @@ E4DUMP=$(realpath "$1") IMG=$(realpath "$2") KEY=$(realpath "$3")
 for t in debugfs e2fsck icat tsk_recover openssl dd python3 /usr/bin/time; do
 	command -v $t >/dev/null || die "$t not found (scripts/install-deps.sh)"
 done
+# The mount workloads need FUSE: by default they are left out without it.
+fuse_ok=1
+{ [ -r /dev/fuse ] && [ -w /dev/fuse ] && command -v fusermount3 >/dev/null &&
+	command -v find >/dev/null; } || fuse_ok=0
 if [ -z "$work" ]; then
 	work=$IMG.bench
 	# room for two copies of large.bin and the small files, with margin
@@ -60,18 +68,29 @@ if [ -z "$work" ]; then
 		work=/dev/shm/e4dump-bench-$(basename "$IMG")
 	fi
 fi
+# a mount left behind by an interrupted run: rm -rf would walk into it
+if [ -d "$work/mnt" ] && grep -q " $(realpath "$work/mnt") " /proc/self/mountinfo; then
+	fusermount3 -u "$work/mnt" || die "$work/mnt is mounted and will not unmount"
+fi
 rm -rf "$work" && mkdir -p "$work" || die "cannot create $work"
 work=$(realpath "$work")
 # debugfs takes the output directory inside its request string
 [[ $work =~ ^[A-Za-z0-9/._+-]+$ ]] || die "work directory $work: use a path without blanks"
 R=$work/results.tsv
 : >"$R"
+# e4dump mount's own numbers, one line per mounted run: workload rep
+# mount_s unmount_s vmhwm_kib daemon_user_s daemon_sys_s client_rss_kib rc
+MT=$work/mount.tsv
+: >"$MT"
 
 # ---- the tree: numbers from the manifest, inode numbers and no-key names ----
 man=$IMG.manifest
-read -r large nsmall nmany nfew < <(awk '$1 == "bench-tree" && $3 == "plain" {
-	print $4, $5, $7, $8 }' "$man" 2>/dev/null)
+read -r large nsmall ndirs nmany nfew < <(awk '$1 == "bench-tree" && $3 == "plain" {
+	print $4, $5, $6, $7, $8 }' "$man" 2>/dev/null)
 [ -n "${nfew:-}" ] || die "no bench-tree record in $man (made by bench/make-image.sh?)"
+# every entry under /enc: large.bin, small/ and its directories and files,
+# empty-many/ and empty-few/ and their files
+nent=$((4 + ndirs + nsmall + nmany + nfew))
 inode() { debugfs -R "stat $1" "$IMG" 2>/dev/null | sed -n 's/^Inode: \([0-9]*\).*/\1/p'; }
 ino_large=$(inode /plain/large.bin) ino_small=$(inode /plain/small)
 [ -n "$ino_large" ] && [ -n "$ino_small" ] || die "debugfs finds no /plain/large.bin or /plain/small"
@@ -114,9 +133,65 @@ side_cmd() {
 		ls-few-*:debugfs) argv=(debugfs -R "ls -l /plain/empty-few" "$IMG") ;;
 		verify:e4dump) argv=("$E4DUMP" verify "${K[@]}" "$IMG") ;;
 		verify:e2fsck) argv=(e2fsck -fn "$IMG") ;;
+		mount-cat:mount) argv=(cat "$mnt/enc/large.bin") ;;
+		mount-cat:e4dump) argv=("$E4DUMP" cat "${K[@]}" "$IMG" /enc/large.bin) ;;
+		mount-find:mount) argv=(find "$mnt/enc") ;;
+		mount-find:e4dump) argv=("$E4DUMP" ls -R "${K[@]}" "$IMG" /enc) ;;
 		*) die "internal: no command for $w:$s" ;;
 	esac
 }
+# ---- e4dump mount -------------------------------------------------------------
+# One daemon per timed run (and one for the checks): with the image never
+# changing, the daemon lets the kernel keep file pages (keep_cache) and
+# names and attributes (timeouts of a day), so a second run on the same
+# mount would time the kernel's caches, not e4dump.  It runs in the
+# foreground (-f) in the background of this shell, so that $! is the daemon.
+mnt=$work/mnt mpid= mready=0
+mounted() { awk -v m="$mnt" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; }
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", b - a }'; }
+tck=$(getconf CLK_TCK)
+# the daemon's user and system CPU seconds so far
+dcpu() { awk -v t="$tck" '{ printf "%.2f %.2f\n", $14 / t, $15 / t }' "/proc/$mpid/stat" 2>/dev/null ||
+	echo "0 0"; }
+# mount_up: mounts IMAGE on $mnt, waits until the root answers; sets mpid and
+# mready (seconds from the start to a served stat of the root).
+mount_up() {
+	local t0 i
+	mkdir -p "$mnt"
+	t0=$(now)
+	"$E4DUMP" mount -f "${K[@]}" "$IMG" "$mnt" </dev/null >>"$work/mount.log" 2>&1 &
+	mpid=$!
+	for ((i = 0; i < 3000; i++)); do
+		mounted && break
+		kill -0 "$mpid" 2>/dev/null || break
+		sleep 0.01
+	done
+	if ! mounted || ! stat "$mnt/" >/dev/null 2>&1; then
+		msg "e4dump mount did not come up ($work/mount.log)"
+		mount_down
+		return 1
+	fi
+	mready=$(secs "$t0" "$(now)")
+}
+# mount_down: unmounts and waits for the daemon (in this shell: wait knows
+# only its own children); sets mhwm (VmHWM in KiB, the daemon's peak RSS
+# over its life, read just before), mum (seconds to unmount and exit), mrc
+# (the daemon's exit status).
+mount_down() {
+	local t0
+	mhwm=0 mum=0 mrc=0
+	[ -n "$mpid" ] || return 0
+	mhwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$mpid/status" 2>/dev/null)
+	t0=$(now)
+	mounted && fusermount3 -u "$mnt"
+	wait "$mpid"
+	mrc=$? mpid=
+	mum=$(secs "$t0" "$(now)")
+}
+cleanup() { [ -z "$mpid" ] || ! kill -0 "$mpid" 2>/dev/null || { mounted && fusermount3 -u "$mnt"; kill "$mpid" 2>/dev/null; }; }
+trap cleanup EXIT
+
 # id|title|sides (the subject first)|pairs subject:reference
 mib=$(awk -v b="$large" 'BEGIN { printf "%.0f", b / 1048576 }')
 workloads=(
@@ -129,11 +204,20 @@ workloads=(
 	"ls-many-nokey|ls -l of $nmany entries without the key|e4dump debugfs|e4dump:debugfs"
 	"ls-few-nokey|ls -l of $nfew entries without the key|e4dump debugfs|e4dump:debugfs"
 	"verify|verify of the whole image vs e2fsck -fn|e4dump e2fsck|e4dump:e2fsck"
+	"mount-cat|cat of the $mib MiB file through e4dump mount vs e4dump cat|mount e4dump|mount:e4dump"
+	"mount-find|find of $nent entries through e4dump mount vs e4dump ls -R|mount e4dump|mount:e4dump"
 )
 selected=()
 for wl in "${workloads[@]}"; do
 	id=${wl%%|*}
-	if [ -z "$only" ] || [[ ,$only, == *,$id,* ]]; then selected+=("$wl"); fi
+	if [ -z "$only" ] || [[ ,$only, == *,$id,* ]]; then
+		if [[ $id == mount-* ]] && [ $fuse_ok = 0 ]; then
+			[ -z "$only" ] || die "$id needs FUSE: /dev/fuse (read-write), fusermount3, find"
+			msg "no usable /dev/fuse or fusermount3: leaving out $id"
+			continue
+		fi
+		selected+=("$wl")
+	fi
 done
 [ ${#selected[@]} -gt 0 ] || die "-only $only matches no workload"
 
@@ -142,7 +226,8 @@ python3 - "$reps" "$large" "$nfew" "$nmany" "${selected[@]}" >"$work/spec.json" 
 import json, sys
 reps, large, nfew, nmany, wls = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5:]
 sides = {"e4dump": "e4dump (/enc)", "e4dump-plain": "e4dump (/plain)", "debugfs": "debugfs",
-         "icat": "TSK icat", "tsk": "TSK tsk_recover", "e2fsck": "e2fsck -fn"}
+         "icat": "TSK icat", "tsk": "TSK tsk_recover", "e2fsck": "e2fsck -fn",
+         "mount": "e4dump mount (/enc)"}
 out = []
 for wl in wls:
     i, title, _, pairs = wl.split("|")
@@ -183,8 +268,10 @@ cd "$work" || die "cd $work"
 fails=0
 cfail() { msg "CHECK FAILED: $*"; fails=$((fails + 1)); }
 sum_of() { "$@" 2>/dev/null | sha256sum | cut -c1-64; }
-if [[ " ${selected[*]} " == *cat-large* ]]; then
+if [[ " ${selected[*]} " == *cat-large* || " ${selected[*]} " == *mount-cat* ]]; then
 	a=$(sum_of "$E4DUMP" cat "${K[@]}" "$IMG" /enc/large.bin)
+fi
+if [[ " ${selected[*]} " == *cat-large* ]]; then
 	b=$(sum_of debugfs -R "cat /plain/large.bin" "$IMG")
 	c=$(sum_of icat "$IMG" "$ino_large")
 	[ "$a" = "$b" ] && [ "$a" = "$c" ] || cfail "cat: e4dump $a, debugfs $b, icat $c"
@@ -203,6 +290,35 @@ if [[ " ${selected[*]} " == *verify* ]]; then
 		cfail "e4dump verify: $(head -3 "$work/verify.check")"
 	e2fsck -fn "$IMG" >"$work/e2fsck.check" 2>&1 ||
 		cfail "e2fsck -fn: $(tail -3 "$work/e2fsck.check")"
+fi
+
+# Through the mount: the bytes of large.bin and the names under /enc are
+# e4dump cat's and e4dump ls -R's; the daemon exits 0 when unmounted.
+if [[ " ${selected[*]} " == *mount-* ]]; then
+	if mount_up; then
+		if [[ " ${selected[*]} " == *mount-cat* ]]; then
+			b=$(sum_of cat "$mnt/enc/large.bin")
+			[ "$a" = "$b" ] || cfail "cat through the mount: $b, e4dump cat $a"
+		fi
+		if [[ " ${selected[*]} " == *mount-find* ]]; then
+			find "$mnt/enc" >"$work/find.check" 2>"$work/find.check.err" ||
+				cfail "find through the mount: $(head -3 "$work/find.check.err")"
+			"$E4DUMP" ls -R "${K[@]}" "$IMG" /enc >"$work/lsR.check" 2>&1 ||
+				cfail "e4dump ls -R: $(head -3 "$work/lsR.check")"
+			# find prints the starting point too
+			f=$(($(wc -l <"$work/find.check") - 1)) l=$(wc -l <"$work/lsR.check")
+			[ "$f" = "$l" ] && [ "$l" = "$nent" ] ||
+				cfail "find through the mount: $f entries, e4dump ls -R $l, want $nent"
+			sed -n "s|^$mnt/enc/||p" "$work/find.check" | LC_ALL=C sort >"$work/find.names"
+			LC_ALL=C sort "$work/lsR.check" >"$work/lsR.names"
+			cmp -s "$work/find.names" "$work/lsR.names" ||
+				cfail "find through the mount and e4dump ls -R list different names"
+		fi
+		mount_down
+		[ "$mrc" = 0 ] || cfail "e4dump mount exited $mrc ($work/mount.log)"
+	else
+		cfail "e4dump mount $IMG $mnt failed ($work/mount.log)"
+	fi
 fi
 
 # The first repetition's extract outputs against e4dump's: the same tree
@@ -231,11 +347,28 @@ for r in $(seq "$reps"); do
 		for s in "${order[@]}"; do
 			d=$work/out.$id.$s
 			rm -rf "$d" && mkdir "$d"
+			if [ "$s" = mount ]; then
+				mount_up || cfail "$id: e4dump mount failed (repetition $r)"
+			fi
 			warm
 			side_cmd "$id" "$s" "$d"
+			[ "$s" = mount ] && read -r u0 s0 < <(dcpu)
 			python3 "$here/timing.py" run "$R" "$id" "$s" "$r" "$out" "$work/err.$id.$s" \
 				-- "${argv[@]}" ||
 				msg "$id $s exited $? (repetition $r)"
+			if [ "$s" = mount ]; then
+				# the subject's CPU: the client's plus the daemon's during
+				# the run; its peak RSS: the daemon's
+				read -r u1 s1 < <(dcpu)
+				mount_down
+				[ "$mrc" = 0 ] || cfail "$id: e4dump mount exited $mrc (repetition $r)"
+				awk -F'\t' -v OFS='\t' -v n="$(wc -l <"$R")" -v du="$(secs "$u0" "$u1")" \
+					-v ds="$(secs "$s0" "$s1")" -v rss="$mhwm" -v mt="$MT" -v id="$id" \
+					-v r="$r" -v mr="$mready" -v um="$mum" -v mrc="$mrc" '
+					NR == n { print id, r, mr, um, rss, du, ds, $7, mrc >>mt
+						  $5 = sprintf("%.6f", $5 + du); $6 = sprintf("%.6f", $6 + ds); $7 = rss }
+					{ print }' "$R" >"$R.tmp" && mv "$R.tmp" "$R"
+			fi
 			# writes of this run reach the disk before the next is timed
 			sync
 		done
@@ -246,6 +379,46 @@ done
 
 python3 "$here/timing.py" report "$R" "$L" "$work/spec.json"
 rc=$?
+# e4dump mount against the issue's goals, and the daemon's own numbers
+if [ -s "$MT" ]; then
+	python3 - "$R" "$MT" <<'EOF'
+import statistics as st, sys
+runs, mt = {}, {}
+for line in open(sys.argv[1]):
+    w, s, rep, wall, *_ = line.split("\t")
+    runs.setdefault((w, s), {})[rep] = float(wall)
+for line in open(sys.argv[2]):
+    w, rep, mr, um, hwm, du, ds, crss, rc = line.split("\t")
+    mt.setdefault(w, []).append((float(mr), float(um), int(hwm), float(du) + float(ds)))
+def mm(v, f="{:.3f}"):
+    return f"{f.format(st.median(v))} ({f.format(min(v))}-{f.format(max(v))})"
+goals = {"mount-cat": ("throughput, mount / e4dump cat", 0.7, True),
+         "mount-find": ("time, mount / e4dump ls -R", 2.0, False)}
+print("e4dump mount against the issue's goals: per repetition the two sides of one")
+print("repetition (run one after the other), then median (min-max) of those; the")
+print("daemon's peak RSS (VmHWM before unmounting), its CPU time during the timed")
+print("run, and the untimed mounting (to the first served stat) and unmounting:")
+print()
+print("| workload | goal | per repetition | median (min-max) | daemon peak RSS MiB | daemon CPU s | mount s | unmount s |")
+print("|---|---|---|---|---|---|---|---|")
+for w in ("mount-cat", "mount-find"):
+    if w not in mt:
+        continue
+    a, b = runs.get((w, "mount"), {}), runs.get((w, "e4dump"), {})
+    what, goal, inverse = goals[w]
+    q = [(b[r] / a[r] if inverse else a[r] / b[r]) for r in sorted(a, key=int)
+         if r in b and a[r] > 0 and b[r] > 0]
+    m = mt[w]
+    ok = ""
+    if q:
+        ok = " ✓" if (st.median(q) >= goal if inverse else st.median(q) <= goal) else " ✗"
+    print(f"| {w} | {what} {'≥' if inverse else '≤'} {goal} | "
+          f"{', '.join(f'{x:.2f}' for x in q)} | {(mm(q, '{:.2f}') if q else '-') + ok} | "
+          f"{mm([x[2] / 1024 for x in m], '{:.1f}')} | {mm([x[3] for x in m], '{:.2f}')} | "
+          f"{mm([x[0] for x in m])} | {mm([x[1] for x in m])} |")
+print()
+EOF
+fi
 # What was measured: the tool's version and the HEAD of the git work tree
 # its binary sits in (the build it came from, when it was built there).
 rev() { git -C "$1" describe --always --dirty 2>/dev/null || echo "not a git work tree"; }
