@@ -81,6 +81,7 @@ cleanup() {
 	PID=
 }
 trap cleanup EXIT
+trap "exit 1" INT TERM HUP     # so that the EXIT trap runs
 
 # the e4dump processes serving this test's mountpoint (daemon included)
 served() { pgrep -f -- "e4dump mount .* ($MNT|mnt-$KIND)\$"; }
