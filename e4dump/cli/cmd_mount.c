@@ -459,7 +459,11 @@ static void op_listxattr(fuse_req_t req, fuse_ino_t node, size_t size)
 {
 	char text[512];
 	size_t n = sizeof(CONTEXT_XATTR);
-	int has = context_text(M(req), to_ino(node), text, sizeof(text)) >= 0;
+	struct e4_inode in;
+	/* Linux refuses user.* attributes on symlinks before asking: do not
+	 * offer one that cannot be read */
+	int has = read_inode(M(req), to_ino(node), &in) == 0 && !E4_ISLNK(in.mode) &&
+		  context_text(M(req), to_ino(node), text, sizeof(text)) >= 0;
 
 	if (!has)
 		n = 0;
@@ -601,16 +605,38 @@ int cmd_mount(const struct options *o, struct report *r)
 	struct mount m;
 	struct e4_fs_info fi;
 	char fsname[64];
-	const char *mountpoint = o->args[1];
+	char *mountpoint = NULL;
 	int rc, ret = -1;
 
 	if (access("/dev/fuse", R_OK | W_OK)) {
 		report_error(r, "mount: /dev/fuse cannot be used: %s", strerror(errno));
 		return EXIT_FATAL;
 	}
+	for (size_t i = 0; i < o->n_mount_options; i++) {
+		char *opts = strdup(o->mount_options[i]), *save = NULL;
+
+		for (char *t = opts ? strtok_r(opts, ",", &save) : NULL; t;
+		     t = strtok_r(NULL, ",", &save))
+			if (!strcmp(t, "rw")) {
+				report_error(r, "mount: -o rw: the mount is read-only");
+				free(opts);
+				return EXIT_FATAL;
+			}
+		free(opts);
+	}
+	/* libfuse goes to "/" (fuse_daemonize, also in the foreground): a
+	 * relative mountpoint would be unmounted from there, maybe another
+	 * filesystem */
+	mountpoint = realpath(o->args[1], NULL);
+	if (!mountpoint) {
+		report_error(r, "mount: %s: %s", o->args[1], strerror(errno));
+		return EXIT_FATAL;
+	}
 	rc = session_open(&s, o, r, 1);
-	if (rc)
+	if (rc) {
+		free(mountpoint);
 		return rc;
+	}
 	memset(&m, 0, sizeof(m));
 	m.s = &s;
 	m.keep_locked = o->keep_locked;
@@ -642,7 +668,11 @@ int cmd_mount(const struct options *o, struct report *r)
 	}
 	/* the image is open: only now go to the background */
 	fuse_daemonize(o->foreground);
+	/* a signal (Ctrl-C, SIGTERM) ends the loop with its number: the
+	 * normal way out */
 	ret = fuse_session_loop(se);
+	if (ret > 0)
+		ret = 0;
 	fuse_session_unmount(se);
 	fuse_remove_signal_handlers(se);
 out:
@@ -652,5 +682,6 @@ out:
 	mount_free(&m);
 	rc = ret == 0 ? session_status(&s) : EXIT_FATAL;
 	session_close(&s);
+	free(mountpoint);
 	return rc;
 }

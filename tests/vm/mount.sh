@@ -24,7 +24,7 @@
 #   onekey    v2-1k.scn (two keys: a v2 and a v1 tree, 1 KiB blocks) with the
 #             v2 key only: the v1 tree shows the kernel's no-key names (its
 #             `n` records), its files give EACCES; without any key every
-#             readdir record; with -o rw the daemon itself answers EROFS;
+#             readdir record; -o rw is refused;
 #             --keep-locked gives the stored ciphertext (ext4img, debugfs dump)
 # usage: mount.sh E4DUMP WORKDIR KIND [IMAGE]
 # IMAGE (with IMAGE.manifest and keys/ beside it) is one a scenario test left
@@ -92,8 +92,8 @@ served() { pgrep -f -- "e4dump mount .* ($MNT|mnt-$KIND)\$"; }
 start() {
 	local fg=-f i mnt=$MNT
 	DAEMON=
-	if [ "$1" = --daemon ]; then fg= DAEMON=1 && shift; fi
-	if [ "$1" = --relative ]; then mnt=mnt-$KIND && shift; fi
+	if [ "${1:-}" = --daemon ]; then fg= DAEMON=1 && shift; fi
+	if [ "${1:-}" = --relative ]; then mnt=mnt-$KIND && shift; fi
 	if [ -z "$fg" ]; then
 		"$E4DUMP" mount "$@" "$MOUNT_IMG" "$MNT" >"$W/mount.out" 2>"$W/mount.err"
 		local rc=$?
@@ -353,7 +353,7 @@ v1)
 	stop
 	# errors: a missing mountpoint, image or key file, an option FUSE
 	# refuses, an image that is not ext4: exit 2, a message, nothing mounted
-	expect "mount on a missing directory" 2 "cannot mount" -- "$E4DUMP" mount "$img" "$W/missing"
+	expect "mount on a missing directory" 2 "No such file or directory" -- "$E4DUMP" mount "$img" "$W/missing"
 	expect "mount a missing image" 2 "." -- "$E4DUMP" mount "$W/missing.img" "$MNT"
 	expect "mount with a missing key file" 2 "." -- "$E4DUMP" mount --key-file "$W/missing.key" "$img" "$MNT"
 	expect "mount -o no_such_option" 2 "." -- "$E4DUMP" mount -o no_such_option "$img" "$MNT"
@@ -408,14 +408,16 @@ onekey)
 	contexts "${trees[@]}"
 	writes "$(cd "$MNT" && find "$locked" -maxdepth 1 -type f | head -1)" "$locked"
 	stop 1
-	# no key, mounted rw: every readdir record; e4dump itself refuses writes
-	start -o rw || give_up "cannot mount without keys"
+	# -o rw is refused: the mount is read-only by construction
+	expect "mount -o rw" 2 "read-only" -- "$E4DUMP" mount -f -o rw "$img" "$MNT"
+	# no key: every readdir record; writes refused
+	start || give_up "cannot mount without keys"
 	nokey_readdir
 	for t in $locked $opened; do
 		$PY "$MC" locked "$img" "$MNT/$t" >"$W/locked.$t" 2>&1 && ok ||
 			bad "locked $t: $(grep -m5 -e FAIL -e Error "$W/locked.$t")"
 	done
-	grep -q ' rw[,.]' <(grep " $MNT " /proc/mounts) && echo "mounted rw: writes reach e4dump"
+	check "mounted read-only" 'grep " $MNT " /proc/mounts | grep -q " ro[,.]"'
 	writes "$(cd "$MNT" && find "$opened" -maxdepth 1 -type f | head -1)" "$opened"
 	inodes
 	stop
