@@ -26,7 +26,9 @@
 #include "inodeinfo.h"
 #include "session.h"
 
-#define DIR_CACHE 16            /* directory listings kept */
+#define DIR_CACHE 16            /* directory listings kept, */
+#define DIR_CACHE_ENTRIES (1u << 20) /* with at most this many entries
+				      * besides the newest */
 #define FILE_CACHE 64           /* open file handles (ciphers) kept */
 #define TIMEOUT 86400.0         /* the image never changes */
 #define CONTEXT_XATTR "user.e4dump.context"
@@ -47,6 +49,8 @@ struct fslot {
 struct mount {
 	struct session *s;
 	int keep_locked;
+	uint32_t first_ino;             /* s_first_ino: below it, reserved */
+	size_t cached_entries;          /* in the listings kept */
 	uint64_t clock;
 	struct dslot dirs[DIR_CACHE];
 	struct fslot files[FILE_CACHE];
@@ -124,10 +128,27 @@ static int listing(struct mount *m, uint32_t ino, struct e4_dir **out)
 		return ENOTDIR;
 	if (e4_dir_list(m->s->fs, &in, NULL, 0, out) != E4_OK)
 		return EIO;     /* reported */
+	if (victim->d)
+		m->cached_entries -= e4_dir_count(victim->d);
 	e4_dir_free(victim->d);
 	victim->d = *out;
 	victim->ino = ino;
 	victim->used = ++m->clock;
+	m->cached_entries += e4_dir_count(*out);
+	/* bounded in entries too: the oldest others go first */
+	while (m->cached_entries - e4_dir_count(*out) > DIR_CACHE_ENTRIES) {
+		struct dslot *old = NULL;
+
+		for (size_t i = 0; i < DIR_CACHE; i++)
+			if (m->dirs[i].d && &m->dirs[i] != victim &&
+			    (!old || m->dirs[i].used < old->used))
+				old = &m->dirs[i];
+		if (!old)
+			break;
+		m->cached_entries -= e4_dir_count(old->d);
+		e4_dir_free(old->d);
+		old->d = NULL;
+	}
 	return 0;
 }
 
@@ -151,7 +172,22 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		return;
 	}
 	e4_dir_get(d, i, &ent);
+	/* the root (FUSE's node 1) or a reserved inode under a name: the
+	 * kernel would take it for the root; an entry naming an unused
+	 * inode is damage too */
+	if (ent.ino == E4_ROOT_INO || ent.ino < m->first_ino) {
+		report_error_at(m->s->report, name, ent.ino,
+				"the entry names %s inode %" PRIu32 ": not shown",
+				ent.ino == E4_ROOT_INO ? "the root" : "the reserved", ent.ino);
+		fuse_reply_err(req, EIO);
+		return;
+	}
 	err = read_inode(m, ent.ino, &in);
+	if (err == ENOENT) {
+		report_error_at(m->s->report, name, ent.ino,
+				"the entry names inode %" PRIu32 ", which is not in use", ent.ino);
+		err = EIO;
+	}
 	if (err) {
 		fuse_reply_err(req, err);
 		return;
@@ -205,7 +241,11 @@ static void op_readlink(fuse_req_t req, fuse_ino_t node)
 		fuse_reply_err(req, EIO);
 		return;
 	}
-	fuse_reply_readlink(req, target);
+	/* the kernel takes at most PAGE_SIZE - 1 bytes */
+	if (len >= 4095)
+		fuse_reply_err(req, ENAMETOOLONG);
+	else
+		fuse_reply_readlink(req, target);
 	free(target);
 }
 
@@ -329,7 +369,8 @@ static int file_get(struct mount *m, uint32_t ino, struct fslot **out)
 			free(victim);
 		return st == E4_NO_KEY ? EACCES : EIO;
 	}
-	e4_file_keep_going(victim->f);
+	/* no keep-going: a block that cannot be read is EIO (and a message),
+	 * never zeros */
 	victim->ino = ino;
 	victim->refs = 1;
 	victim->used = ++m->clock;
@@ -641,6 +682,8 @@ int cmd_mount(const struct options *o, struct report *r)
 	m.s = &s;
 	m.keep_locked = o->keep_locked;
 	e4_fs_get_info(s.fs, &fi);
+	m.first_ino = fi.first_ino;
+	e4_fs_get_info(s.fs, &fi);
 	m.block_size = fi.block_size;
 	snprintf(fsname, sizeof(fsname), "fsname=e4dump");
 	if (fuse_opt_add_arg(&args, "e4dump") ||
@@ -666,8 +709,18 @@ int cmd_mount(const struct options *o, struct report *r)
 		fuse_remove_signal_handlers(se);
 		goto out;
 	}
-	/* the image is open: only now go to the background */
-	fuse_daemonize(o->foreground);
+	/* the image is open: only now go to the background; messages
+	 * (damaged entries) still go to the stderr it was started with,
+	 * which fuse_daemonize would send to /dev/null */
+	{
+		int err_fd = o->foreground ? -1 : dup(STDERR_FILENO);
+
+		fuse_daemonize(o->foreground);
+		if (err_fd >= 0) {
+			dup2(err_fd, STDERR_FILENO);
+			close(err_fd);
+		}
+	}
 	/* a signal (Ctrl-C, SIGTERM) ends the loop with its number: the
 	 * normal way out */
 	ret = fuse_session_loop(se);

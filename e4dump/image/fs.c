@@ -115,6 +115,7 @@ static void fill_info(struct e4_fs *fs)
 	i->block_size = fs->ext2->blocksize;
 	i->blocks_count = ext2fs_blocks_count(sb);
 	i->inodes_count = sb->s_inodes_count;
+	i->first_ino = EXT2_FIRST_INO(sb);
 	memcpy(i->uuid, sb->s_uuid, 16);
 	i->encrypt_feature = ext2fs_has_feature_encrypt(sb);
 	i->encrypt_2015_feature = !!(sb->s_feature_incompat & E4_FEATURE_INCOMPAT_ENCRYPT_2015);

@@ -101,6 +101,7 @@ struct e4_fs_info {
 	unsigned int block_size;
 	uint64_t blocks_count;
 	uint32_t inodes_count;
+	uint32_t first_ino;         /* s_first_ino: the first not reserved */
 	uint8_t uuid[16];
 	int encrypt_feature;        /* INCOMPAT_ENCRYPT */
 	int encrypt_2015_feature;   /* E4_FEATURE_INCOMPAT_ENCRYPT_2015 */
