@@ -19,17 +19,8 @@ struct jview {
 	struct e4_blockmap_index *cls;
 };
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int jview_open(struct session *s, struct jview *v)
 {
-	size_t n;
-
 	memset(v, 0, sizeof(*v));
 	switch (e4_fs_journal(s->fs, &v->j)) {
 	case E4_OK:
@@ -40,16 +31,8 @@ static int jview_open(struct session *s, struct jview *v)
 	default:
 		return -1;      /* reported */
 	}
-	n = e4_journal_ncopies(v->j);
-	v->blocks = malloc((n ? n : 1) * sizeof(*v->blocks));
-	if (!v->blocks)
+	if (e4_journal_blocks(v->j, &v->blocks, &v->nblocks) != E4_OK)
 		return -1;
-	for (size_t i = 0; i < n; i++)
-		v->blocks[i] = e4_journal_copy(v->j, i)->fs_block;
-	qsort(v->blocks, n, sizeof(*v->blocks), cmp_u64);
-	for (size_t i = 0; i < n; i++)
-		if (!v->nblocks || v->blocks[v->nblocks - 1] != v->blocks[i])
-			v->blocks[v->nblocks++] = v->blocks[i];
 	return e4_fs_classify_blocks(s->fs, v->blocks, v->nblocks, &v->cls) == E4_OK ? 0 : -1;
 }
 

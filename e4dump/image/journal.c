@@ -634,6 +634,29 @@ const struct e4_jcopy *e4_journal_block_copy(const struct e4_journal *j,
 	return &j->c[j->by_block[k]];
 }
 
+enum e4_status e4_journal_blocks(const struct e4_journal *j, uint64_t **out,
+				 size_t *n)
+{
+	uint64_t *v;
+
+	*out = NULL;
+	*n = 0;
+	if (!j->nc)
+		return E4_OK;
+	v = malloc(j->nc * sizeof(*v));
+	if (!v)
+		return E4_NOMEM;
+	/* by_block is sorted by block: the distinct ones in one pass */
+	for (size_t i = 0; i < j->nc; i++) {
+		uint64_t b = j->c[j->by_block[i]].fs_block;
+
+		if (!*n || v[*n - 1] != b)
+			v[(*n)++] = b;
+	}
+	*out = v;
+	return E4_OK;
+}
+
 enum e4_status e4_journal_read_copy(const struct e4_journal *j,
 				    const struct e4_jcopy *c, uint8_t *buf)
 {

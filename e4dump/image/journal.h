@@ -102,6 +102,11 @@ const struct e4_jcopy *e4_journal_block_copy(const struct e4_journal *j,
 size_t e4_journal_range_copies(const struct e4_journal *j, uint64_t lo,
 			       uint64_t hi, size_t *first);
 
+/* The distinct filesystem blocks the journal holds copies of, sorted, in
+ * a malloc'd array (*out; NULL and 0 for none).  E4_OK or E4_NOMEM. */
+enum e4_status e4_journal_blocks(const struct e4_journal *j, uint64_t **out,
+				 size_t *n);
+
 /* Read copy c's bytes into buf (block_size), the escaped magic put back. */
 enum e4_status e4_journal_read_copy(const struct e4_journal *j,
 				    const struct e4_jcopy *c, uint8_t *buf);

@@ -931,13 +931,13 @@ enum e4_status e4_undelete_scan(struct e4_fs *fs, const struct e4_journal *j,
 				uint32_t dir, e4_deleted_fn fn, void *arg)
 {
 	struct ud *u = calloc(1, sizeof(*u));
-	size_t nc = e4_journal_ncopies(j), nb = 0, no = 0;
-	uint64_t *blocks = malloc((nc ? nc : 1) * sizeof(*blocks));
+	size_t nb = 0, no = 0;
+	uint64_t *blocks = NULL;
 	struct owned *own = NULL;
 	struct e4_blockmap_index *cls = NULL;
 	enum e4_status st = E4_NOMEM;
 
-	if (!u || !blocks)
+	if (!u)
 		goto out;
 	u->fs = fs;
 	u->j = j;
@@ -948,13 +948,9 @@ enum e4_status e4_undelete_scan(struct e4_fs *fs, const struct e4_journal *j,
 	u->ibuf = malloc(fs->info.block_size);
 	if (!u->buf || !u->ibuf)
 		goto out;
-	for (size_t i = 0; i < nc; i++)
-		blocks[i] = e4_journal_copy(j, i)->fs_block;
-	qsort(blocks, nc, sizeof(*blocks), cmp_u64);
-	for (size_t i = 0; i < nc; i++)
-		if (!nb || blocks[nb - 1] != blocks[i])
-			blocks[nb++] = blocks[i];
-	st = e4_fs_classify_blocks(fs, blocks, nb, &cls);
+	st = e4_journal_blocks(j, &blocks, &nb);
+	if (st == E4_OK)
+		st = e4_fs_classify_blocks(fs, blocks, nb, &cls);
 	if (st != E4_OK)
 		goto out;
 	own = malloc((nb ? nb : 1) * sizeof(*own));
