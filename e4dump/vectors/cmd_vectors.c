@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <json-c/json.h>
-#include "commands.h"
+#include "vectors_command.h"
 #include "session.h"
 #include "vectors.h"
 

@@ -3,7 +3,7 @@
  * Exit 0: no findings; 1: findings; 2: fatal. */
 #include <stdlib.h>
 #include <string.h>
-#include "commands.h"
+#include "verify_command.h"
 #include "session.h"
 #include "verify.h"
 

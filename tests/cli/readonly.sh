@@ -26,7 +26,7 @@ sum=$(sha256sum <"$IMG")
 
 # The image is opened without EXT2_FLAG_RW (only the comment mentions it).
 check "EXT2_FLAG_RW used in e4dump/" \
-	'test -f "$top"/e4dump/image/fs.c &&
+	'test -f "$top"/e4dump/image/fs/fs.c &&
 	 ! grep -rn --include="*.c" "EXT2_FLAG_RW" "$top"/e4dump | grep -v "/\*.*EXT2_FLAG_RW"'
 
 # run NAME WANT_RC IMG KEY OUT -- e4dump arguments (IMAGE, KEY, OUT: placeholders)

@@ -1,4 +1,4 @@
-/* Checks of e4dump/image/casefold.c (casefold + encryption).
+/* Checks of e4dump/image/fs/casefold.c (casefold + encryption).
  *
  *   casefold_check vectors FILE|-
  *       lines "KEYHEX NAMEHEX HASH MINOR" (hash pair as 8 hex digits each,

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Known answers for e4dump's casefold_dirhash (e4dump/image/casefold.c),
+"""Known answers for e4dump's casefold_dirhash (e4dump/image/fs/casefold.c),
 computed independently: the fold with Python's unicodedata (NFD of the full
 case folding of the NFD form) instead of libext2fs' utf8 tables, SipHash-2-4
 and the ext4 hash pair from tests/vectors/verify_vectors.py (which shares no

@@ -41,4 +41,8 @@ unsigned int session_extra_threads(const struct session *s,
  * EXIT_DONE. */
 int session_status(const struct session *s);
 
+/* Flush standard output; EXIT_FATAL after an error when it failed (a
+ * full disk, a closed pipe), else rc. */
+int finish_stdout(int rc, struct report *r);
+
 #endif

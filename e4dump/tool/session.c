@@ -3,7 +3,7 @@
 #include <unistd.h>
 #include "kdf.h"
 #include "keyload.h"
-#include "commands.h"
+#include "session.h"
 #include "session.h"
 
 int session_open(struct session *s, const struct options *o, struct report *r,
