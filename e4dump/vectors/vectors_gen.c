@@ -11,11 +11,9 @@
 #include "symlink.h"
 #include "vectors.h"
 
-void vectors_generate(struct drbg *d)
+static void gen_kdf_v1(struct drbg *d)
 {
-	static const size_t name_lens[] = { 1, 3, 15, 16, 17, 31, 32, 33, 100, 254, 255 };
-	static const unsigned int pads[] = { 4, 8, 16, 32 };
-	uint8_t master[64], nonce[16], out[4096], in[4096], key[64], seed[16];
+	uint8_t master[64], nonce[16], out[64];
 	json_object *o;
 
 	for (int i = 0; i < 4; i++) {
@@ -30,6 +28,13 @@ void vectors_generate(struct drbg *d)
 		add_hex(o, "derived", out, ks);
 		emit(o);
 	}
+}
+
+static void gen_hkdf_v2(struct drbg *d)
+{
+	uint8_t master[64], in[17], out[64];
+	json_object *o;
+
 	for (int ctxb = 1; ctxb <= 7; ctxb++) {
 		/* v2: info per context as fs/crypto uses it */
 		size_t il = ctxb == 2 || ctxb == 5 ? 16 :
@@ -48,6 +53,13 @@ void vectors_generate(struct drbg *d)
 		add_hex(o, "derived", out, ol);
 		emit(o);
 	}
+}
+
+static void gen_key_identifier_v2(struct drbg *d)
+{
+	uint8_t master[64], out[16];
+	json_object *o;
+
 	for (size_t n = 16; n <= 64; n *= 2) {
 		drbg_bytes(d, master, n);
 		e4_v2_key_identifier(out, master, n);
@@ -56,6 +68,13 @@ void vectors_generate(struct drbg *d)
 		add_hex(o, "identifier", out, 16);
 		emit(o);
 	}
+}
+
+static void gen_inode_hash(struct drbg *d)
+{
+	uint8_t key[16];
+	json_object *o;
+
 	for (int i = 0; i < 3; i++) {
 		uint64_t h, ino = i == 0 ? 12 : i == 1 ? 65537 : 0xfffffffeULL;
 
@@ -67,6 +86,13 @@ void vectors_generate(struct drbg *d)
 		json_object_object_add(o, "hash", json_object_new_int64((int64_t)(uint32_t)h));
 		emit(o);
 	}
+}
+
+static void gen_descriptor_e4crypt(struct drbg *d)
+{
+	uint8_t master[64], out[8];
+	json_object *o;
+
 	for (size_t n = 16; n <= 64; n *= 2) {
 		drbg_bytes(d, master, n);
 		e4_e4crypt_descriptor(out, master, n);
@@ -75,29 +101,42 @@ void vectors_generate(struct drbg *d)
 		add_hex(o, "descriptor", out, 8);
 		emit(o);
 	}
-	{
-		static const struct { size_t du; uint64_t lblk; } xv[] = {
-			{ 4096, 0 }, { 4096, 1 }, { 4096, 0x100000005ULL },
-			{ 1024, 7 }, { 2048, 12345 },
-		};
+}
 
-		for (size_t i = 0; i < sizeof(xv) / sizeof(xv[0]); i++) {
-			struct e4_cipher *c;
+static void gen_xts(struct drbg *d)
+{
+	static const struct { size_t du; uint64_t lblk; } xv[] = {
+		{ 4096, 0 }, { 4096, 1 }, { 4096, 0x100000005ULL },
+		{ 1024, 7 }, { 2048, 12345 },
+	};
+	uint8_t key[64], in[4096], out[4096];
+	json_object *o;
 
-			drbg_bytes(d, key, 64);
-			drbg_bytes(d, in, xv[i].du);
-			if (e4_cipher_new(&c, E4_MODE_AES_256_XTS, key, 64) ||
-			    e4_encrypt_data_unit(c, xv[i].lblk, in, out, xv[i].du))
-				abort();
-			e4_cipher_free(c);
-			o = vec("xts");
-			add_hex(o, "key", key, 64);
-			json_object_object_add(o, "lblk", json_object_new_int64((int64_t)xv[i].lblk));
-			add_hex(o, "plaintext", in, xv[i].du);
-			add_hex(o, "ciphertext", out, xv[i].du);
-			emit(o);
-		}
+	for (size_t i = 0; i < sizeof(xv) / sizeof(xv[0]); i++) {
+		struct e4_cipher *c;
+
+		drbg_bytes(d, key, 64);
+		drbg_bytes(d, in, xv[i].du);
+		if (e4_cipher_new(&c, E4_MODE_AES_256_XTS, key, 64) ||
+		    e4_encrypt_data_unit(c, xv[i].lblk, in, out, xv[i].du))
+			abort();
+		e4_cipher_free(c);
+		o = vec("xts");
+		add_hex(o, "key", key, 64);
+		json_object_object_add(o, "lblk", json_object_new_int64((int64_t)xv[i].lblk));
+		add_hex(o, "plaintext", in, xv[i].du);
+		add_hex(o, "ciphertext", out, xv[i].du);
+		emit(o);
 	}
+}
+
+static void gen_names(struct drbg *d)
+{
+	static const size_t name_lens[] = { 1, 3, 15, 16, 17, 31, 32, 33, 100, 254, 255 };
+	static const unsigned int pads[] = { 4, 8, 16, 32 };
+	uint8_t key[32], in[256], out[256];
+	json_object *o;
+
 	for (int g = 0; g < 5; g++) {
 		const char *gen = g < 4 ? "6.1" : "2015";
 		unsigned int pad = g < 4 ? pads[g] : 4;
@@ -118,8 +157,15 @@ void vectors_generate(struct drbg *d)
 			emit(o);
 		}
 	}
+}
+
+static void gen_symlinks(struct drbg *d)
+{
+	static const size_t tl[] = { 1, 17, 60, 300 };
+	uint8_t key[32], in[4096], out[4096];
+	json_object *o;
+
 	for (int g = 0; g < 3; g++) {
-		static const size_t tl[] = { 1, 17, 60, 300 };
 		const char *gen = g < 2 ? "6.1" : "2015";
 		unsigned int pad = g == 1 ? 32 : 4;
 
@@ -143,33 +189,43 @@ void vectors_generate(struct drbg *d)
 			emit(o);
 		}
 	}
-	{
-		static const size_t cl[] = { 16, 17, 31, 32, 33, 100, 149, 150, 255 };
-		char s[E4_NOKEY_NAME_MAX + 1];
+}
 
-		for (size_t i = 0; i < sizeof(cl) / sizeof(cl[0]); i++) {
-			uint32_t h[2];
+static void gen_nokey_names(struct drbg *d)
+{
+	static const size_t cl[] = { 16, 17, 31, 32, 33, 100, 149, 150, 255 };
+	char s[E4_NOKEY_NAME_MAX + 1];
+	uint8_t in[255];
+	json_object *o;
 
-			drbg_bytes(d, in, cl[i]);
-			e4_nokey_name_2015(in, cl[i], s);
-			o = vec("nokey_2015");
-			add_hex(o, "ciphertext", in, cl[i]);
-			json_object_object_add(o, "nokey", json_object_new_string(s));
-			emit(o);
-			drbg_bytes(d, (uint8_t *)h, sizeof(h));
-			h[0] &= ~1u;
-			e4_nokey_name_v61(h[0], h[1], in, cl[i], s);
-			o = vec("nokey_61");
-			json_object_object_add(o, "hash", json_object_new_int64(h[0]));
-			json_object_object_add(o, "minor_hash", json_object_new_int64(h[1]));
-			add_hex(o, "ciphertext", in, cl[i]);
-			json_object_object_add(o, "nokey", json_object_new_string(s));
-			emit(o);
-		}
+	for (size_t i = 0; i < sizeof(cl) / sizeof(cl[0]); i++) {
+		uint32_t h[2];
+
+		drbg_bytes(d, in, cl[i]);
+		e4_nokey_name_2015(in, cl[i], s);
+		o = vec("nokey_2015");
+		add_hex(o, "ciphertext", in, cl[i]);
+		json_object_object_add(o, "nokey", json_object_new_string(s));
+		emit(o);
+		drbg_bytes(d, (uint8_t *)h, sizeof(h));
+		h[0] &= ~1u;
+		e4_nokey_name_v61(h[0], h[1], in, cl[i], s);
+		o = vec("nokey_61");
+		json_object_object_add(o, "hash", json_object_new_int64(h[0]));
+		json_object_object_add(o, "minor_hash", json_object_new_int64(h[1]));
+		add_hex(o, "ciphertext", in, cl[i]);
+		json_object_object_add(o, "nokey", json_object_new_string(s));
+		emit(o);
 	}
-	for (int version = 0; version <= 5; version++) {
-		static const size_t nl[] = { 1, 16, 33, 255 };
+}
 
+static void gen_dirhash(struct drbg *d)
+{
+	static const size_t nl[] = { 1, 16, 33, 255 };
+	uint8_t seed[16], in[255];
+	json_object *o;
+
+	for (int version = 0; version <= 5; version++) {
 		for (int z = 0; z < 2; z++) {
 			if (z)
 				memset(seed, 0, 16);
@@ -192,3 +248,16 @@ void vectors_generate(struct drbg *d)
 	}
 }
 
+/* The generators, in the order their draws from the DRBG are made (the
+ * order fixes every vector: change it and every file changes). */
+static void (*const generators[])(struct drbg *d) = {
+	gen_kdf_v1, gen_hkdf_v2, gen_key_identifier_v2, gen_inode_hash,
+	gen_descriptor_e4crypt, gen_xts, gen_names, gen_symlinks,
+	gen_nokey_names, gen_dirhash,
+};
+
+void vectors_generate(struct drbg *d)
+{
+	for (size_t i = 0; i < sizeof(generators) / sizeof(generators[0]); i++)
+		generators[i](d);
+}
