@@ -12,6 +12,7 @@
 #define EXIT_DONE 0
 #define EXIT_SKIPPED 1 /* something could not be read, decrypted or kept */
 #define EXIT_FATAL 2   /* bad usage, keys or image cannot be used */
+#define EXIT_FINDINGS 1 /* verify: the image breaks a rule of the format */
 
 struct session {
 	struct e4_fs *fs;

@@ -109,7 +109,7 @@ int cmd_verify(const struct options *o, struct report *r)
 		goto out;
 	}
 	verify_print(&v);
-	rc = finish_stdout(v.n ? EXIT_SKIPPED : EXIT_DONE, r);
+	rc = finish_stdout(v.n ? EXIT_FINDINGS : EXIT_DONE, r);
 out:
 	verify_free(&v);
 	session_close(&s);
