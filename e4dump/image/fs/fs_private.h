@@ -137,6 +137,14 @@ enum e4_status e4_itable_check(struct e4_fs *fs);
  * E4_INVALID (number out of range), E4_CORRUPT (its group's table is
  * outside the filesystem), E4_IO; nothing reported. */
 enum e4_status e4_inode_bytes(struct e4_fs *fs, uint32_t ino, const uint8_t **p);
+/* The inodes of group g that can be read (its table inside the
+ * filesystem, initialized, up to bg_itable_unused): 0 .. g's first n. */
+uint32_t e4_itable_group_inodes(const struct e4_fs *fs, dgrp_t g);
+/* Scan the inode tables (scan.c): every in-use inode (all: every inode)
+ * decoded, to fn; fs->scan_ino/scan_raw name it meanwhile.  E4_OK,
+ * E4_STOPPED (fn), or E4_NOMEM before anything was read; unreadable
+ * table blocks are reported and skipped. */
+enum e4_status e4_itable_scan(struct e4_fs *fs, int all, e4_inode_fn fn, void *arg);
 void e4_icache_free(struct e4_fs *fs);
 /* The index of encrypted inodes, built by a scan (index.c): add one
  * in-use inode (non-zero when out of memory), then end with the scan's

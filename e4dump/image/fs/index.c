@@ -1,4 +1,5 @@
-/* The index of encrypted inodes: one scan of the inode tables. */
+/* The index of encrypted inodes, built by one scan of the inode tables:
+ * the first scan a caller makes builds it on the way. */
 #include <stdlib.h>
 #include <string.h>
 #include "bigmem.h"
@@ -55,6 +56,47 @@ void e4_index_done(struct e4_fs *fs, enum e4_status st)
 			  "out of memory for the inode index");
 	fs->idx_state = -1;
 	fs->idx_error = st;
+}
+
+/* A scan that builds the index too calls the caller's callback through
+ * this. */
+struct indexing {
+	struct e4_fs *fs;
+	e4_inode_fn fn;
+	void *arg;
+	int on;                 /* 1 building, -1 out of memory, 0 not */
+};
+
+static int index_and_call(void *arg, const struct e4_inode *in)
+{
+	struct indexing *x = arg;
+	int stop;
+
+	if (x->on && e4_index_add(x->fs, in))
+		x->on = -1; /* out of memory */
+	if (x->on)
+		x->fs->idx_state = 2; /* being built */
+	stop = x->fn && x->fn(x->arg, in);
+	/* the callback needed the whole index: built */
+	if (x->on && x->fs->idx_state != 2)
+		x->on = 0;
+	return stop;
+}
+
+enum e4_status e4_fs_scan_inodes(struct e4_fs *fs, unsigned int flags,
+				 e4_inode_fn fn, void *arg)
+{
+	int all = flags & E4_SCAN_ALL;
+	struct indexing x = { fs, fn, arg, 0 };
+	enum e4_status st;
+
+	x.on = !all && (flags & E4_SCAN_INDEX) && fs->idx_state == 0;
+	st = e4_itable_scan(fs, all, index_and_call, &x);
+	if (st == E4_NOMEM)
+		return st; /* nothing was read */
+	if (x.on)
+		e4_index_done(fs, x.on < 0 ? E4_NOMEM : st);
+	return st;
 }
 
 enum e4_status e4_fs_encrypted_inodes(struct e4_fs *fs,

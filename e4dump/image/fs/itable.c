@@ -1,12 +1,11 @@
 /* Inode tables, located and bounded here (libext2fs computes the table
  * length in 32 bits and does not check that an inode lies inside it):
- * one inode's bytes, and a scan of every table. */
+ * the groups' tables checked, and one inode's bytes (scan.c reads them
+ * all). */
 #include <stdlib.h>
 #include <string.h>
 #include "bigmem.h"
 #include "fs_private.h"
-
-#define SCAN_BLOCKS 64
 
 /* Inode-table blocks are cached in windows of ICACHE_WINDOW bytes, in a
  * set-associative cache of at most ICACHE_BYTES filled as used: an htree
@@ -75,6 +74,20 @@ static int group_uninit(const struct e4_fs *fs, dgrp_t g)
 {
 	return has_gdt_csum(fs->ext2->super) &&
 	       ext2fs_bg_flags_test(fs->ext2, g, EXT2_BG_INODE_UNINIT);
+}
+
+uint32_t e4_itable_group_inodes(const struct e4_fs *fs, dgrp_t g)
+{
+	struct ext2_super_block *sb = fs->ext2->super;
+	uint32_t ipg = sb->s_inodes_per_group;
+
+	if (group_bad(fs, g) || group_uninit(fs, g))
+		return 0;
+	/* Lazily initialized tables: past bg_itable_unused nothing was
+	 * ever written. */
+	if (has_gdt_csum(sb) && ext2fs_bg_itable_unused(fs->ext2, g) <= ipg)
+		return ipg - ext2fs_bg_itable_unused(fs->ext2, g);
+	return ipg;
 }
 
 void e4_icache_free(struct e4_fs *fs)
@@ -179,81 +192,4 @@ enum e4_status e4_inode_bytes(struct e4_fs *fs, uint32_t ino, const uint8_t **p)
 	}
 	*p = b + off % bs;
 	return E4_OK;
-}
-
-enum e4_status e4_fs_scan_inodes(struct e4_fs *fs, unsigned int flags,
-				 e4_inode_fn fn, void *arg)
-{
-	int all = flags & E4_SCAN_ALL;
-	int indexing = !all && (flags & E4_SCAN_INDEX) && fs->idx_state == 0;
-	uint32_t outer_ino = fs->scan_ino; /* a scan from a scan's callback */
-	const uint8_t *outer_raw = fs->scan_raw;
-	struct ext2_super_block *sb = fs->ext2->super;
-	unsigned int bs = fs->info.block_size, isize = EXT2_INODE_SIZE(sb);
-	uint32_t ipg = sb->s_inodes_per_group, per_block = bs / isize;
-	struct ext2_inode_large raw;
-	uint8_t *buf = malloc((size_t)SCAN_BLOCKS * bs);
-	enum e4_status st = E4_OK;
-
-	if (!buf)
-		return E4_NOMEM;
-	for (dgrp_t g = 0; g < fs->ext2->group_desc_count && st == E4_OK; g++) {
-		uint64_t t = ext2fs_inode_table_loc(fs->ext2, g);
-		uint32_t n = ipg;
-
-		if (group_bad(fs, g) || group_uninit(fs, g))
-			continue;
-		/* Lazily initialized tables: past bg_itable_unused nothing
-		 * was ever written. */
-		if (has_gdt_csum(sb) && ext2fs_bg_itable_unused(fs->ext2, g) <= ipg)
-			n = ipg - ext2fs_bg_itable_unused(fs->ext2, g);
-		for (uint32_t i = 0; i < n && st == E4_OK;) {
-			uint64_t blk = t + i / per_block;
-			uint64_t nblk = (n - i + per_block - 1) / per_block;
-			uint32_t k;
-
-			if (nblk > SCAN_BLOCKS)
-				nblk = SCAN_BLOCKS;
-			if (e4_read_blocks(fs, blk, nblk, buf) != E4_OK) {
-				e4_report(fs, E4_DIAG_ERROR, E4_IO, 0, fs->info.name,
-					  "inode table of group %u: blocks %llu..%llu cannot be read",
-					  g, (unsigned long long)blk,
-					  (unsigned long long)(blk + nblk - 1));
-				i += (uint32_t)(nblk * per_block);
-				continue;
-			}
-			for (k = 0; k < nblk * per_block && i < n; k++, i++) {
-				struct e4_inode in;
-				uint32_t ino = g * ipg + i + 1;
-
-				memset(&raw, 0, sizeof(raw));
-				memcpy(&raw, buf + (size_t)k * isize,
-				       isize < sizeof(raw) ? isize : sizeof(raw));
-				if (!all && (!raw.i_links_count || raw.i_dtime ||
-					     !raw.i_mode))
-					continue;
-				if (e4_inode_decode(fs, ino, &raw, NULL, &in) != E4_OK)
-					continue; /* reported */
-				fs->scan_ino = ino;
-				fs->scan_raw = buf + (size_t)k * isize;
-				if (indexing && e4_index_add(fs, &in))
-					indexing = -1; /* out of memory */
-				if (indexing)
-					fs->idx_state = 2; /* being built */
-				if (fn && fn(arg, &in))
-					st = E4_STOPPED;
-				/* the callback needed the whole index: built */
-				if (indexing && fs->idx_state != 2)
-					indexing = 0;
-				fs->scan_ino = outer_ino;
-				fs->scan_raw = outer_raw;
-				if (st != E4_OK)
-					break;
-			}
-		}
-	}
-	free(buf);
-	if (indexing)
-		e4_index_done(fs, indexing < 0 ? E4_NOMEM : st);
-	return st;
 }
