@@ -155,4 +155,15 @@ size_t first_regular(const struct dent *v, size_t n, const char *cmd,
 /* init.c */
 void finish(int ok) __attribute__((noreturn));
 
+/* scn_trees.c */
+void cmd_key(char **tok, int ntok, int lineno);
+void cmd_key2(char **tok, int ntok, int lineno);
+void cmd_tree(char **tok, int ntok, int lineno);
+void cmd_tree2(char **tok, int ntok, int lineno);
+void cmd_plain(char **tok, int ntok, int lineno);
+void cmd_dummy_tree(char **tok, int ntok, int lineno);
+void cmd_mkdir(char **tok, int ntok, int lineno);
+void cmd_bigdir_names(char **tok, int ntok, int lineno);
+void cmd_files(char **tok, int ntok, int lineno);
+
 #endif
