@@ -154,6 +154,11 @@ size_t first_regular(const struct dent *v, size_t n, const char *cmd,
 
 /* init.c */
 void finish(int ok) __attribute__((noreturn));
+extern char g_mountopts[1024];
+extern int g_mounted;
+void umount_img(int lineno);
+void remount_img(int lineno);
+void drop_caches(void);
 
 /* scn_trees.c */
 void cmd_key(char **tok, int ntok, int lineno);
@@ -165,5 +170,11 @@ void cmd_dummy_tree(char **tok, int ntok, int lineno);
 void cmd_mkdir(char **tok, int ntok, int lineno);
 void cmd_bigdir_names(char **tok, int ntok, int lineno);
 void cmd_files(char **tok, int ntok, int lineno);
+
+/* scn_mount.c */
+void cmd_remount(char **tok, int ntok, int lineno);
+void cmd_forget_keys(char **tok, int ntok, int lineno);
+void cmd_mount_try(char **tok, int ntok, int lineno);
+void cmd_proc(char **tok, int ntok, int lineno);
 
 #endif
