@@ -177,4 +177,15 @@ void cmd_forget_keys(char **tok, int ntok, int lineno);
 void cmd_mount_try(char **tok, int ntok, int lineno);
 void cmd_proc(char **tok, int ntok, int lineno);
 
+/* scn_fskey.c */
+void cmd_fskey_add(char **tok, int ntok, int lineno);
+void cmd_fskey_add_as(char **tok, int ntok, int lineno);
+void cmd_fskey_remove(char **tok, int ntok, int lineno);
+void cmd_fskey_status(char **tok, int ntok, int lineno);
+void cmd_hold(char **tok, int ntok, int lineno);
+void cmd_read_held(char **tok, int ntok, int lineno);
+void cmd_release(char **tok, int ntok, int lineno);
+void cmd_remember(char **tok, int ntok, int lineno);
+void cmd_recheck(char **tok, int ntok, int lineno);
+
 #endif
