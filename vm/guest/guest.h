@@ -188,4 +188,19 @@ void cmd_release(char **tok, int ntok, int lineno);
 void cmd_remember(char **tok, int ntok, int lineno);
 void cmd_recheck(char **tok, int ntok, int lineno);
 
+/* scn_nokey.c */
+void cmd_touch_names(char **tok, int ntok, int lineno);
+void cmd_stat_name(char **tok, int ntok, int lineno);
+void cmd_unlink_name(char **tok, int ntok, int lineno);
+void cmd_readdir(char **tok, int ntok, int lineno);
+void probe_all(char **tok, int ntok, int lineno, int do_open);
+void cmd_nokey_ops(char **tok, int ntok, int lineno);
+void cmd_unlink_first(char **tok, int ntok, int lineno);
+void cmd_exists(char **tok, int ntok, int lineno);
+
+/* scn_policy.c */
+void cmd_policy_try(char **tok, int ntok, int lineno);
+void cmd_policy_nonempty(char **tok, int ntok, int lineno);
+void cmd_inherit(char **tok, int ntok, int lineno);
+
 #endif
