@@ -158,6 +158,7 @@ extern char g_mountopts[1024];
 extern int g_mounted;
 void umount_img(int lineno);
 void remount_img(int lineno);
+void sync_mnt(void);
 void drop_caches(void);
 
 /* scn_trees.c */
@@ -202,5 +203,11 @@ void cmd_exists(char **tok, int ntok, int lineno);
 void cmd_policy_try(char **tok, int ntok, int lineno);
 void cmd_policy_nonempty(char **tok, int ntok, int lineno);
 void cmd_inherit(char **tok, int ntok, int lineno);
+
+/* scn_delete.c */
+void cmd_sync(char **tok, int ntok, int lineno);
+void cmd_unlink_rmtree(char **tok, int ntok, int lineno, int tree);
+void cmd_churn(char **tok, int ntok, int lineno);
+void cmd_sparse(char **tok, int ntok, int lineno);
 
 #endif
