@@ -210,4 +210,7 @@ void cmd_unlink_rmtree(char **tok, int ntok, int lineno, int tree);
 void cmd_churn(char **tok, int ntok, int lineno);
 void cmd_sparse(char **tok, int ntok, int lineno);
 
+/* scn_bench.c */
+void cmd_bench_tree(char **tok, int ntok, int lineno);
+
 #endif
