@@ -85,6 +85,15 @@ struct dent {
 	uint64_t ino;
 };
 
+/* A scenario command: the line's words tok[0..ntok) (tok[0] = the name) and
+ * its line number, for messages.  The table is in commands.c. */
+typedef void scn_cmd_fn(char **tok, int ntok, int lineno);
+struct scn_cmd {
+	const char *name;
+	scn_cmd_fn *run;
+	const char *what; /* one line; the reference is vm/README.md */
+};
+
 /* console.c */
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -194,10 +203,11 @@ void cmd_touch_names(char **tok, int ntok, int lineno);
 void cmd_stat_name(char **tok, int ntok, int lineno);
 void cmd_unlink_name(char **tok, int ntok, int lineno);
 void cmd_readdir(char **tok, int ntok, int lineno);
-void probe_all(char **tok, int ntok, int lineno, int do_open);
 void cmd_nokey_ops(char **tok, int ntok, int lineno);
 void cmd_unlink_first(char **tok, int ntok, int lineno);
 void cmd_exists(char **tok, int ntok, int lineno);
+void cmd_lookup_all(char **tok, int ntok, int lineno);
+void cmd_open_all(char **tok, int ntok, int lineno);
 
 /* scn_policy.c */
 void cmd_policy_try(char **tok, int ntok, int lineno);
@@ -206,11 +216,15 @@ void cmd_inherit(char **tok, int ntok, int lineno);
 
 /* scn_delete.c */
 void cmd_sync(char **tok, int ntok, int lineno);
-void cmd_unlink_rmtree(char **tok, int ntok, int lineno, int tree);
 void cmd_churn(char **tok, int ntok, int lineno);
 void cmd_sparse(char **tok, int ntok, int lineno);
+void cmd_unlink(char **tok, int ntok, int lineno);
+void cmd_rmtree(char **tok, int ntok, int lineno);
 
 /* scn_bench.c */
 void cmd_bench_tree(char **tok, int ntok, int lineno);
+
+/* commands.c */
+void run_scenario(char *text);
 
 #endif

@@ -159,7 +159,7 @@ static void restore_parent_mtime(const char *rel)
 
 /* unlink TREE/PATH: a regular file or symlink of the manifest (plaintext
  * path, %HH escapes).  rmtree TREE/PATH: a directory and everything below. */
-void cmd_unlink_rmtree(char **tok, int ntok, int lineno, int tree)
+static void cmd_unlink_rmtree(char **tok, int ntok, int lineno, int tree)
 {
 	char rel[4096];
 	struct entry *e;
@@ -179,6 +179,16 @@ void cmd_unlink_rmtree(char **tok, int ntok, int lineno, int tree)
 		remove_one(rel, lineno);
 	restore_parent_mtime(rel);
 	say("e4dump-guest: %s %s", tree ? "rmtree" : "unlink", rel);
+}
+
+void cmd_unlink(char **tok, int ntok, int lineno)
+{
+	cmd_unlink_rmtree(tok, ntok, lineno, 0);
+}
+
+void cmd_rmtree(char **tok, int ntok, int lineno)
+{
+	cmd_unlink_rmtree(tok, ntok, lineno, 1);
 }
 
 /* churn DIR COUNT SIZE: in /mnt/DIR (made if missing, not in the manifest),

@@ -128,7 +128,7 @@ void cmd_readdir(char **tok, int ntok, int lineno)
 }
 
 /* lookup-all (open = 0) and open-all (open = 1) */
-void probe_all(char **tok, int ntok, int lineno, int do_open)
+static void probe_all(char **tok, int ntok, int lineno, int do_open)
 {
 	const char *what = do_open ? "open" : "lookup";
 	char rel[4096], sub[4096], p[4200];
@@ -183,6 +183,16 @@ void probe_all(char **tok, int ntok, int lineno, int do_open)
 	    first_err ? ", first error: " : "", first_err ? strerror(first_err) : "");
 	free(err);
 	free_list(v, n);
+}
+
+void cmd_lookup_all(char **tok, int ntok, int lineno)
+{
+	probe_all(tok, ntok, lineno, 0);
+}
+
+void cmd_open_all(char **tok, int ntok, int lineno)
+{
+	probe_all(tok, ntok, lineno, 1);
 }
 
 /* the path recorded by the last unlink-first of each tag */
