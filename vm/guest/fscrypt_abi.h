@@ -1,7 +1,9 @@
+/* e4dump QEMU guest: the kernel ABI it uses (defined here so that the guest
+ * does not depend on the host's header version; values from
+ * include/uapi/linux/fscrypt.h and include/uapi/linux/fs.h). */
 #ifndef E4DUMP_GUEST_FSCRYPT_ABI_H
 #define E4DUMP_GUEST_FSCRYPT_ABI_H
-/* ---- kernel ABI (defined here so that the guest does not depend on the
- * host's header version; values from include/uapi/linux/fscrypt.h) ---- */
+
 struct e4_fscrypt_policy_v1 {
 	uint8_t version; /* FSCRYPT_POLICY_V1 == 0 */
 	uint8_t contents_encryption_mode;

@@ -1,7 +1,5 @@
-/* e4dump QEMU guest, scenario command bench-tree: the benchmark's twin tree. */
-#include "guest.h"
-
-/* ---- bench-tree: the benchmark's twin tree (bench/README.md) -----------------
+/* e4dump QEMU guest, scenario command bench-tree: the benchmark's twin tree
+ * (bench/README.md).
  * bench-tree DIR plain|DESCHEX CMODE FMODE FLAGS LARGE SMALL DIRS MANY FEW
  * Under TCG every system call costs, so this writes with as few as it can:
  * the large file in 1 MiB writes of a pattern generated once, each small file
@@ -11,6 +9,7 @@
  * per entry; the manifest gets one record of counts.  The contents depend
  * only on the path inside DIR, so two bench-trees with the same numbers hold
  * the same names and bytes (vm/README.md, "Bench trees"). */
+#include "guest.h"
 
 #define BENCH_CHUNK ((size_t)1 << 20)
 #define BENCH_SMALL_MIN 1024
