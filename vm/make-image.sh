@@ -102,9 +102,12 @@ if [ -z "$opt_kernel" ]; then
 fi
 [ -r "$opt_kernel" ] || die "kernel $opt_kernel not readable"
 
-# ---- guest init + initramfs (cached by the sha256 of init.c and compiler) ------
+# ---- guest init + initramfs (cached by the sha256 of vm/guest/ and compiler) ---
+# /init is every vm/guest/*.c compiled together (guest.h lists them).
 cflags="-static -O2 -Wall -Wextra -Werror -std=gnu11"
-gkey=$( { sha256sum <"$here/guest/init.c"; gcc --version | head -n1; echo "$cflags";
+gsrc=("$here"/guest/*.c)
+gkey=$( { (cd "$here/guest" && LC_ALL=C sha256sum -- *.c *.h);
+	  gcc --version | head -n1; echo "$cflags";
 	  cpio --version | head -n1; echo initramfs-1; } | sha256sum | cut -c1-16)
 gdir=$cache/guest/$gkey
 initramfs=$gdir/initramfs.cpio
@@ -117,8 +120,8 @@ if [ ! -f "$gdir/.done" ]; then
 		rm -rf "$gdir"
 		mkdir -p "$gdir/root/dev" "$gdir/root/proc" "$gdir/root/mnt"
 		# shellcheck disable=SC2086
-		gcc $cflags -o "$gdir/root/init" "$here/guest/init.c" ||
-			die "compiling vm/guest/init.c failed"
+		gcc $cflags -o "$gdir/root/init" "${gsrc[@]}" ||
+			die "compiling vm/guest/*.c failed"
 		chmod 0755 "$gdir/root/init"
 		(cd "$gdir/root" && find . -mindepth 1 -print0 | LC_ALL=C sort -z |
 			cpio --null -o -H newc -R 0:0 --reproducible --quiet) >"$initramfs.tmp" ||
