@@ -14,7 +14,7 @@
 #            OUT.img.console.log, OUT.img.scn (the scenario)
 #
 # The image is cached in $E4DUMP_CACHE/bench/<key>/ (key: the scenario, which
-# holds the scaled numbers, SCALE, vm/guest/init.c, the kernel and
+# holds the scaled numbers, SCALE, the guest sources vm/guest/*, the kernel and
 # vm/make-image.sh); a hit hard-links it (or copies it) at once.  The newest
 # E4DUMP_BENCH_KEEP (default 3) cached images are kept.
 set -u
@@ -74,7 +74,7 @@ kernel=$(bash "$top/vm/build-kernel.sh" | tail -n1) || die "kernel build failed"
 # (this script is not in the key: what it puts in the image is the scenario;
 # bump the recipe when that changes otherwise)
 ckey=$( { echo "bench-image-1 $scale"; echo "$scn"; echo "$kernel";
-	  sha256sum "$top/vm/guest/init.c" "$top/vm/make-image.sh" |
+	  sha256sum "$top"/vm/guest/*.c "$top"/vm/guest/*.h "$top/vm/make-image.sh" |
 	  cut -d' ' -f1; } | sha256sum | cut -c1-16)
 cdir=$cache/bench/$ckey
 
