@@ -100,6 +100,10 @@ rc=$?
 check "volumes of a 1 GiB disk under ulimit -f 1024: exit $rc" '[ $rc = 0 ]'
 check "it lists the partition sgdisk made, ext4 with encrypted inodes" \
 	'grep -Eq "^1 +1048576 +2048 +4194304 +ext4 +yes \(8 inodes\)" "$W/big.txt" || { cat "$W/big.txt"; false; }'
+(ulimit -f 64; exec "$E4DUMP" volumes "$W/big.img") >"$W/big64.txt" 2>&1
+rc=$?
+check "under ulimit -f 64 (less than a partition's 128 KiB head): exit $rc, the filesystem not probed, ext4 still found" \
+	'[ $rc = 0 ] && grep -Eq "^1 +1048576 +2048 +4194304 +\(not probed\) +yes \(8 inodes\)" "$W/big64.txt"'
 (ulimit -f 1024; exec "$E4DUMP" ls "$W/big.img") >"$W/big.ls" 2>&1
 rc=$?
 check "ls of it under ulimit -f 1024 finds the ext4 partition: exit $rc" '[ $rc = 0 ]'

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <blkid/blkid.h>
 #include "volume.h"
@@ -529,15 +530,23 @@ static void overlaps(struct e4_volume_table *t)
 }
 
 /* What libblkid's filesystem probers find in the head of v: they read a
- * memfd holding its first FS_HEAD bytes, told that is all there is. */
+ * memfd holding its first FS_HEAD bytes, told that is all there is (not
+ * probed when RLIMIT_FSIZE would not let the memfd hold them: SIGXFSZ). */
 static void probe_fs(struct e4_source *src, struct e4_volume *v)
 {
 	uint64_t len = v->size < FS_HEAD ? v->size : FS_HEAD;
 	uint8_t *buf = malloc(FS_HEAD);
 	blkid_probe pr = NULL;
 	const char *type = NULL;
+	struct rlimit fsize;
 	int fd = -1;
 
+	if (!getrlimit(RLIMIT_FSIZE, &fsize) && fsize.rlim_cur != RLIM_INFINITY &&
+	    fsize.rlim_cur < len) {
+		snprintf(v->fs, sizeof(v->fs), "(not probed)");
+		free(buf);
+		return;
+	}
 	if (!buf || e4_source_read(src, v->start, buf, (size_t)len) != E4_OK ||
 	    (fd = memfd_create("e4dump-partition-head", MFD_CLOEXEC)) < 0 ||
 	    pwrite(fd, buf, (size_t)len, 0) != (ssize_t)len ||
