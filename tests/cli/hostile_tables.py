@@ -15,6 +15,8 @@ usage: hostile_tables.py KIND OUT [FS]
                 (2048: starts past the end)
   mbr-overlap   MBR: 1 at 2048 (8192); 2 at 8192 (4096), overlapping 1;
                 3 at 20480 (2048) holding FS
+  gpt-4k        GPT of 4096-byte sectors (4096 of them): 1 at LBA 256-511;
+                2 at 1280-2303 holding FS; 3 at 2000-2100, overlapping 2
   mbr-loop      MBR: 1 at 2048 (2048); 2 extended at 4096 (24576).  EBRs
                 at 4096, 8192, 12288, each with a logical partition 2048
                 sectors after it (2048 sectors); the third links back to
@@ -44,9 +46,10 @@ def mbr_entry(b, at, i, ptype, start, count):
     b[at + 510:at + 512] = b"\x55\xaa"
 
 
-def gpt(b, entries, first_usable=34):
-    last_usable = SECTORS - 34
-    mbr_entry(b, 0, 0, 0xee, 1, SECTORS - 1)
+def gpt(b, entries, first_usable=34, ss=512):
+    sectors = len(b) // ss
+    last_usable = sectors - 34 if ss == 512 else sectors - 6
+    mbr_entry(b, 0, 0, 0xee, 1, min(len(b) // 512 - 1, 0xffffffff))
     array = bytearray(128 * 128)
     for i, (first, last) in enumerate(entries):
         e = 128 * i
@@ -56,7 +59,8 @@ def gpt(b, entries, first_usable=34):
         name = ("part%d" % (i + 1)).encode("utf-16-le")
         array[e + 56:e + 56 + len(name)] = name
     crc = zlib.crc32(bytes(array))
-    for lba, alt, arr in ((1, SECTORS - 1, 2), (SECTORS - 1, 1, SECTORS - 33)):
+    tail = len(array) // ss + 1
+    for lba, alt, arr in ((1, sectors - 1, 2), (sectors - 1, 1, sectors - tail)):
         h = bytearray(92)
         h[0:8] = b"EFI PART"
         struct.pack_into("<IIII", h, 8, 0x10000, 92, 0, 0)
@@ -64,8 +68,8 @@ def gpt(b, entries, first_usable=34):
         h[56:72] = bytes(range(1, 17))
         struct.pack_into("<QIII", h, 72, arr, 128, 128, crc)
         struct.pack_into("<I", h, 16, zlib.crc32(bytes(h)))
-        b[lba * 512:lba * 512 + 92] = h
-        b[arr * 512:arr * 512 + len(array)] = array
+        b[lba * ss:lba * ss + 92] = h
+        b[arr * ss:arr * ss + len(array)] = array
 
 
 def main(kind, out, fs=None):
@@ -78,6 +82,9 @@ def main(kind, out, fs=None):
         fs_at = 10240
     elif kind == "gpt-backwards":
         gpt(b, [(2048, 4095), (4096, 8191), (20000, 10000), (40000, 41000)])
+    elif kind == "gpt-4k":
+        gpt(b, [(256, 511), (1280, 2303), (2000, 2100)], 6, 4096)
+        fs_at = 1280 * 8
     elif kind == "mbr-pastend":
         for i, (s, n) in enumerate([(2048, 2048), (4096, 4096), (30000, 4096), (40000, 2048)]):
             mbr_entry(b, 0, i, 0x83, s, n)

@@ -17,9 +17,12 @@ done
 sample sample.img
 craft() { python3 "$top/tests/cli/hostile_tables.py" "$@" || give_up "hostile_tables.py $1"; }
 
-# "slot first last" of mmls's entries (not its Meta and unallocated rows)
+# "slot first last" of mmls's entries (not its Meta and unallocated rows;
+# gpt-4k in 4096-byte sectors: -b 4096)
 mmls_rows() {
-	mmls "$1" | awk '$2 ~ /^[0-9]+(:[0-9]+)?$/ {print $2, $3 + 0, $4 + 0}' | sort
+	local b=512
+	[[ $1 == *4k* ]] && b=4096
+	mmls -b $b "$1" | awk '$2 ~ /^[0-9]+(:[0-9]+)?$/ {print $2, $3 + 0, $4 + 0}' | sort
 }
 # the same from volumes --json (extended partitions are Meta to mmls)
 volumes_rows() {
@@ -47,11 +50,13 @@ want[gpt-overlap]='2: overlaps partition 3
 3: overlaps partition 2'
 want[gpt-backwards]='3: ends before it starts (last LBA 10000, first 20000)
 4: starts past the end of the image (sector 40000 of 32768); outside the GPT usable area (LBA 34 to 32734)'
+want[gpt-4k]='2: overlaps partition 3
+3: overlaps partition 2'
 want[mbr-pastend]='4: starts past the end of the image (sector 40000 of 32768)'
 want[mbr-overlap]='1: overlaps partition 2
 2: overlaps partition 1'
 want[mbr-loop]='7: its EBR (sector 12288) links back to the EBR at sector 8192'
-for k in gpt-unusable gpt-overlap gpt-backwards mbr-pastend mbr-overlap mbr-loop; do
+for k in gpt-unusable gpt-overlap gpt-backwards gpt-4k mbr-pastend mbr-overlap mbr-loop; do
 	craft $k "$W/$k.img" "$W/sample.img"
 	must_run "$k: volumes --json" "$W/$k.json" -- "$E4DUMP" volumes --json "$W/$k.img" || continue
 	check "$k: every entry mmls lists, where it puts it" \
@@ -81,6 +86,13 @@ check "gpt-overlap --partition 2: the kernel's manifest" \
 must_run "gpt-overlap: info --partition 2" "$W/info" -- "$E4DUMP" info --partition 2 "$W/gpt-overlap.img" &&
 	check "info says what is odd about the volume it used" \
 		'grep -qx "volume: partition 2 (gpt, start 5242880 bytes, sector 10240, 4194304 bytes; odd: overlaps partition 3)" "$W/info"'
+check "gpt-4k: the table's sector size is 4096" \
+	'grep -q "^partition table: gpt (sector size 4096, id 04030201-0605-0807-090a-0b0c0d0e0f10)$" "$W/gpt-4k.txt"'
+rm -rf "$W/x"
+expect "gpt-4k: --partition 2 (at LBA 1280 of 4096 bytes) uses it" 0 '' -- \
+	"$E4DUMP" extract --partition 2 --key-file "$K" "$W/gpt-4k.img" -o "$W/x"
+check "gpt-4k --partition 2: the kernel's manifest" \
+	'check_extract -q "$S/sample.manifest" "$W/x" >/dev/null 2>&1'
 rm -rf "$W/x"
 expect "mbr-overlap: the ext4 partition 3 is fine: chosen (1 and 2 overlap)" 0 '' -- \
 	"$E4DUMP" extract --key-file "$K" "$W/mbr-overlap.img" -o "$W/x"
