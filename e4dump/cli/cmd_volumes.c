@@ -64,7 +64,8 @@ static json_object *volume_record(const char *index, uint64_t start, uint64_t si
 	ADD(o, "extended", json_object_new_boolean(v && v->extended));
 	ADD(o, "logical", json_object_new_boolean(v && v->logical));
 	ADD(o, "missing", json_object_new_uint64(v ? v->missing : 0));
-	/* where the table puts it, in its own words and sectors */
+	/* where the table puts it, in its own words and sectors (no last
+	 * sector for an entry of zero length) */
 	ADD(o, "slot", v ? json_object_new_string(v->slot) : NULL);
 	ADD(o, "table_first", v ? json_object_new_uint64(v->first) : NULL);
 	ADD(o, "table_last", v && !(v->odd & E4_VOL_BACKWARDS && v->last == v->first) ?
