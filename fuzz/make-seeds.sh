@@ -16,7 +16,7 @@ out=$1
 PATH=$PATH:/sbin:/usr/sbin
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-for t in context keyfile nokey symlink names image dirblock extent xattr jbd2; do
+for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume; do
 	rm -rf "${out:?}/$t"
 	mkdir -p "$out/$t"
 done
@@ -132,6 +132,48 @@ for name, inc, tag in (("v3-64bit", 0x13, lambda blk, fl: struct.pack(">IIII", b
     put("jbd2", name, jsb(inc, 2) + jblk(1, 5, tags) + bytes(1024) * 3 + jblk(5, 5, rev) + jblk(2, 5, com))
     # the same as a whole journal (s_maxlen = its 8 blocks) for the log walk
     put("jbd2", name + "-walk", jsb(inc, 0, 8) + jblk(1, 5, tags) + bytes(1024) * 3 + jblk(5, 5, rev) + jblk(2, 5, com) + bytes(1024))
+# volume: le32 disk size in sectors, then the disk's first bytes (small
+# disks: MBR and EBR chain, GPT with its backup; odd entries)
+import zlib
+def mbr_ent(b, at, i, typ, start, count):
+    struct.pack_into("<4xB3xII", b, at + 446 + 16 * i, typ, start, count)
+    b[at + 510:at + 512] = b"\x55\xaa"
+def vdisk(sectors, b):
+    return struct.pack("<I", sectors) + bytes(b)
+d = bytearray(64 * 512)
+mbr_ent(d, 0, 0, 0x83, 2, 4)
+mbr_ent(d, 0, 1, 0x05, 8, 56)
+for ebr, link in ((8, 8), (16, 16), (24, 8)):
+    mbr_ent(d, ebr * 512, 0, 0x83, 2, 2)
+    mbr_ent(d, ebr * 512, 1, 0x05, link, 8)
+put("volume", "mbr-ebr-loop", vdisk(64, d))
+d = bytearray(512)
+for i, (st, n) in enumerate(((2, 8), (6, 8), (60, 100), (1000, 8))):
+    mbr_ent(d, 0, i, 0x83, st, n)
+put("volume", "mbr-odd", vdisk(64, d))
+def gpt_disk(sectors, ents, first_usable=34):
+    b = bytearray(sectors * 512)
+    mbr_ent(b, 0, 0, 0xee, 1, sectors - 1)
+    arr = bytearray(128 * 128)
+    for i, (f, l) in enumerate(ents):
+        arr[128 * i:128 * i + 16] = bytes.fromhex("af3dc60f838472478e793d69d8477de4")
+        struct.pack_into("<QQ", arr, 128 * i + 32, f, l)
+        arr[128 * i + 56:128 * i + 60] = ("p%d" % i).encode("utf-16-le")
+    crc = zlib.crc32(bytes(arr))
+    for lba, alt, at in ((1, sectors - 1, 2), (sectors - 1, 1, sectors - 33)):
+        h = bytearray(92)
+        h[0:8] = b"EFI PART"
+        struct.pack_into("<II", h, 8, 0x10000, 92)
+        struct.pack_into("<QQQQ", h, 24, lba, alt, first_usable, sectors - 34)
+        struct.pack_into("<QIII", h, 72, at, 128, 128, crc)
+        struct.pack_into("<I", h, 16, zlib.crc32(bytes(h)))
+        b[lba * 512:lba * 512 + 92] = h
+        b[at * 512:at * 512 + len(arr)] = arr
+    return b
+put("volume", "gpt-odd", vdisk(128, gpt_disk(128, [(34, 60), (61, 94), (50, 70), (100, 90), (500, 600)])))
+g = gpt_disk(128, [(34, 94)])
+g[512 + 32] ^= 1
+put("volume", "gpt-primary-bad", vdisk(128, g))
 # xattrs: flag byte (bit 0 block, bit 1 context), then the area or block
 ctx = bytes([1, 1, 4, 3]) + key[:8] + nonce
 def xentry(idx_, name, offs, size):
@@ -222,9 +264,14 @@ if command -v sfdisk >/dev/null; then
 		dd if="$p4k" of="$tmp/mbr" bs=512 seek=64 conv=notrunc status=none &&
 		mv "$tmp/mbr" "$out/image/disk-mbr.img"
 fi
+# the partitioned image seed as a volume input too (its size, then it)
+if [ -f "$out/image/disk-mbr.img" ]; then
+	python3 -c 'import os, struct, sys; d = open(sys.argv[1], "rb").read(); open(sys.argv[2], "wb").write(struct.pack("<I", len(d) // 512) + d)' \
+		"$out/image/disk-mbr.img" "$out/volume/disk-mbr"
+fi
 if command -v img2simg >/dev/null; then
 	img2simg "$p4k" "$out/image/container.simg" >/dev/null 2>&1 || rm -f "$out/image/container.simg"
 fi
-for t in context keyfile nokey symlink names image dirblock extent xattr jbd2; do
+for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume; do
 	echo "make-seeds: $t: $(ls "$out/$t" | wc -l) inputs"
 done

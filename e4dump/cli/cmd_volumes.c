@@ -64,6 +64,13 @@ static json_object *volume_record(const char *index, uint64_t start, uint64_t si
 	ADD(o, "extended", json_object_new_boolean(v && v->extended));
 	ADD(o, "logical", json_object_new_boolean(v && v->logical));
 	ADD(o, "missing", json_object_new_uint64(v ? v->missing : 0));
+	/* where the table puts it, in its own words and sectors (no last
+	 * sector for an entry of zero length) */
+	ADD(o, "slot", v ? json_object_new_string(v->slot) : NULL);
+	ADD(o, "table_first", v ? json_object_new_uint64(v->first) : NULL);
+	ADD(o, "table_last", v && !(v->odd & E4_VOL_BACKWARDS && v->last == v->first) ?
+	    json_object_new_uint64(v->last) : NULL);
+	ADD(o, "odd", v && v->why_odd[0] ? json_object_new_string(v->why_odd) : NULL);
 	return o;
 }
 
@@ -162,15 +169,16 @@ int cmd_volumes(const struct options *o, struct report *r)
 			t.n ? "(whole image; overlaps the table)" : "(whole image)", "", NULL));
 	for (size_t i = 0, scanned = 0; i < t.n; i++) {
 		const struct e4_volume *v = &t.v[i];
-		char index[16], type[64];
+		char index[16], type[96];
 		long enc = -3;
 
 		snprintf(index, sizeof(index), "%u", v->index);
 		if (v->ext)
 			enc = scanned++ < MAX_SCANNED ? count_encrypted(disk, v->start, v->size) : -2;
-		snprintf(type, sizeof(type), "%s%s%s", v->type,
+		snprintf(type, sizeof(type), "%s%s%s%s", v->type,
 			 v->extended ? " (extended)" : v->logical ? " (logical)" : "",
-			 v->missing ? " (cut short)" : "");
+			 v->missing && v->size ? " (cut short)" : "",
+			 v->odd & E4_VOL_BLOCKING ? " (odd)" : "");
 		e = escaped(v->name, sizeof(v->name));
 		json_object_array_add(rows, volume_record(index, v->start, v->size,
 			v->extended ? "" : v->fs, enc, type, e ? e : "", v));
@@ -200,10 +208,16 @@ int cmd_volumes(const struct options *o, struct report *r)
 		       "encrypted", "type", "name");
 		for (size_t i = 0; i < json_object_array_length(rows); i++)
 			print_row(json_object_array_get_idx(rows, i));
-		for (size_t i = 0; i < t.n; i++)
-			if (t.v[i].missing)
+		for (size_t i = 0; i < t.n; i++) {
+			if (t.v[i].missing && t.v[i].size)
 				printf("partition %u: %llu bytes of it lie past the end of the image\n",
 				       t.v[i].index, (unsigned long long)t.v[i].missing);
+			if (t.v[i].why_odd[0])
+				printf("partition %u (slot %s): odd: %s%s\n", t.v[i].index,
+				       t.v[i].slot, t.v[i].why_odd,
+				       t.v[i].odd & E4_VOL_BLOCKING ?
+				       " (used only when chosen with --partition)" : "");
+		}
 		if (t.note[0])
 			printf("note: %s\n", t.note);
 		json_object_put(container);

@@ -1,35 +1,39 @@
-/* volume.h: partition tables through libblkid.
+/* volume.h: partition tables read by hand, every entry listed.
  *
- * libblkid reads only file descriptors, and a disk inside an E01 or a
- * qcow2 has none.  It is given a mirror instead: a sparse memfd of the
- * disk's size holding copies of the sectors its table parsers read (the
- * first and last MiB, GPT entry arrays where the headers put them, the
- * EBR chain of an extended partition) and the head and tail of each
- * partition, for its filesystem probers.  The rest reads as zeros, which
- * no parser takes for a table.  The mirror is bounded (MIRROR_MAX). */
+ * The tables are read here, through the e4_source reader, because no
+ * library at hand lists every entry of a hostile table: libblkid drops
+ * entries outside the usable area or the disk without a word (and reads
+ * only descriptors: a disk in an E01 had to be mirrored into a memfd the
+ * size of the disk, which RLIMIT_FSIZE kills); The Sleuth Kit's libtsk
+ * refuses a whole table when its first two entries start past the image,
+ * skips GPT entries at LBA 0, wraps the length of one running backwards,
+ * reads every entry a GPT header claims (2^32) and follows EBR chains by
+ * recursion, one stack frame per link.  Layouts: UEFI 2.10 5.2 (MBR: the
+ * 0x55aa signature at 510, four 16-byte entries at 446: type at 4, start
+ * LBA at 8, sectors at 12) and 5.3 (GPT); the EBR chain as Linux follows
+ * it (block/partitions/msdos.c: logical partitions are every non-extended
+ * entry of an EBR, the 3rd and 4th only inside the EBR's link and the
+ * extended partition, relative to the EBR; the first extended entry links
+ * to the next EBR, relative to the extended partition).
+ *
+ * libblkid is kept for what it is needed for: naming the filesystem in a
+ * partition.  Its probers read a memfd holding the partition's head
+ * (FS_HEAD bytes at most: a constant, never the evidence's size). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <blkid/blkid.h>
 #include "volume.h"
 
 #define MIB (1024u * 1024u)
-#define MIRROR_MAX (64u * MIB)   /* bytes copied into the mirror, at most */
-#define GPT_ARRAY_MAX (8u * MIB) /* a GPT entry array libblkid is given */
+#define GPT_ARRAY_MAX (8u * MIB) /* a GPT entry array read, at most */
 #define FS_HEAD (128u * 1024u)   /* a partition's head its probers read */
-#define FS_TAIL (64u * 1024u)    /* and its tail (RAID superblocks) */
 #define FS_PROBED 128u           /* partitions whose filesystem is probed */
 #define MAX_PARTITIONS 1024u     /* listed, and EBR links followed */
-
-struct mirror {
-	int fd;
-	struct e4_source *src;
-	uint64_t copied;
-	int cut;                 /* MIRROR_MAX was reached */
-};
 
 /* Add a note to t (once each, as room allows). */
 static void note(struct e4_volume_table *t, const char *what)
@@ -41,37 +45,15 @@ static void note(struct e4_volume_table *t, const char *what)
 	snprintf(t->note + n, sizeof(t->note) - n, "%s%s", n ? "; " : "", what);
 }
 
-/* Copy [off, off + len) of the disk into the mirror (clipped to the
- * disk, and bounded by MIRROR_MAX: m->cut).  0, or -1 on a read error. */
-static int mirror_copy(struct mirror *m, uint64_t off, uint64_t len)
+/* Mark v odd with flag and what (once each, as room allows). */
+static void mark(struct e4_volume *v, unsigned int flag, const char *what)
 {
-	static const size_t piece = 64 * 1024;
-	uint8_t *buf;
-	int rc = 0;
+	size_t n = strlen(v->why_odd);
 
-	if (off >= m->src->size)
-		return 0;
-	if (len > m->src->size - off)
-		len = m->src->size - off;
-	if (len > MIRROR_MAX - m->copied) {
-		len = MIRROR_MAX - m->copied;
-		m->cut = 1;
-	}
-	buf = malloc(piece);
-	if (!buf)
-		return -1;
-	while (len && !rc) {
-		size_t n = len < piece ? (size_t)len : piece;
-
-		if (e4_source_read(m->src, off, buf, n) != E4_OK ||
-		    pwrite(m->fd, buf, n, (off_t)off) != (ssize_t)n)
-			rc = -1;
-		off += n;
-		len -= n;
-		m->copied += n;
-	}
-	free(buf);
-	return rc;
+	v->odd |= flag;
+	if (strstr(v->why_odd, what))
+		return;
+	snprintf(v->why_odd + n, sizeof(v->why_odd) - n, "%s%s", n ? "; " : "", what);
 }
 
 static uint64_t le64(const uint8_t *p)
@@ -85,127 +67,503 @@ static uint64_t le64(const uint8_t *p)
 
 static uint32_t le32(const uint8_t *p)
 {
-	return (uint32_t)le64((const uint8_t[8]){ p[0], p[1], p[2], p[3] });
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
 }
 
-/* The GPT header at lba (sectors of ss) and its entry array, wherever
- * the header says it is (UEFI 2.10, 5.3.2: PartitionEntryLBA at 72,
- * NumberOfPartitionEntries at 80, SizeOfPartitionEntry at 84,
- * AlternateLBA at 32).  A header claiming an array larger than
- * GPT_ARRAY_MAX is left out (libblkid would allocate all of it).
- * Returns the alternate LBA, or 0. */
-static uint64_t mirror_gpt(struct mirror *m, struct e4_volume_table *t,
-			   uint64_t lba, unsigned int ss)
+/* CRC-32 as UEFI 2.10 5.3.2 uses it (IEEE 802.3, reflected). */
+static uint32_t crc32_ieee(const uint8_t *p, size_t n)
 {
-	uint8_t h[92];
-	uint64_t entries, bytes;
+	uint32_t table[256], c = 0xffffffffu;
 
-	if (lba >= m->src->size / ss ||
-	    e4_source_read(m->src, lba * ss, h, sizeof(h)) != E4_OK ||
-	    memcmp(h, "EFI PART", 8))
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t k = i;
+
+		for (int b = 0; b < 8; b++)
+			k = k & 1 ? 0xedb88320u ^ (k >> 1) : k >> 1;
+		table[i] = k;
+	}
+	while (n--)
+		c = table[(c ^ *p++) & 0xff] ^ (c >> 8);
+	return c ^ 0xffffffffu;
+}
+
+/* A GUID as text: the first three fields little-endian (UEFI 2.10 A). */
+static void guid_text(const uint8_t *g, char *s, size_t len)
+{
+	snprintf(s, len, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 (unsigned int)le32(g), (unsigned int)(g[4] | g[5] << 8),
+		 (unsigned int)(g[6] | g[7] << 8), g[8], g[9], g[10], g[11],
+		 g[12], g[13], g[14], g[15]);
+}
+
+/* n UTF-16LE units at p as UTF-8 in s, up to the first NUL; a unit that
+ * is not half of a pair becomes U+FFFD. */
+static void utf16_text(const uint8_t *p, size_t n, char *s, size_t len)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c = (uint32_t)(p[2 * i] | p[2 * i + 1] << 8);
+
+		if (!c)
+			break;
+		if (c >= 0xd800 && c < 0xdc00 && i + 1 < n) {
+			uint32_t d = (uint32_t)(p[2 * i + 2] | p[2 * i + 3] << 8);
+
+			if (d >= 0xdc00 && d < 0xe000) {
+				c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+				i++;
+			} else {
+				c = 0xfffd;
+			}
+		} else if (c >= 0xd800 && c < 0xe000) {
+			c = 0xfffd;
+		}
+		if (o + 5 > len)
+			break;
+		if (c < 0x80) {
+			s[o++] = (char)c;
+		} else if (c < 0x800) {
+			s[o++] = (char)(0xc0 | c >> 6);
+			s[o++] = (char)(0x80 | (c & 0x3f));
+		} else if (c < 0x10000) {
+			s[o++] = (char)(0xe0 | c >> 12);
+			s[o++] = (char)(0x80 | (c >> 6 & 0x3f));
+			s[o++] = (char)(0x80 | (c & 0x3f));
+		} else {
+			s[o++] = (char)(0xf0 | c >> 18);
+			s[o++] = (char)(0x80 | (c >> 12 & 0x3f));
+			s[o++] = (char)(0x80 | (c >> 6 & 0x3f));
+			s[o++] = (char)(0x80 | (c & 0x3f));
+		}
+	}
+	if (len)
+		s[o < len ? o : len - 1] = 0;
+}
+
+/* The next entry of t, or NULL when MAX_PARTITIONS are listed (noted). */
+static struct e4_volume *add(struct e4_volume_table *t)
+{
+	if (t->n == MAX_PARTITIONS) {
+		note(t, "more than 1024 partitions: the rest are not listed");
+		return NULL;
+	}
+	memset(&t->v[t->n], 0, sizeof(t->v[t->n]));
+	return &t->v[t->n++];
+}
+
+/* Where v lies in bytes, from its table sectors first..last (count
+ * sectors; 0 for an entry running backwards or of zero length), clipped
+ * to the image: missing says what is past its end. */
+static void place(struct e4_volume_table *t, struct e4_volume *v,
+		  uint64_t first, uint64_t count)
+{
+	uint64_t ss = t->sector_size, disk = t->disk_size;
+
+	v->first = first;
+	v->last = count ? first + count - 1 : first; /* zero: marked by the caller */
+	if (first > UINT64_MAX / ss || first * ss >= disk) {
+		v->start = first <= UINT64_MAX / ss ? first * ss : UINT64_MAX;
+		v->size = 0;
+		v->missing = count <= UINT64_MAX / ss ? count * ss : UINT64_MAX;
+		if (count) {
+			char why[96];
+
+			snprintf(why, sizeof(why), "starts past the end of the image (sector %llu of %llu)",
+				 (unsigned long long)first, (unsigned long long)(disk / ss));
+			mark(v, E4_VOL_OUTSIDE, why);
+		}
+		return;
+	}
+	v->start = first * ss;
+	v->size = count <= UINT64_MAX / ss ? count * ss : UINT64_MAX;
+	if (v->size > disk - v->start) {
+		v->missing = v->size - (disk - v->start);
+		v->size = disk - v->start;
+		v->odd |= E4_VOL_CUT_SHORT;
+	}
+}
+
+/* An MBR or EBR entry: type, start, sectors, whether in use (Linux and
+ * The Sleuth Kit: a nonzero size; here also a type without a size). */
+struct mbr_entry {
+	unsigned int type;
+	uint32_t start, count;
+};
+
+static struct mbr_entry mbr_entry(const uint8_t *sector, int i)
+{
+	const uint8_t *p = sector + 446 + 16 * i;
+
+	return (struct mbr_entry){ p[4], le32(p + 8), le32(p + 12) };
+}
+
+static int is_extended(unsigned int type)
+{
+	return type == 0x05 || type == 0x0f || type == 0x85;
+}
+
+static struct e4_volume *mbr_volume(struct e4_volume_table *t, struct mbr_entry e,
+				    uint64_t first, unsigned int table, int entry)
+{
+	struct e4_volume *v = add(t);
+
+	if (!v)
+		return NULL;
+	snprintf(v->slot, sizeof(v->slot), "%03u:%03d", table, entry);
+	snprintf(v->type, sizeof(v->type), "0x%02x", e.type);
+	place(t, v, first, e.count);
+	if (!e.count)
+		mark(v, E4_VOL_BACKWARDS, "zero length");
+	return v;
+}
+
+/* The logical partitions of the extended partition ext (its first
+ * sector and sectors), numbered from *next on; what Linux skips is
+ * marked E4_VOL_NOT_LINUX and numbered later. */
+static void ebr_chain(struct e4_source *src, struct e4_volume_table *t,
+		      uint64_t ext, uint64_t ext_count, unsigned int *next)
+{
+	uint64_t seen[64], *visited = seen, cur = ext, cur_count = ext_count;
+	size_t nvisited = 0, cap = sizeof(seen) / sizeof(seen[0]);
+	char what[160];
+
+	for (unsigned int table = 1;; table++) {
+		uint8_t s[512];
+		size_t first_here = t->n;
+		struct mbr_entry link = { 0, 0, 0 };
+		uint64_t to;
+		int linked = 0;
+
+		if (table > MAX_PARTITIONS) {
+			note(t, "an EBR chain longer than 1024 links was cut");
+			break;
+		}
+		if (cur > (UINT64_MAX - 511) / 512 || cur * 512 + 512 > src->size ||
+		    e4_source_read(src, cur * 512, s, sizeof(s)) != E4_OK) {
+			snprintf(what, sizeof(what), "the EBR at sector %llu is outside the image or unreadable: the chain ends there",
+				 (unsigned long long)cur);
+			note(t, what);
+			break;
+		}
+		if (s[510] != 0x55 || s[511] != 0xaa) {
+			if (table > 1) {
+				snprintf(what, sizeof(what), "the EBR at sector %llu has no 0x55aa signature: the chain ends there",
+					 (unsigned long long)cur);
+				note(t, what);
+			}
+			break;
+		}
+		if (nvisited == cap) {
+			uint64_t *more = malloc(2 * cap * sizeof(*more));
+
+			if (!more) {
+				note(t, "out of memory following the EBR chain");
+				break;
+			}
+			memcpy(more, visited, nvisited * sizeof(*more));
+			if (visited != seen)
+				free(visited);
+			visited = more;
+			cap *= 2;
+		}
+		visited[nvisited++] = cur;
+		for (int i = 0; i < 4; i++) {
+			struct mbr_entry e = mbr_entry(s, i);
+			struct e4_volume *v;
+			uint64_t at = cur + e.start;
+
+			if (is_extended(e.type) && e.count) {
+				if (!linked++)
+					link = e;
+				else
+					note(t, "an EBR has a second link: not followed (Linux follows the first)");
+				continue;
+			}
+			if (!e.count && !e.type)
+				continue;
+			v = mbr_volume(t, e, at, table, i);
+			if (!v)
+				goto out;
+			v->logical = 1;
+			if (at < ext || at + e.count > ext + ext_count)
+				mark(v, E4_VOL_NOT_IN_EXT, "outside its extended partition");
+			/* Linux: "these sometimes contain random garbage" */
+			if (!e.count || (i >= 2 && (e.start + (uint64_t)e.count > cur_count ||
+						    at < ext || at + e.count > ext + ext_count)))
+				mark(v, E4_VOL_NOT_LINUX, "an entry Linux skips");
+			else
+				v->index = (*next)++;
+		}
+		if (!linked)
+			break;
+		to = ext + link.start;
+		for (size_t k = 0; k < nvisited; k++) {
+			if (visited[k] != to)
+				continue;
+			snprintf(what, sizeof(what), "its EBR (sector %llu) links back to the EBR at sector %llu",
+				 (unsigned long long)cur, (unsigned long long)to);
+			for (size_t j = first_here; j < t->n; j++)
+				mark(&t->v[j], E4_VOL_LOOP, what);
+			snprintf(what, sizeof(what), "the EBR chain loops: the EBR at sector %llu links back to sector %llu",
+				 (unsigned long long)cur, (unsigned long long)to);
+			note(t, what);
+			goto out;
+		}
+		cur = to;
+		cur_count = link.count;
+	}
+out:
+	if (visited != seen)
+		free(visited);
+}
+
+/* The MBR in s (sector 0, its signature checked) into t. */
+static void read_mbr(struct e4_source *src, struct e4_volume_table *t, const uint8_t *s)
+{
+	unsigned int next = 5;
+
+	snprintf(t->scheme, sizeof(t->scheme), "dos");
+	snprintf(t->id, sizeof(t->id), "%08x", (unsigned int)le32(s + 440));
+	t->sector_size = 512;
+	for (int i = 0; i < 4; i++) {
+		struct mbr_entry e = mbr_entry(s, i);
+		struct e4_volume *v;
+
+		if (!e.count && !e.type)
+			continue;
+		v = mbr_volume(t, e, e.start, 0, i);
+		if (!v)
+			return;
+		v->index = (unsigned int)i + 1;
+		if (is_extended(e.type) && e.count) {
+			v->extended = 1;
+			if (!(v->odd & E4_VOL_OUTSIDE))
+				ebr_chain(src, t, e.start, e.count, &next);
+		}
+	}
+	/* what Linux skips, numbered after what it numbers */
+	for (size_t i = 0; i < t->n; i++)
+		if (!t->v[i].index)
+			t->v[i].index = next++;
+}
+
+struct gpt {
+	uint64_t lba, alternate, first_usable, last_usable, array_lba;
+	uint32_t entries, entry_size;
+	uint8_t guid[16];
+	int crc_ok;       /* the header's and the array's CRC32 match */
+	uint8_t *array;   /* entries * entry_size bytes */
+};
+
+/* The GPT header at lba (sectors of ss) and its entry array (UEFI 2.10
+ * 5.3.2: HeaderSize at 12, HeaderCRC32 at 16, MyLBA at 24, AlternateLBA
+ * at 32, FirstUsableLBA at 40, LastUsableLBA at 48, DiskGUID at 56,
+ * PartitionEntryLBA at 72, NumberOfPartitionEntries at 80,
+ * SizeOfPartitionEntry at 84, PartitionEntryArrayCRC32 at 88).  1 with g
+ * filled (g->crc_ok says whether it can be trusted), or 0: none there,
+ * or not readable (noted). */
+static int gpt_header(struct e4_source *src, struct e4_volume_table *t,
+		      uint64_t lba, unsigned int ss, struct gpt *g)
+{
+	uint8_t *h;
+	uint32_t hsize, crc;
+	uint64_t bytes;
+
+	memset(g, 0, sizeof(*g));
+	if (lba >= src->size / ss)
 		return 0;
-	entries = le64(h + 72);
-	bytes = (uint64_t)le32(h + 80) * le32(h + 84);
+	h = malloc(ss);
+	if (!h || e4_source_read(src, lba * ss, h, ss) != E4_OK ||
+	    memcmp(h, "EFI PART", 8)) {
+		free(h);
+		return 0;
+	}
+	hsize = le32(h + 12);
+	crc = le32(h + 16);
+	g->lba = lba;
+	g->alternate = le64(h + 32);
+	g->first_usable = le64(h + 40);
+	g->last_usable = le64(h + 48);
+	memcpy(g->guid, h + 56, 16);
+	g->array_lba = le64(h + 72);
+	g->entries = le32(h + 80);
+	g->entry_size = le32(h + 84);
+	g->crc_ok = hsize >= 92 && hsize <= ss && le64(h + 24) == lba;
+	if (g->crc_ok) {
+		memset(h + 16, 0, 4);
+		g->crc_ok = crc32_ieee(h, hsize) == crc;
+	}
+	crc = le32(h + 88);
+	free(h);
+	bytes = (uint64_t)g->entries * g->entry_size;
+	if (g->entry_size < 128 || g->entry_size % 8) {
+		note(t, "a GPT header gives an entry size below 128 or not a multiple of 8: ignored");
+		return 0;
+	}
 	if (bytes > GPT_ARRAY_MAX) {
-		static const uint8_t zero[8];
-
-		if (pwrite(m->fd, zero, sizeof(zero), (off_t)(lba * ss)) != sizeof(zero))
-			return 0;
 		note(t, "a GPT header claims an entry array of more than 8 MiB: ignored");
 		return 0;
 	}
-	mirror_copy(m, lba * ss, ss);
-	if (entries < m->src->size / ss)
-		mirror_copy(m, entries * ss, bytes);
-	return le64(h + 32);
+	if (g->array_lba >= src->size / ss || bytes > src->size - g->array_lba * ss) {
+		note(t, "a GPT header puts its entry array outside the image: ignored");
+		return 0;
+	}
+	g->array = malloc(bytes ? bytes : 1);
+	if (!g->array || e4_source_read(src, g->array_lba * ss, g->array, bytes) != E4_OK) {
+		note(t, g->array ? "a GPT entry array is unreadable" : "out of memory");
+		free(g->array);
+		g->array = NULL;
+		return 0;
+	}
+	if (g->crc_ok)
+		g->crc_ok = crc32_ieee(g->array, bytes) == crc;
+	return 1;
 }
 
-/* The EBRs of the extended partition at start: each links to the next
- * in the first of its entries of an extended type (0x05, 0x0f, 0x85),
- * its start relative to the extended partition, as libblkid and Linux
- * follow them. */
-static void mirror_ebr_chain(struct mirror *m, struct e4_volume_table *t,
-			     uint64_t start, unsigned int ss)
+/* The GPT of sector size ss, if there is one: the primary header, else
+ * the backup at the last LBA, else the one the primary names; failing
+ * CRCs, the primary as it is (its entries marked). */
+static int read_gpt(struct e4_source *src, struct e4_volume_table *t, unsigned int ss)
 {
-	uint64_t cur = start;
+	struct gpt p, b, *g = NULL;
+	int have_p = gpt_header(src, t, 1, ss, &p), have_b = 0;
 
-	for (unsigned int hops = 0;; hops++) {
-		uint8_t s[512];
-		uint64_t next = 0;
+	memset(&b, 0, sizeof(b));
+	uint64_t last = src->size / ss - 1;
+	char what[160];
 
-		if (hops == MAX_PARTITIONS) {
-			note(t, "an EBR chain longer than 1024 links was cut");
-			return;
+	if (have_p && p.crc_ok) {
+		g = &p;
+	} else {
+		have_b = gpt_header(src, t, last, ss, &b);
+		if ((!have_b || !b.crc_ok) && have_p && p.alternate != last &&
+		    p.alternate > 1) {
+			free(b.array);
+			have_b = gpt_header(src, t, p.alternate, ss, &b);
 		}
-		if (cur >= m->src->size ||
-		    e4_source_read(m->src, cur, s, sizeof(s)) != E4_OK)
-			return;
-		mirror_copy(m, cur, ss);
-		if (s[510] != 0x55 || s[511] != 0xaa)
-			return;
-		for (int e = 0; e < 4 && !next; e++) {
-			const uint8_t *p = s + 446 + 16 * e;
-
-			if ((p[4] == 0x05 || p[4] == 0x0f || p[4] == 0x85) && le32(p + 8))
-				next = start + (uint64_t)le32(p + 8) * ss;
+		if (have_b && b.crc_ok) {
+			g = &b;
+			snprintf(what, sizeof(what), "the primary GPT header is %s: the backup at LBA %llu is used",
+				 have_p ? "damaged (a CRC fails)" : "missing",
+				 (unsigned long long)b.lba);
+			note(t, what);
+		} else if (have_p) {
+			g = &p;
+			note(t, "no GPT header whose CRCs match: the entries are listed as the primary says");
+		} else if (have_b) {
+			g = &b;
+			note(t, "no GPT header whose CRCs match: the entries are listed as the backup says");
 		}
-		if (!next || next == cur)
-			return;
-		cur = next;
+	}
+	if (!g) {
+		free(p.array);
+		free(b.array);
+		return 0;
+	}
+	snprintf(t->scheme, sizeof(t->scheme), "gpt");
+	guid_text(g->guid, t->id, sizeof(t->id));
+	t->sector_size = ss;
+	for (uint32_t i = 0; i < g->entries; i++) {
+		static const uint8_t unused[16];
+		const uint8_t *e = g->array + (size_t)i * g->entry_size;
+		uint64_t first = le64(e + 32), lastlba = le64(e + 40);
+		struct e4_volume *v;
+
+		if (!memcmp(e, unused, 16))
+			continue;
+		v = add(t);
+		if (!v)
+			break;
+		v->index = i + 1;
+		snprintf(v->slot, sizeof(v->slot), "%03u", (unsigned int)i);
+		guid_text(e, v->type, sizeof(v->type));
+		utf16_text(e + 56, 36, v->name, sizeof(v->name));
+		if (lastlba < first) {
+			place(t, v, first, 0);
+			snprintf(what, sizeof(what), "ends before it starts (last LBA %llu, first %llu)",
+				 (unsigned long long)lastlba, (unsigned long long)first);
+			mark(v, E4_VOL_BACKWARDS, what);
+			v->last = lastlba;
+		} else {
+			place(t, v, first, lastlba - first + 1 ? lastlba - first + 1 : UINT64_MAX);
+			v->last = lastlba;
+		}
+		if (first < g->first_usable || lastlba > g->last_usable) {
+			snprintf(what, sizeof(what), "outside the GPT usable area (LBA %llu to %llu)",
+				 (unsigned long long)g->first_usable,
+				 (unsigned long long)g->last_usable);
+			mark(v, E4_VOL_UNUSABLE, what);
+		}
+		if (!g->crc_ok)
+			mark(v, E4_VOL_BAD_CRC, "from a GPT whose CRC fails");
+	}
+	free(p.array);
+	free(b.array);
+	return 1;
+}
+
+/* Entries that overlap (extended partitions hold their logical ones:
+ * those are checked against the extended one's bounds instead). */
+static void overlaps(struct e4_volume_table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		struct e4_volume *a = &t->v[i];
+
+		if (a->odd & E4_VOL_BACKWARDS)
+			continue;
+		for (size_t j = i + 1; j < t->n; j++) {
+			struct e4_volume *b = &t->v[j];
+			char what[48];
+
+			if ((b->odd & E4_VOL_BACKWARDS) || a->last < b->first || b->last < a->first)
+				continue;
+			if ((a->extended && b->logical) || (b->extended && a->logical))
+				continue;
+			snprintf(what, sizeof(what), "overlaps partition %u", b->index);
+			mark(a, E4_VOL_OVERLAP, what);
+			snprintf(what, sizeof(what), "overlaps partition %u", a->index);
+			mark(b, E4_VOL_OVERLAP, what);
+		}
 	}
 }
 
-static blkid_probe table_probe(struct mirror *m, unsigned int ss)
+/* What libblkid's filesystem probers find in the head of v: they read a
+ * memfd holding its first FS_HEAD bytes, told that is all there is (not
+ * probed when RLIMIT_FSIZE would not let the memfd hold them: SIGXFSZ). */
+static void probe_fs(struct e4_source *src, struct e4_volume *v)
 {
-	static char *schemes[] = { "dos", "gpt", NULL };
-	blkid_probe pr = blkid_new_probe();
-
-	if (!pr)
-		return NULL;
-	if (blkid_probe_set_device(pr, m->fd, 0, (blkid_loff_t)m->src->size) ||
-	    blkid_probe_set_sectorsize(pr, ss) ||
-	    blkid_probe_enable_superblocks(pr, 0) ||
-	    blkid_probe_enable_partitions(pr, 1) ||
-	    blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS) ||
-	    blkid_probe_filter_partitions_type(pr, BLKID_FLTR_ONLYIN, schemes)) {
-		blkid_free_probe(pr);
-		return NULL;
-	}
-	return pr;
-}
-
-/* The table libblkid finds in the mirror with sector size ss, or NULL. */
-static blkid_partlist probe_table(blkid_probe pr)
-{
-	blkid_partlist ls = blkid_probe_get_partitions(pr);
-
-	return ls && blkid_partlist_get_table(ls) ? ls : NULL;
-}
-
-/* What libblkid's filesystem probers find in v. */
-static void probe_fs(struct mirror *m, struct e4_volume *v)
-{
-	blkid_probe pr;
+	uint64_t len = v->size < FS_HEAD ? v->size : FS_HEAD;
+	uint8_t *buf = malloc(FS_HEAD);
+	blkid_probe pr = NULL;
 	const char *type = NULL;
-	uint64_t head = v->size < FS_HEAD ? v->size : FS_HEAD;
-	uint64_t tail = v->size < FS_TAIL ? v->size : FS_TAIL;
+	struct rlimit fsize;
+	int fd = -1;
 
-	if (m->cut || mirror_copy(m, v->start, head) ||
-	    mirror_copy(m, v->start + v->size - tail, tail) || m->cut) {
+	if (!getrlimit(RLIMIT_FSIZE, &fsize) && fsize.rlim_cur != RLIM_INFINITY &&
+	    fsize.rlim_cur < len) {
 		snprintf(v->fs, sizeof(v->fs), "(not probed)");
+		free(buf);
 		return;
 	}
-	pr = blkid_new_probe();
-	if (!pr)
-		return;
-	if (!blkid_probe_set_device(pr, m->fd, (blkid_loff_t)v->start,
-				    (blkid_loff_t)v->size) &&
-	    !blkid_probe_enable_superblocks(pr, 1) &&
-	    !blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE) &&
-	    blkid_do_safeprobe(pr) == 0 &&
-	    !blkid_probe_lookup_value(pr, "TYPE", &type, NULL) && type)
+	if (!buf || e4_source_read(src, v->start, buf, (size_t)len) != E4_OK ||
+	    (fd = memfd_create("e4dump-partition-head", MFD_CLOEXEC)) < 0 ||
+	    pwrite(fd, buf, (size_t)len, 0) != (ssize_t)len ||
+	    !(pr = blkid_new_probe())) {
+		snprintf(v->fs, sizeof(v->fs), "(not probed)");
+	} else if (!blkid_probe_set_device(pr, fd, 0, (blkid_loff_t)len) &&
+		   !blkid_probe_enable_superblocks(pr, 1) &&
+		   !blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE) &&
+		   blkid_do_safeprobe(pr) == 0 &&
+		   !blkid_probe_lookup_value(pr, "TYPE", &type, NULL) && type) {
 		snprintf(v->fs, sizeof(v->fs), "%s", type);
-	blkid_free_probe(pr);
+	}
+	if (pr)
+		blkid_free_probe(pr);
+	if (fd >= 0)
+		close(fd);
+	free(buf);
 }
 
 int e4_has_ext_superblock(struct e4_source *s, uint64_t off)
@@ -238,145 +596,59 @@ static int by_start(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* Fill t from ls (partitions inside the disk only). */
-static enum e4_status list(struct mirror *m, blkid_partlist ls, unsigned int ss,
-			   struct e4_volume_table *t)
-{
-	blkid_parttable tab = blkid_partlist_get_table(ls);
-	int n = blkid_partlist_numof_partitions(ls);
-	const char *s;
-
-	snprintf(t->scheme, sizeof(t->scheme), "%s", blkid_parttable_get_type(tab));
-	s = blkid_parttable_get_id(tab);
-	snprintf(t->id, sizeof(t->id), "%s", s ? s : "");
-	t->sector_size = ss;
-	if (n < 0)
-		n = 0;
-	if ((unsigned int)n > MAX_PARTITIONS) {
-		note(t, "more than 1024 partitions: the rest are not listed");
-		n = MAX_PARTITIONS;
-	}
-	t->v = calloc(n ? (size_t)n : 1, sizeof(*t->v));
-	if (!t->v)
-		return E4_NOMEM;
-	for (int i = 0; i < n; i++) {
-		blkid_partition p = blkid_partlist_get_partition(ls, i);
-		struct e4_volume *v = &t->v[t->n];
-		blkid_loff_t start = blkid_partition_get_start(p);
-		blkid_loff_t size = blkid_partition_get_size(p);
-
-		/* libblkid counts in 512-byte sectors; a partition that runs
-		 * past the end of a truncated image is kept, clipped */
-		if (start < 0 || size <= 0 || (uint64_t)start >= t->disk_size / 512)
-			continue;
-		v->index = (unsigned int)blkid_partition_get_partno(p);
-		v->start = (uint64_t)start * 512;
-		v->size = (uint64_t)size * 512;
-		if ((uint64_t)size > t->disk_size / 512 - (uint64_t)start) {
-			v->missing = v->size - (t->disk_size - v->start);
-			v->size = t->disk_size - v->start;
-		}
-		s = blkid_partition_get_type_string(p);
-		if (s)
-			snprintf(v->type, sizeof(v->type), "%s", s);
-		else
-			snprintf(v->type, sizeof(v->type), "0x%02x",
-				 (unsigned int)blkid_partition_get_type(p));
-		s = blkid_partition_get_name(p);
-		snprintf(v->name, sizeof(v->name), "%s", s ? s : "");
-		v->extended = blkid_partition_is_extended(p);
-		v->logical = blkid_partition_is_logical(p);
-		t->n++;
-	}
-	qsort(t->v, t->n, sizeof(*t->v), by_start);
-	for (size_t i = 0; i < t->n; i++) {
-		struct e4_volume *v = &t->v[i];
-
-		if (v->extended)
-			continue;
-		v->ext = v->size >= 2048 && e4_has_ext_superblock(m->src, v->start);
-		if (i < FS_PROBED)
-			probe_fs(m, v);
-		else
-			snprintf(v->fs, sizeof(v->fs), "(not probed)");
-	}
-	if (m->cut)
-		note(t, "the 64 MiB read for probing ran out: some filesystems not probed");
-	return E4_OK;
-}
-
 enum e4_status e4_volumes_read(struct e4_source *disk, struct e4_volume_table *t,
 			       char *why, size_t whylen)
 {
 	static const unsigned int sizes[] = { 512, 4096 };
-	struct mirror m = { -1, disk, 0, 0 };
-	enum e4_status st = E4_OK;
+	uint8_t mbr[512];
+	int protective = 0, found = 0;
 
 	memset(t, 0, sizeof(*t));
 	t->disk_size = disk->size;
-	m.fd = memfd_create("e4dump-partition-tables", MFD_CLOEXEC);
-	if (m.fd < 0 || ftruncate(m.fd, (off_t)disk->size)) {
-		snprintf(why, whylen, "cannot make a mirror for libblkid: %s",
-			 strerror(errno));
-		if (m.fd >= 0)
-			close(m.fd);
-		return E4_IO;
-	}
-	if (mirror_copy(&m, 0, MIB) ||
-	    (disk->size > MIB && mirror_copy(&m, disk->size - MIB, MIB))) {
-		snprintf(why, whylen, "cannot read the disk's first and last MiB");
-		close(m.fd);
-		return E4_IO;
-	}
-	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
-		unsigned int ss = sizes[k];
-		uint64_t alt = mirror_gpt(&m, t, 1, ss);
-		blkid_probe pr;
-		blkid_partlist ls;
-
-		/* the backup where the primary says, and at the last LBA,
-		 * where libblkid looks when the primary is bad */
-		if (alt && alt != 1)
-			mirror_gpt(&m, t, alt, ss);
-		if (disk->size / ss > 1 && alt != disk->size / ss - 1)
-			mirror_gpt(&m, t, disk->size / ss - 1, ss);
-		pr = table_probe(&m, ss);
-		if (!pr) {
-			st = E4_NOMEM;
-			break;
-		}
-		ls = probe_table(pr);
-		if (ls) {
-			/* the logical partitions: follow the chain, look again */
-			int n = blkid_partlist_numof_partitions(ls), ebrs = 0;
-
-			for (int i = 0; i < n; i++) {
-				blkid_partition p = blkid_partlist_get_partition(ls, i);
-
-				if (blkid_partition_is_extended(p) &&
-				    blkid_partition_get_start(p) >= 0) {
-					mirror_ebr_chain(&m, t, (uint64_t)blkid_partition_get_start(p) * 512, ss);
-					ebrs = 1;
-				}
-			}
-			if (ebrs) {
-				blkid_free_probe(pr);
-				pr = table_probe(&m, ss);
-				ls = pr ? probe_table(pr) : NULL;
-			}
-		}
-		if (ls) {
-			st = list(&m, ls, ss, t);
-			blkid_free_probe(pr);
-			break;
-		}
-		if (pr)
-			blkid_free_probe(pr);
-	}
-	close(m.fd);
-	if (st == E4_NOMEM)
+	t->v = calloc(MAX_PARTITIONS, sizeof(*t->v));
+	if (!t->v) {
 		snprintf(why, whylen, "out of memory");
-	return st;
+		return E4_NOMEM;
+	}
+	if (disk->size < sizeof(mbr))
+		return E4_OK;
+	if (e4_source_read(disk, 0, mbr, sizeof(mbr)) != E4_OK) {
+		snprintf(why, whylen, "cannot read the disk's first sector");
+		e4_volumes_free(t);
+		return E4_IO;
+	}
+	/* Linux and libblkid: no table unless signed, and every boot
+	 * indicator 0x00 or 0x80 (a FAT boot sector is signed too) */
+	if (mbr[510] != 0x55 || mbr[511] != 0xaa)
+		return E4_OK;
+	for (int i = 0; i < 4; i++) {
+		uint8_t boot = mbr[446 + 16 * i];
+
+		if (boot != 0 && boot != 0x80)
+			return E4_OK;
+		protective |= mbr[446 + 16 * i + 4] == 0xee;
+	}
+	/* a GPT only behind a protective MBR, as Linux reads it */
+	for (size_t k = 0; protective && !found && k < sizeof(sizes) / sizeof(sizes[0]); k++)
+		found = disk->size / sizes[k] > 2 && read_gpt(disk, t, sizes[k]);
+	if (protective && !found)
+		note(t, "a protective MBR (type 0xee) without a GPT header: the MBR is listed");
+	if (!found)
+		read_mbr(disk, t, mbr);
+	overlaps(t);
+	qsort(t->v, t->n, sizeof(*t->v), by_start);
+	for (size_t i = 0, probed = 0; i < t->n; i++) {
+		struct e4_volume *v = &t->v[i];
+
+		if (v->extended || !v->size)
+			continue;
+		v->ext = v->size >= 2048 && e4_has_ext_superblock(disk, v->start);
+		if (probed++ < FS_PROBED)
+			probe_fs(disk, v);
+		else
+			snprintf(v->fs, sizeof(v->fs), "(not probed)");
+	}
+	return E4_OK;
 }
 
 void e4_volumes_free(struct e4_volume_table *t)
@@ -394,10 +666,15 @@ static void describe(const struct e4_volume_table *t, const struct e4_volume *v,
 			 v->index, t->scheme, (unsigned long long)v->start,
 			 (unsigned long long)(v->start / 512), (unsigned long long)v->size);
 
+	if (k > 0 && (size_t)k < len && v->missing) {
+		int more = snprintf(s + k, len - (size_t)k, "; %llu more past the end of the image",
+				    (unsigned long long)v->missing);
+
+		k = more < 0 ? -1 : k + more;
+	}
 	if (k > 0 && (size_t)k < len)
-		snprintf(s + k, len - (size_t)k, v->missing ?
-			 "; %llu more past the end of the image)" : ")",
-			 (unsigned long long)v->missing);
+		snprintf(s + k, len - (size_t)k, "%s%s)", v->why_odd[0] ? "; odd: " : "",
+			 v->why_odd);
 }
 
 /* why lists the ext partitions of t. */
@@ -410,9 +687,10 @@ static void list_ext(const struct e4_volume_table *t, char *why, size_t whylen,
 
 		if (!v->ext)
 			continue;
-		k = snprintf(why + used, whylen - used, "; --partition %u: start %llu bytes, %llu bytes, %s",
+		k = snprintf(why + used, whylen - used, "; --partition %u: start %llu bytes, %llu bytes, %s%s%s",
 			     v->index, (unsigned long long)v->start,
-			     (unsigned long long)v->size, v->fs[0] ? v->fs : "ext");
+			     (unsigned long long)v->size, v->fs[0] ? v->fs : "ext",
+			     v->why_odd[0] ? ", odd: " : "", v->why_odd);
 		if (k < 0)
 			break;
 		used += (size_t)k;
@@ -440,7 +718,7 @@ static enum e4_status choose(struct e4_source *disk, const struct e4_volume_choi
 {
 	struct e4_volume_table t;
 	enum e4_status st;
-	size_t found = 0, pick = 0;
+	size_t found = 0, pick = 0, odd = 0;
 	int whole = 0;
 
 	*size = 0;
@@ -466,13 +744,23 @@ static enum e4_status choose(struct e4_source *disk, const struct e4_volume_choi
 	st = e4_volumes_read(disk, &t, why, whylen);
 	if (st != E4_OK)
 		return st;
+	/* an odd entry only when named (what is odd is in desc) */
 	for (size_t i = 0; i < t.n; i++) {
+		if (!c->partition && t.v[i].ext && (t.v[i].odd & E4_VOL_BLOCKING)) {
+			odd++;
+			continue;
+		}
 		if (c->partition ? t.v[i].index == c->partition : t.v[i].ext) {
 			if (!found++)
 				pick = i;
 		}
 	}
-	if (c->partition && !found) {
+	if (c->partition && found && !t.v[pick].size) {
+		snprintf(why, whylen, "partition %u (%s, sector %llu): %s",
+			 c->partition, t.scheme, (unsigned long long)t.v[pick].first,
+			 t.v[pick].why_odd[0] ? t.v[pick].why_odd : "nothing of it in the image");
+		st = E4_NOT_FOUND;
+	} else if (c->partition && !found) {
 		int k = snprintf(why, whylen, "no partition %u (%s%s%zu partitions",
 				 c->partition, t.scheme, t.n ? ": " : "no partition table, ",
 				 t.n);
@@ -490,6 +778,13 @@ static enum e4_status choose(struct e4_source *disk, const struct e4_volume_choi
 		st = E4_NOT_FOUND;
 	} else if (!found && whole) {
 		snprintf(desc, desclen, "the whole image");
+	} else if (!found && odd) {
+		int k = snprintf(why, whylen, "no ext4 superblock at offset 0, and the ext4 partitions of its %s table are odd: choose one with --partition N",
+				 t.scheme);
+
+		if (k > 0)
+			list_ext(&t, why, whylen, (size_t)k);
+		st = E4_NOT_FOUND;
 	} else if (!found) {
 		if (t.scheme[0])
 			snprintf(why, whylen, "no ext4 superblock at offset 0 and no ext4 partition in its %s table (%zu partitions; see e4dump volumes)%s%s",

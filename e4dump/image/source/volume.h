@@ -1,6 +1,8 @@
-/* The volumes of a disk: its partition table as libblkid reads it (GPT,
- * MBR with extended and logical partitions), what each partition holds,
- * and which one a command uses. */
+/* The volumes of a disk: every entry of its partition table (GPT entries
+ * in use; MBR primary, extended and logical ones through the EBR chain),
+ * each marked with what is odd about it, what each partition holds (as
+ * libblkid's filesystem probers see its head), and which one a command
+ * uses. */
 #ifndef E4_VOLUME_H
 #define E4_VOLUME_H
 
@@ -8,9 +10,28 @@
 #include <stdint.h>
 #include "source.h"
 
+/* What is odd about an entry (e4_volume.odd).  An entry with any of
+ * E4_VOL_BLOCKING is never chosen without --partition N. */
+#define E4_VOL_OUTSIDE    0x001u /* starts at or past the end of the image */
+#define E4_VOL_UNUSABLE   0x002u /* outside the GPT's usable area */
+#define E4_VOL_OVERLAP    0x004u /* overlaps another entry */
+#define E4_VOL_BACKWARDS  0x008u /* ends before it starts, or zero length */
+#define E4_VOL_LOOP       0x010u /* its EBR links back into the chain */
+#define E4_VOL_NOT_IN_EXT 0x020u /* a logical one outside its extended one */
+#define E4_VOL_BAD_CRC    0x040u /* from a GPT whose checksums fail */
+#define E4_VOL_NOT_LINUX  0x080u /* an EBR entry Linux skips (3rd, 4th) */
+#define E4_VOL_CUT_SHORT  0x100u /* runs past the end of the image (missing) */
+#define E4_VOL_BLOCKING   (0x0ffu)
+
 struct e4_volume {
-	unsigned int index;   /* the table's partition number (Linux's sdaN) */
-	uint64_t start, size; /* bytes */
+	unsigned int index;   /* the table's partition number (Linux's sdaN);
+			       * entries Linux skips are numbered after */
+	char slot[16];        /* where it is in the table, as mmls says:
+			       * "000:002" (MBR table:entry), "003" (GPT) */
+	uint64_t first, last; /* the table's own sectors (of sector_size),
+			       * last inclusive; last < first when the entry
+			       * runs backwards */
+	uint64_t start, size; /* bytes; size is what the image holds of it */
 	char type[40];        /* GPT type GUID, or the MBR type "0x83" */
 	char name[224];       /* GPT partition name (72 UTF-16 units), or "" */
 	char fs[24];          /* what libblkid finds there ("" nothing known) */
@@ -19,6 +40,8 @@ struct e4_volume {
 	int logical;          /* an MBR logical partition */
 	uint64_t missing;     /* bytes of it past the end of the image (size
 			       * is clipped to the image) */
+	unsigned int odd;     /* E4_VOL_* */
+	char why_odd[200];    /* what is odd, in words, or "" */
 };
 
 struct e4_volume_table {
@@ -52,7 +75,9 @@ struct e4_volume_choice {
 };
 
 /* The volume c chooses from disk (taken over, also on failure), as a
- * window of it; desc says which ("partition 2 of gpt, bytes ...").  On
+ * window of it; desc says which ("partition 2 of gpt, bytes ...").  An
+ * entry with an E4_VOL_BLOCKING mark is not chosen unless --partition
+ * names it and it starts inside the image (desc then says what is odd). On
  * failure why says what failed (an index out of range, no ext4 at an
  * offset, several ext4 partitions listed) and the result is
  * E4_NOT_FOUND, E4_INVALID (several), E4_NOMEM or E4_IO. */
