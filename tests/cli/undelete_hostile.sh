@@ -4,7 +4,10 @@
 # overflowed the path rows (deep); every deleted name re-read every copy
 # of its inode-table block (quad); a deleted directory's map claiming 16 TB
 # aliased onto journaled blocks (bigdir); suspect ranges sorted by
-# insertion (sus); revoke records scanned per transaction (revoke).  Each
+# insertion (sus); revoke records scanned per transaction (revoke); a
+# journal inode whose extents alias its blocks, read as often as they
+# claim (jalias); one record revoked a million times kept a million times
+# (revdup).  Each
 # must finish without a crash or sanitizer report, with its output well
 # formed; memory stays bounded (peak RSS under 200 MB without sanitizers,
 # measured by /usr/bin/time: a size, not a time).
@@ -49,6 +52,19 @@ run_case quad undelete JMB=4
 run_case bigdir undelete LARGEDIR=1 NLEAF=40 NCOPY=200
 run_case sus undelete NLEAF=40
 run_case revoke journal JMB=8
+run_case revdup journal
+# revdup: one record per (block, transaction), whatever the repeats
+check "revdup: the transaction revokes its 8 distinct blocks, once each" \
+	'/usr/bin/python3 -c "import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; t=[x for x in r if x[\"type\"]==\"transaction\"]; sys.exit(len(t)!=1 or t[0][\"revoked\"]!=list(range(1000,1008)))" "$W/revdup.json"'
+rss=$(tail -1 "$W/revdup.rss")
+sanitized "$E4DUMP" || check "revdup: peak RSS ${rss} KB under 64 MB (the log is 32 MB)" '[ "${rss:-999999}" -lt 65536 ]'
+# jalias: refused, naming two journal blocks that share a block
+/usr/bin/python3 "$GEN" jalias "$W/jalias.img" >"$W/jalias.gen" 2>&1 ||
+	bad "jalias: the image could not be made: $(tail -2 "$W/jalias.gen")"
+"$E4DUMP" journal "$W/jalias.img" >"$W/jalias.out" 2>"$W/jalias.err"
+check "jalias: the aliasing journal is refused" \
+	'grep -q "journal block 1024 maps the same filesystem block as journal block 0" "$W/jalias.err"'
+check "jalias: no transaction listed" '! grep -q "^transaction" "$W/jalias.out"'
 # deep: the 255-byte name at depth 63 is reported, not written past its row
 check "deep: entries reported" 'grep -q "\"type\": *\"deleted\"" "$W/deep.json"'
 finish

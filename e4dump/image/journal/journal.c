@@ -152,15 +152,50 @@ static int take_tag(void *arg, unsigned int index, const struct e4_jbd2_tag *t)
 	return 0;
 }
 
+static int cmp_seqrev(const void *a, const void *b)
+{
+	const struct seqrev *x = a, *y = b;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->fs_block < y->fs_block ? -1 : x->fs_block > y->fs_block;
+}
+
+/* One record per (block, transaction): a revoke of a block repeated in
+ * its transaction says nothing more (jbd2 keeps one per block).  Sorts
+ * and returns the count left. */
+static size_t dedupe_revokes(struct seqrev *v, size_t n)
+{
+	size_t m = 0;
+
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_seqrev);
+	for (size_t i = 0; i < n; i++)
+		if (!m || cmp_seqrev(&v[m - 1], &v[i]))
+			v[m++] = v[i];
+	return m;
+}
+
 static int take_revoke(void *arg, uint64_t fs_block)
 {
 	struct scan *s = arg;
-	struct seqrev *r = vec_push(&s->revokes);
+	struct seqrev *r;
 
+	/* memory follows the distinct records, not the records: a log
+	 * repeating one record fills no more than a few pages */
+	if (s->revokes.n == s->revokes.cap && s->revokes.cap >= 4096) {
+		s->revokes.n = dedupe_revokes(s->revokes.p, s->revokes.n);
+		if (s->revokes.n <= s->revokes.cap / 2) {
+			r = (struct seqrev *)s->revokes.p + s->revokes.n++;
+			goto fill;
+		}
+	}
+	r = vec_push(&s->revokes);
 	if (!r) {
 		s->nomem = 1;
 		return 1;
 	}
+fill:
 	r->fs_block = fs_block;
 	r->seq = s->seq;
 	return 0;
@@ -423,31 +458,52 @@ static int cmp_revoke(const void *a, const void *b)
 {
 	const struct e4_jrevoke *x = a, *y = b;
 
-	return x->trans < y->trans ? -1 : x->trans > y->trans;
+	if (x->trans != y->trans)
+		return x->trans < y->trans ? -1 : 1;
+	return x->fs_block < y->fs_block ? -1 : x->fs_block > y->fs_block;
 }
 
+/* The revoke records, one per (block, transaction), in transaction
+ * order: made in place from the scan's records (one array, its size the
+ * distinct records). */
 static enum e4_status make_revokes(struct scan *s)
 {
 	struct e4_journal *j = s->j;
-	const struct seqrev *r = s->revokes.p;
+	struct seqrev *r = s->revokes.p;
+	size_t n = dedupe_revokes(r, s->revokes.n);
+	struct e4_jrevoke *out;
 
-	j->r = calloc(s->revokes.n ? s->revokes.n : 1, sizeof(*j->r));
-	if (!j->r)
-		return E4_NOMEM;
-	for (size_t i = 0; i < s->revokes.n; i++) {
+	_Static_assert(sizeof(struct seqrev) == sizeof(struct e4_jrevoke),
+		       "revoke records are converted in place");
+	out = (struct e4_jrevoke *)r;
+	for (size_t i = 0; i < n; i++) {
 		struct e4_jtrans *t = trans_of(j, r[i].seq);
+		uint64_t blk = r[i].fs_block;
 
 		if (!t)
 			continue;
 		t->revokes++;
-		j->r[j->nr].fs_block = r[i].fs_block;
-		j->r[j->nr].trans = (uint32_t)(t - j->t);
+		out[j->nr].fs_block = blk;
+		out[j->nr].trans = (uint32_t)(t - j->t);
 		j->nr++;
 	}
 	if (j->nr)
-		qsort(j->r, j->nr, sizeof(*j->r), cmp_revoke);
+		qsort(out, j->nr, sizeof(*out), cmp_revoke);
 	for (size_t i = j->nr; i-- > 0;)
-		j->t[j->r[i].trans].first_revoke = i;
+		j->t[out[i].trans].first_revoke = i;
+	if (!out) {
+		out = calloc(1, sizeof(*out));
+		if (!out)
+			return E4_NOMEM;
+	} else {
+		struct e4_jrevoke *p = realloc(out, (j->nr ? j->nr : 1) * sizeof(*out));
+
+		if (p)
+			out = p;
+	}
+	j->r = out;
+	s->revokes.p = NULL;
+	s->revokes.n = s->revokes.cap = 0;
 	return E4_OK;
 }
 

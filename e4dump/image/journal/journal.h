@@ -48,7 +48,7 @@ struct e4_jtrans {
 	unsigned int overwritten;       /* copies whose block a newer
 					 * transaction took */
 	unsigned int bad_tag_csum;      /* copies whose checksum failed */
-	unsigned int revokes;           /* revoke records, from */
+	unsigned int revokes;           /* distinct blocks revoked, from */
 	size_t first_revoke;            /* e4_journal_revoke(first_revoke) */
 };
 
@@ -112,8 +112,9 @@ enum e4_status e4_journal_read_copy(const struct e4_journal *j,
 				    const struct e4_jcopy *c, uint8_t *buf);
 
 /* Revoke records: filesystem block and the transaction (index) that
- * revoked it, in transaction order (each transaction's: first_revoke,
- * revokes). */
+ * revoked it, one per (block, transaction), in transaction order and
+ * within a transaction by block (each transaction's: first_revoke,
+ * revokes, the distinct blocks it revoked). */
 struct e4_jrevoke {
 	uint64_t fs_block;
 	uint32_t trans;
