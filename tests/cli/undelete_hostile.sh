@@ -7,7 +7,13 @@
 # insertion (sus); revoke records scanned per transaction (revoke); a
 # journal inode whose extents alias its blocks, read as often as they
 # claim (jalias); one record revoked a million times kept a million times
-# (revdup).  Each
+# (revdup); deleted directories naming each other listed under every
+# name (dircycle); two deleted directories of one name merged into one
+# output directory (samename); copies naming the root, the resize and
+# journal inodes reported deleted and exact, a live file's old name not
+# told apart (reserved); a non-UTF-8 symlink target written raw into the
+# JSON (badlink): undelete_hostile_check.py says what each must give.
+# Each
 # must finish without a crash or sanitizer report, with its output well
 # formed; memory stays bounded (peak RSS under 200 MB without sanitizers,
 # measured by /usr/bin/time: a size, not a time).
@@ -65,6 +71,11 @@ sanitized "$E4DUMP" || check "revdup: peak RSS ${rss} KB under 64 MB (the log is
 check "jalias: the aliasing journal is refused" \
 	'grep -q "journal block 1024 maps the same filesystem block as journal block 0" "$W/jalias.err"'
 check "jalias: no transaction listed" '! grep -q "^transaction" "$W/jalias.out"'
+for m in dircycle samename reserved badlink; do
+	run_case $m undelete
+	check "$m: what the copies say, as the live walker would" \
+		'/usr/bin/python3 "$top/tests/cli/undelete_hostile_check.py" $m "$W/$m.json" "$W/$m.err" "$W/out-$m"'
+done
 # deep: the 255-byte name at depth 63 is reported, not written past its row
 check "deep: entries reported" 'grep -q "\"type\": *\"deleted\"" "$W/deep.json"'
 finish

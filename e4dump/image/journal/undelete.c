@@ -1,10 +1,12 @@
 /* Deleted entries from journal copies (undelete.h). */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fs_private.h"
 #include "cipher.h"
 #include "dirblock.h"
+#include "escape.h"
 #include "kdf.h"
 #include "nokey.h"
 #include "symlink.h"
@@ -57,6 +59,7 @@ struct ud {
 	void *arg;
 	uint32_t start;
 	struct e4_name_part parts[64];
+	uint32_t inos[64];              /* the inode of each part */
 	uint8_t names[64][NAME_ROW];
 	size_t depth;
 	uint8_t *buf;                   /* one block */
@@ -481,6 +484,67 @@ static enum e4_status collect(struct ud *u, const struct dirctx *dc,
 
 static void search_dir(struct ud *u, const struct dirctx *dc, int deleted_dir);
 
+/* Reserved inodes (the root, the resize inode, the journal, quota and
+ * orphan-file inodes, anything below s_first_ino) are never a deleted
+ * file, whatever a copy says. */
+static int reserved_ino(const struct e4_fs *fs, uint32_t ino)
+{
+	const struct ext2_super_block *sb = fs->ext2->super;
+
+	return ino < EXT2_FIRST_INO(sb) || ino == sb->s_journal_inum ||
+	       ino == sb->s_usr_quota_inum || ino == sb->s_grp_quota_inum ||
+	       ino == sb->s_prj_quota_inum || ino == sb->s_orphan_file_inum;
+}
+
+/* The path of the entry at u->depth, escaped, for a report (malloc'd;
+ * NULL without memory). */
+static char *shown_path(const struct ud *u)
+{
+	size_t len = 0, used = 0;
+	char *p;
+
+	for (size_t i = 0; i <= u->depth; i++)
+		len += E4_ESCAPE_SIZE(u->parts[i].len);
+	p = malloc(len + 1);
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i <= u->depth; i++) {
+		if (i)
+			p[used++] = '/';
+		used += e4_escape(u->parts[i].name, u->parts[i].len, p + used,
+				  E4_ESCAPE_SLASH);
+	}
+	p[used] = 0;
+	return p;
+}
+
+/* A directory entry's directory is entered once, under its first name,
+ * as the live walker does (walk.c): 1 to go on, 0 when it was entered
+ * (reported: a loop when it is on the path, else a second link). */
+static int enter_once(struct ud *u, uint32_t ino)
+{
+	int loop = 0;
+	char *path;
+
+	switch (searched_add(u, ino)) {
+	case 1:
+		return 1;
+	case -1:
+		e4_report(u->fs, E4_DIAG_ERROR, E4_NOMEM, ino, NULL,
+			  "out of memory: the deleted directory's entries are not searched");
+		return 0;
+	}
+	for (size_t i = 0; i < u->depth; i++)
+		loop |= u->inos[i] == ino;
+	path = shown_path(u);
+	e4_report_p(u->fs, E4_DIAG_ERROR, E4_CORRUPT, loop ? E4_P_DIR_LOOP : E4_P_DIR_RELINK,
+		    ino, path, "%s", loop ?
+		    "directory loop in journal copies: the deleted directory contains its own ancestor; not entered again" :
+		    "second link to a directory already entered (ext4 directories have one parent); not entered again");
+	free(path);
+	return 0;
+}
+
 /* One deleted entry: its inode, then the callback; a deleted directory
  * is searched in turn. */
 static void one_entry(struct ud *u, const struct dirctx *dc,
@@ -489,6 +553,7 @@ static void one_entry(struct ud *u, const struct dirctx *dc,
 	struct e4_deleted d;
 	uint32_t deleted_trans = dc->limit;
 	size_t first, nc = e4_journal_block_copies(u->j, c->block, &first);
+	int fresh = 0;
 
 	memset(&d, 0, sizeof(d));
 	/* deleted by the first transaction after its last sighting whose
@@ -521,27 +586,35 @@ static void one_entry(struct ud *u, const struct dirctx *dc,
 	d.raw_len = c->len;
 	show_name(u, dc, c, &d);
 	u->parts[u->depth].name = u->names[u->depth];
+	u->inos[u->depth] = c->ino;
 	d.parts = u->parts;
+	d.inos = u->inos;
 	d.nparts = u->depth + 1;
+	if (reserved_ino(u->fs, c->ino)) {
+		char *path = shown_path(u);
+
+		e4_report(u->fs, E4_DIAG_NOTE, E4_CORRUPT, c->ino, path,
+			  "a journal copy of directory <%" PRIu32 "> names reserved inode %" PRIu32
+			  ": never a deleted file; skipped", dc->ino, c->ino);
+		free(path);
+		return;
+	}
+	if (c->ftype == EXT2_FT_DIR && !(fresh = enter_once(u, c->ino)))
+		return;
 	find_inode(u, &d, deleted_trans, 0);
 	note_seen(u, d.ino);
 	if (u->fn(u->arg, &d)) {
 		u->stopped = 1;
 		return;
 	}
-	if (c->ftype == EXT2_FT_DIR && d.have_inode) {
-		int fresh = u->depth + 1 < 64 ? searched_add(u, d.ino) : -2;
-
-		if (fresh == -2)
-			e4_report(u->fs, E4_DIAG_ERROR, E4_LIMIT, d.ino, NULL,
-				  "deleted directory nested too deep: its entries are not searched");
-		else if (fresh < 0)
-			e4_report(u->fs, E4_DIAG_ERROR, E4_NOMEM, d.ino, NULL,
-				  "out of memory: the deleted directory's entries are not searched");
-		if (fresh != 1)
-			return;
+	if (c->ftype == EXT2_FT_DIR && d.have_inode && fresh == 1) {
 		struct dirctx sub;
 
+		if (u->depth + 1 >= 64) {
+			e4_report(u->fs, E4_DIAG_ERROR, E4_LIMIT, d.ino, NULL,
+				  "deleted directory nested too deep: its entries are not searched");
+			return;
+		}
 		if (dirctx_from_copy(u, &sub, &d, deleted_trans) == 0) {
 			u->depth++;
 			search_dir(u, &sub, 1);
@@ -758,6 +831,7 @@ static int live_path(struct ud *u, uint32_t ino)
 		    !(pd = parent_listing(u, parent)))
 			return -1;
 		snprintf((char *)u->names[63 - n], sizeof(u->names[0]), "<%u>", cur);
+		u->inos[63 - n] = cur;
 		u->parts[63 - n].len = strlen((char *)u->names[63 - n]);
 		for (size_t i = 0; i < e4_dir_count(pd); i++) {
 			struct e4_entry e;
@@ -783,6 +857,7 @@ static int live_path(struct ud *u, uint32_t ino)
 		snprintf((char *)u->names[0], sizeof(u->names[0]), "<%u>", ino);
 		u->parts[0].name = u->names[0];
 		u->parts[0].len = strlen((char *)u->names[0]);
+		u->inos[0] = ino;
 		u->depth = 1;
 		return 0;
 	}
@@ -791,6 +866,7 @@ static int live_path(struct ud *u, uint32_t ino)
 		memmove(u->names[i], u->names[64 - n + i], u->parts[64 - n + i].len);
 		u->parts[i].len = u->parts[64 - n + i].len;
 		u->parts[i].name = u->names[i];
+		u->inos[i] = u->inos[64 - n + i];
 	}
 	u->depth = n;
 	return below || u->start == E4_ROOT_INO ? 0 : 1;
@@ -916,7 +992,9 @@ static void orphans(struct ud *u)
 		snprintf((char *)u->names[0], sizeof(u->names[0]), "<%u>", d.ino);
 		u->parts[0].name = u->names[0];
 		u->parts[0].len = strlen((char *)u->names[0]);
+		u->inos[0] = d.ino;
 		d.parts = u->parts;
+		d.inos = u->inos;
 		d.nparts = 1;
 		find_inode(u, &d, E4_NO_LIMIT, 1);
 		if (!d.have_inode)
