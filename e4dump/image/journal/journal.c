@@ -52,6 +52,8 @@ struct e4_journal {
 	size_t *by_block;       /* copy indexes sorted by (fs_block, age) */
 	struct e4_jrevoke *r;
 	size_t nr;
+	uint32_t *rev_by_block;         /* revoke indexes sorted by (block,
+					 * trans) */
 	void *owner;            /* the reader's state, freed with the journal */
 	void (*owner_free)(void *);
 };
@@ -463,6 +465,17 @@ static int cmp_revoke(const void *a, const void *b)
 	return x->fs_block < y->fs_block ? -1 : x->fs_block > y->fs_block;
 }
 
+static int cmp_rev_block(const void *a, const void *b, void *arg)
+{
+	const struct e4_journal *j = arg;
+	const struct e4_jrevoke *x = &j->r[*(const uint32_t *)a];
+	const struct e4_jrevoke *y = &j->r[*(const uint32_t *)b];
+
+	if (x->fs_block != y->fs_block)
+		return x->fs_block < y->fs_block ? -1 : 1;
+	return x->trans < y->trans ? -1 : x->trans > y->trans;
+}
+
 /* The revoke records, one per (block, transaction), in transaction
  * order: made in place from the scan's records (one array, its size the
  * distinct records). */
@@ -504,7 +517,36 @@ static enum e4_status make_revokes(struct scan *s)
 	j->r = out;
 	s->revokes.p = NULL;
 	s->revokes.n = s->revokes.cap = 0;
+	/* by block, for the replay rule (e4_journal_revoked) */
+	if (j->nr > UINT32_MAX)
+		return E4_LIMIT;
+	j->rev_by_block = malloc((j->nr ? j->nr : 1) * sizeof(*j->rev_by_block));
+	if (!j->rev_by_block)
+		return E4_NOMEM;
+	for (size_t i = 0; i < j->nr; i++)
+		j->rev_by_block[i] = (uint32_t)i;
+	if (j->nr)
+		qsort_r(j->rev_by_block, j->nr, sizeof(*j->rev_by_block), cmp_rev_block, j);
 	return E4_OK;
+}
+
+int e4_journal_revoked(const struct e4_journal *j, uint64_t blk, uint32_t from,
+		       uint32_t limit)
+{
+	size_t lo = 0, hi = j->nr;
+
+	/* the first record of blk from transaction from on */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct e4_jrevoke *r = &j->r[j->rev_by_block[mid]];
+
+		if (r->fs_block < blk || (r->fs_block == blk && r->trans < from))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < j->nr && j->r[j->rev_by_block[lo]].fs_block == blk &&
+	       j->r[j->rev_by_block[lo]].trans < limit;
 }
 
 enum e4_status e4_journal_load(e4_jread_fn read, void *arg, uint32_t nblocks,
@@ -602,6 +644,7 @@ void e4_journal_free(struct e4_journal *j)
 	free(j->c);
 	free(j->by_block);
 	free(j->r);
+	free(j->rev_by_block);
 	if (j->owner_free)
 		j->owner_free(j->owner);
 	free(j);

@@ -123,6 +123,12 @@ size_t e4_journal_nrevokes(const struct e4_journal *j);
 const struct e4_jrevoke *e4_journal_revoke(const struct e4_journal *j,
 					   size_t i);
 
+/* jbd2's replay rule: is a copy of blk from transaction (index) from
+ * cancelled by a revoke of blk in a transaction in [from, limit)?  (A
+ * revoke cancels the copies of its own and older transactions.) */
+int e4_journal_revoked(const struct e4_journal *j, uint64_t blk, uint32_t from,
+		       uint32_t limit);
+
 /* A trust level in words ("verified", "committed", "uncommitted"). */
 const char *e4_jcopy_trust_name(enum e4_jcopy_trust t);
 

@@ -28,8 +28,19 @@ static enum e4_status jread(void *arg, uint32_t jblock, uint8_t *buf)
 	}
 	if (lo == s->nruns || s->runs[lo].lblk > jblock)
 		return E4_CORRUPT;      /* a hole in the journal */
-	return e4_read_blocks(s->fs, s->runs[lo].pblk + (jblock - s->runs[lo].lblk),
-			      1, buf);
+	{
+		/* the log itself is always the live one, also while a
+		 * moment it makes is entered (a copy "of" a journal block
+		 * must not be read through itself) */
+		e4_moment_read_fn mr = s->fs->moment_read;
+		enum e4_status st;
+
+		s->fs->moment_read = NULL;
+		st = e4_read_blocks(s->fs, s->runs[lo].pblk + (jblock - s->runs[lo].lblk),
+				    1, buf);
+		s->fs->moment_read = mr;
+		return st;
+	}
 }
 
 static int cmp_run_pblk(const void *a, const void *b)

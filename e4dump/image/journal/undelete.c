@@ -358,25 +358,8 @@ static void show_name(struct ud *u, const struct dirctx *dc,
 		e4_wipe(plain, sizeof(plain));
 	}
 	d->name_state = dc->names ? E4_NAME_BAD : E4_NAME_NOKEY;
-	if (e4_fs_name_format(u->fs) == E4_FORMAT_2015) {
-		if (e4_nokey_name_2015(c->raw, c->len, nk) != E4_OK)
-			strcpy(nk, "?");
-	} else {
-		uint32_t h = 0, m = 0;
-
-		if (dc->hashed) {
-			if (c->has_hash) {
-				h = c->hash;
-				m = c->minor;
-			}
-		} else if (dc->readdir_hash >= 0 &&
-			   e4_dirhash(dc->readdir_hash, c->raw, c->len,
-				      u->fs->ext2->super->s_hash_seed, &h, &m)) {
-			h = m = 0;
-		}
-		if (e4_nokey_name_v61(h, m, c->raw, c->len, nk) != E4_OK)
-			strcpy(nk, "?");
-	}
+	e4_nokey_name_of(u->fs, dc->hashed, dc->readdir_hash, c->raw, c->len,
+			  c->has_hash, c->hash, c->minor, nk);
 	u->parts[u->depth].len = strlen(nk);
 }
 

@@ -30,4 +30,17 @@ enum e4_status e4_copy_map(struct e4_fs *fs, const struct e4_journal *j,
 const struct e4_jcopy *e4_newest_copy(const struct e4_journal *j, uint64_t blk,
 				      uint32_t limit);
 
+/* The filesystem as journal j says it was before transaction (index)
+ * limit (fs_private.h, e4_fs_moment_enter): the core readers called
+ * between enter and leave read that moment. */
+struct e4_moment {
+	struct e4_fs *fs;
+	const struct e4_journal *j;
+	uint32_t limit;
+	struct e4_fs_moment_save save;
+};
+void e4_moment_enter(struct e4_fs *fs, const struct e4_journal *j, uint32_t limit,
+		     struct e4_moment *m);
+void e4_moment_leave(struct e4_moment *m);
+
 #endif

@@ -149,32 +149,38 @@ static int collect(void *arg, const struct e4_dirent *de)
 	return 0;
 }
 
+void e4_nokey_name_of(struct e4_fs *fs, int hashed, int readdir_hash,
+		       const uint8_t *raw, size_t len, int has_hash, uint32_t hash,
+		       uint32_t minor, char *out)
+{
+	uint32_t h = 0, m = 0;
+
+	if (e4_fs_name_format(fs) == E4_FORMAT_2015) {
+		if (!len || e4_nokey_name_2015(raw, len, out))
+			strcpy(out, "?");
+		return;
+	}
+	if (hashed) {
+		if (has_hash) {
+			h = hash;
+			m = minor;
+		}
+	} else if (readdir_hash >= 0 &&
+		   e4_dirhash(readdir_hash, raw, len, fs->ext2->super->s_hash_seed,
+			      &h, &m)) {
+		h = m = 0;
+	}
+	if (!len || e4_nokey_name_v61(h, m, raw, len, out))
+		strcpy(out, "?");
+}
+
 /* The no-key name of entry e into out (E4_NOKEY_NAME_MAX + 1 bytes). */
 static void nokey_name(struct e4_fs *fs, const struct e4_dir *d,
 		       const struct ent *e, char *out)
 {
-	const uint8_t *raw = at(d, e->raw_off);
-	uint32_t hash = 0, minor = 0;
-	uint32_t h, m;
-
-	if (e4_fs_name_format(fs) == E4_FORMAT_2015) {
-		if (!e->raw_len || e4_nokey_name_2015(raw, e->raw_len, out))
-			strcpy(out, "?");
-		return;
-	}
-	if (d->info.hashed) {
-		if (e->has_hash) {
-			hash = e->hash;
-			minor = e->minor_hash;
-		}
-	} else if (d->info.htree_hash &&
-		   !e4_dirhash(d->info.hash_version, raw, e->raw_len,
-			       fs->ext2->super->s_hash_seed, &h, &m)) {
-		hash = h;
-		minor = m;
-	}
-	if (!e->raw_len || e4_nokey_name_v61(hash, minor, raw, e->raw_len, out))
-		strcpy(out, "?");
+	e4_nokey_name_of(fs, d->info.hashed, d->info.htree_hash ? d->info.hash_version : -1,
+			  at(d, e->raw_off), e->raw_len, e->has_hash, e->hash,
+			  e->minor_hash, out);
 }
 
 /* A name that decrypted with '/' or NUL in it (only a hostile or damaged
