@@ -3,7 +3,7 @@
 for tests/cli/undelete_hostile.sh: each MODE once broke undelete or
 journal (a heap overflow, or time or memory far beyond the metadata).
 usage: hostile_journal.py MODE OUT.img   MODE: deep quad bigdir sus revoke
-jalias revdup dircycle samename reserved badlink
+jalias revdup dircycle samename reserved badlink aclhigh
 (JMB, NLEAF, NCOPY, LARGEDIR tune the sizes)"""
 import struct, subprocess, sys, os, re
 mode, img = sys.argv[1], sys.argv[2]
@@ -228,7 +228,7 @@ if mode == 'revdup':
         for k in range(16, BS, 4):
             struct.pack_into('>I', r, k, 1000 + (k // 4) % 8)
         jput(r)
-if mode in ('dircycle', 'samename', 'reserved', 'badlink'):
+if mode in ('dircycle', 'samename', 'reserved', 'badlink', 'aclhigh'):
     root_blk = blocks_of('<2>')[0]
     A, B, FA, FB, L = 1000, 1001, 1002, 1003, 1004
     PA, PB = 50000, 50001
@@ -249,6 +249,13 @@ if mode in ('dircycle', 'samename', 'reserved', 'badlink'):
                            (PA, dirblock([(FA, b'fa', 1)], 2, A))])
         transaction(seq0 + 1, [(root_blk, dirblock([(B, b'd', 2)])),
                                (PB, dirblock([(FB, b'fb', 1)], 2, B))])
+    elif mode == 'aclhigh':
+        # a deleted fast symlink with an xattr block whose number is all
+        # in l_i_file_acl_high: i_blocks counts that block, none of data
+        ino = inode(0o120777, 5, b'hello', flags=0, blocks=8)
+        struct.pack_into('<H', ino, 0x76, 1)
+        put_inodes(it, [(L, ino)])
+        transaction(seq0, [(root_blk, dirblock([(L, b'l', 7)])), (itb, it)])
     elif mode == 'badlink':
         # a deleted fast symlink whose target is not UTF-8
         put_inodes(it, [(L, inode(0o120777, 5, b'\xff\xfeabc', flags=0))])

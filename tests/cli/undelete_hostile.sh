@@ -12,7 +12,9 @@
 # output directory (samename); copies naming the root, the resize and
 # journal inodes reported deleted and exact, a live file's old name not
 # told apart (reserved); a non-UTF-8 symlink target written raw into the
-# JSON (badlink): undelete_hostile_check.py says what each must give.
+# JSON (badlink); a fast symlink whose xattr block is numbered by
+# l_i_file_acl_high alone read as a block symlink (aclhigh):
+# undelete_hostile_check.py says what each must give.
 # Each
 # must finish without a crash or sanitizer report, with its output well
 # formed; memory stays bounded (peak RSS under 200 MB without sanitizers,
@@ -71,7 +73,7 @@ sanitized "$E4DUMP" || check "revdup: peak RSS ${rss} KB under 64 MB (the log is
 check "jalias: the aliasing journal is refused" \
 	'grep -q "journal block 1024 maps the same filesystem block as journal block 0" "$W/jalias.err"'
 check "jalias: no transaction listed" '! grep -q "^transaction" "$W/jalias.out"'
-for m in dircycle samename reserved badlink; do
+for m in dircycle samename reserved badlink aclhigh; do
 	run_case $m undelete
 	check "$m: what the copies say, as the live walker would" \
 		'/usr/bin/python3 "$top/tests/cli/undelete_hostile_check.py" $m "$W/$m.json" "$W/$m.err" "$W/out-$m"'

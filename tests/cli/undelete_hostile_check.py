@@ -51,6 +51,12 @@ elif mode == 'badlink':
     p = os.path.join(os.fsencode(outdir), b'l')
     check(os.path.islink(p) and os.readlink(p) == b'\xff\xfeabc',
           'the symlink written does not hold the target bytes')
+elif mode == 'aclhigh':
+    # a fast symlink (its only block the xattr block, numbered by the
+    # high 16 bits): the target is in i_block
+    l = [r for r in deleted if r['inode'] == 1004]
+    check(len(l) == 1 and l[0].get('target') == 'hello' and l[0]['verdict'] == 'exact',
+          f'{[(r.get("target"), r["verdict"], r["reasons"]) for r in l]}, want hello, exact')
 else:
     sys.exit(f'unknown mode {mode}')
 for f in fails:
