@@ -4,14 +4,17 @@ for tests/cli/undelete_hostile.sh: each MODE once broke undelete or
 journal (a heap overflow, or time or memory far beyond the metadata).
 usage: hostile_journal.py MODE OUT.img   MODE: deep quad bigdir sus revoke
 jalias revdup dircycle samename reserved badlink aclhigh
-(JMB, NLEAF, NCOPY, LARGEDIR tune the sizes)"""
+(JMB, NLEAF, NCOPY, LARGEDIR tune the sizes; BS and FSSIZE make small
+images of the modes dircycle..aclhigh, as fuzz seeds: fuzz/make-seeds.sh)"""
 import struct, subprocess, sys, os, re
 mode, img = sys.argv[1], sys.argv[2]
-BS = 4096
+BS = int(os.environ.get('BS', '4096'))
+FSSIZE = os.environ.get('FSSIZE', '256M')
 jsize = int(os.environ.get('JMB', {'quad': 32, 'deep': 4, 'bigdir': 4, 'revoke': 8, 'sus': 4, 'revdup': 32}.get(mode, 4)))
 if os.path.exists(img): os.remove(img)
-subprocess.run(['mke2fs','-q','-F','-t','ext4','-O','^metadata_csum','-b','4096','-I','256',
-                '-J','size=%d'%jsize, img, '256M'], check=True)
+subprocess.run(['mke2fs','-q','-F','-t','ext4','-O','^metadata_csum','-b',str(BS),'-I','256',
+                '-J','size=%d'%jsize] + (['-N', '1100'] if FSSIZE != '256M' else []) +
+               [img, FSSIZE], check=True)
 def dbg(cmds):
     r = subprocess.run(['debugfs','-w','-f','-',img], input='\n'.join(cmds)+'\n',
                        capture_output=True, text=True)
@@ -231,7 +234,8 @@ if mode == 'revdup':
 if mode in ('dircycle', 'samename', 'reserved', 'badlink', 'aclhigh'):
     root_blk = blocks_of('<2>')[0]
     A, B, FA, FB, L = 1000, 1001, 1002, 1003, 1004
-    PA, PB = 50000, 50001
+    nblk = os.path.getsize(img) // BS
+    PA, PB = (50000, 50001) if nblk > 60000 else (nblk - 20, nblk - 19)
     itb = itable_loc(A)[0]
     it = rd(itb)
     diri = lambda p: inode(0o40755, BS, ext_root([(0, 1, p)]), links=2, blocks=8)
