@@ -49,12 +49,16 @@ const struct e4_jcopy *e4_newest_copy(const struct e4_journal *j, uint64_t blk,
  * decides; else the live block. */
 static enum e4_status moment_read(void *arg, uint64_t pblk, void *buf)
 {
-	const struct e4_moment *m = arg;
+	struct e4_moment *m = arg;
 	const struct e4_jcopy *c = e4_newest_copy(m->j, pblk, m->limit);
 
-	if (!c || e4_journal_revoked(m->j, pblk, c->trans, m->limit))
+	m->reads++;
+	if (!c || e4_journal_revoked(m->j, pblk, c->trans, m->limit) ||
+	    e4_journal_read_copy(m->j, c, buf) != E4_OK) {
+		m->live_reads++;
 		return E4_NOT_FOUND;
-	return e4_journal_read_copy(m->j, c, buf);
+	}
+	return E4_OK;
 }
 
 void e4_moment_enter(struct e4_fs *fs, const struct e4_journal *j, uint32_t limit,
@@ -63,6 +67,7 @@ void e4_moment_enter(struct e4_fs *fs, const struct e4_journal *j, uint32_t limi
 	m->fs = fs;
 	m->j = j;
 	m->limit = limit;
+	m->reads = m->live_reads = 0;
 	e4_fs_moment_enter(fs, moment_read, m, &m->save);
 }
 
@@ -71,15 +76,11 @@ void e4_moment_leave(struct e4_moment *m)
 	e4_fs_moment_leave(m->fs, &m->save);
 }
 
+/* A tree block of the map, as the moment has it (e4_read_blocks). */
 static enum e4_status tree_block(void *arg, uint64_t pblk, uint8_t *buf)
 {
 	struct tree_read *t = arg;
-	const struct e4_jcopy *c = e4_newest_copy(t->j, pblk, t->limit);
 
-	t->rv->tree_blocks++;
-	if (c && e4_journal_read_copy(t->j, c, buf) == E4_OK)
-		return E4_OK;
-	t->rv->tree_live++;
 	return e4_read_blocks(t->fs, pblk, 1, buf);
 }
 
@@ -114,12 +115,15 @@ enum e4_status e4_copy_map(struct e4_fs *fs, const struct e4_journal *j,
 			   uint64_t below, struct e4_runvec *rv, const char **why)
 {
 	struct tree_read tr = { fs, j, limit, rv };
+	struct e4_moment m;
 	uint64_t bad = 0;
 	enum e4_status st;
 
 	memset(rv, 0, sizeof(*rv));
 	rv->below = below;
 	*why = NULL;
+	/* the tree as it was before limit: its blocks through the moment */
+	e4_moment_enter(fs, j, limit, &m);
 	if (in->flags & E4_INODE_EXTENTS_FL)
 		st = e4_extent_walk(in->i_block, fs->info.block_size,
 				    &fs->range, UINT32_MAX, tree_block, take_extent,
@@ -128,6 +132,9 @@ enum e4_status e4_copy_map(struct e4_fs *fs, const struct e4_journal *j,
 		st = e4_indirect_walk(in->i_block, fs->info.block_size,
 				      &fs->range, UINT32_MAX, tree_block, take_extent,
 				      &tr, why, &bad);
+	rv->tree_blocks = m.reads;
+	rv->tree_live = m.live_reads;
+	e4_moment_leave(&m);
 	if (st == E4_STOPPED) {
 		*why = "out of memory";
 		st = E4_NOMEM;

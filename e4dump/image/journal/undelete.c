@@ -317,15 +317,14 @@ static void find_inode(struct ud *u, struct e4_deleted *d, uint32_t limit,
 		d->inode_committed = e4_journal_trans(u->j, c->trans)->committed;
 		d->encrypted = d->inode.encrypted;
 		if (d->encrypted) {
-			/* the context from the copy's in-inode xattrs */
-			uint32_t outer_ino = fs->scan_ino;
-			const uint8_t *outer_raw = fs->scan_raw;
+			/* the context as the core reads it, on the filesystem
+			 * of the copy's transaction: its inode table block is
+			 * this copy, its xattr block that moment's */
+			struct e4_moment m;
 
-			fs->scan_ino = d->ino;
-			fs->scan_raw = u->ibuf + off;
+			e4_moment_enter(fs, u->j, c->trans + 1, &m);
 			d->have_ctx = e4_inode_context(fs, &d->inode, &d->ctx, &why) == E4_OK;
-			fs->scan_ino = outer_ino;
-			fs->scan_raw = outer_raw;
+			e4_moment_leave(&m);
 		}
 		return;
 	}
