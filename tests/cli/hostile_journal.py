@@ -3,7 +3,7 @@
 for tests/cli/undelete_hostile.sh: each MODE once broke undelete or
 journal (a heap overflow, or time or memory far beyond the metadata).
 usage: hostile_journal.py MODE OUT.img   MODE: deep quad bigdir sus revoke
-jalias revdup dircycle samename reserved badlink aclhigh
+jalias revdup dircycle samename reserved badlink aclhigh revoked
 (JMB, NLEAF, NCOPY, LARGEDIR tune the sizes; BS and FSSIZE make small
 images of the modes dircycle..aclhigh, as fuzz seeds: fuzz/make-seeds.sh)"""
 import struct, subprocess, sys, os, re
@@ -231,7 +231,7 @@ if mode == 'revdup':
         for k in range(16, BS, 4):
             struct.pack_into('>I', r, k, 1000 + (k // 4) % 8)
         jput(r)
-if mode in ('dircycle', 'samename', 'reserved', 'badlink', 'aclhigh'):
+if mode in ('dircycle', 'samename', 'reserved', 'badlink', 'aclhigh', 'revoked'):
     root_blk = blocks_of('<2>')[0]
     A, B, FA, FB, L = 1000, 1001, 1002, 1003, 1004
     nblk = os.path.getsize(img) // BS
@@ -253,6 +253,23 @@ if mode in ('dircycle', 'samename', 'reserved', 'badlink', 'aclhigh'):
                            (PA, dirblock([(FA, b'fa', 1)], 2, A))])
         transaction(seq0 + 1, [(root_blk, dirblock([(B, b'd', 2)])),
                                (PB, dirblock([(FB, b'fb', 1)], 2, B))])
+    elif mode == 'revoked':
+        # a deleted block symlink (block PA): its copy in transaction 1
+        # holds "old", transaction 2 revokes PA (freed, then written as
+        # data: "new" in the live image), transaction 3 deletes the name.
+        # Replayed as jbd2 would before the deletion, PA is the live block
+        put_inodes(it, [(L, inode(0o120777, 3, ext_root([(0, 1, PA)]), blocks=BS // 512))])
+        wr(PA, b'new'.ljust(BS, b'\0'))
+        transaction(seq0, [(root_blk, dirblock([(L, b'l', 7)])), (itb, it),
+                           (PA, b'old'.ljust(BS, b'\0'))])
+        r = bytearray(BS)
+        struct.pack_into('>IIII', r, 0, JMAGIC, 5, seq0 + 1, 16 + 4)
+        struct.pack_into('>I', r, 16, PA)
+        jput(r)
+        c = bytearray(BS)
+        struct.pack_into('>III', c, 0, JMAGIC, 2, seq0 + 1)
+        jput(c)
+        transaction(seq0 + 2, [(root_blk, dirblock([(1005, b'z', 1)]))])
     elif mode == 'aclhigh':
         # a deleted fast symlink with an xattr block whose number is all
         # in l_i_file_acl_high: i_blocks counts that block, none of data

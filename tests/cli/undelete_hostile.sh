@@ -13,7 +13,9 @@
 # journal inodes reported deleted and exact, a live file's old name not
 # told apart (reserved); a non-UTF-8 symlink target written raw into the
 # JSON (badlink); a fast symlink whose xattr block is numbered by
-# l_i_file_acl_high alone read as a block symlink (aclhigh):
+# l_i_file_acl_high alone read as a block symlink (aclhigh); a copy of a
+# symlink's block revoked before the deletion taken as its content
+# (revoked: jbd2 would not replay it):
 # undelete_hostile_check.py says what each must give.
 # Each
 # must finish without a crash or sanitizer report, with its output well
@@ -73,7 +75,7 @@ sanitized "$E4DUMP" || check "revdup: peak RSS ${rss} KB under 64 MB (the log is
 check "jalias: the aliasing journal is refused" \
 	'grep -q "journal block 1024 maps the same filesystem block as journal block 0" "$W/jalias.err"'
 check "jalias: no transaction listed" '! grep -q "^transaction" "$W/jalias.out"'
-for m in dircycle samename reserved badlink aclhigh; do
+for m in dircycle samename reserved badlink aclhigh revoked; do
 	run_case $m undelete
 	check "$m: what the copies say, as the live walker would" \
 		'/usr/bin/python3 "$top/tests/cli/undelete_hostile_check.py" $m "$W/$m.json" "$W/$m.err" "$W/out-$m"'
