@@ -3,14 +3,14 @@
 for tests/cli/undelete_hostile.sh: each MODE once broke undelete or
 journal (a heap overflow, or time or memory far beyond the metadata).
 usage: hostile_journal.py MODE OUT.img   MODE: deep quad bigdir sus revoke
-jalias revdup dircycle samename reserved badlink aclhigh revoked
+jalias revdup revdistinct dircycle samename reserved badlink aclhigh revoked
 (JMB, NLEAF, NCOPY, LARGEDIR tune the sizes; BS and FSSIZE make small
 images of the modes dircycle..aclhigh, as fuzz seeds: fuzz/make-seeds.sh)"""
 import struct, subprocess, sys, os, re
 mode, img = sys.argv[1], sys.argv[2]
 BS = int(os.environ.get('BS', '4096'))
 FSSIZE = os.environ.get('FSSIZE', '256M')
-jsize = int(os.environ.get('JMB', {'quad': 32, 'deep': 4, 'bigdir': 4, 'revoke': 8, 'sus': 4, 'revdup': 32}.get(mode, 4)))
+jsize = int(os.environ.get('JMB', {'quad': 32, 'deep': 4, 'bigdir': 4, 'revoke': 8, 'sus': 4, 'revdup': 32, 'revdistinct': 32}.get(mode, 4)))
 if os.path.exists(img): os.remove(img)
 subprocess.run(['mke2fs','-q','-F','-t','ext4','-O','^metadata_csum','-b',str(BS),'-I','256',
                 '-J','size=%d'%jsize] + (['-N', '1100'] if FSSIZE != '256M' else []) +
@@ -222,6 +222,16 @@ if mode == 'jalias':
     struct.pack_into('>I', jsb, 0x10, 4096)        # s_maxlen
     wr(jb[0], jsb)
     transaction(seq0, [(blocks_of('<2>')[0], rd(blocks_of('<2>')[0]))])
+if mode == 'revdistinct':
+    # one transaction whose revoke blocks fill the log, every record a
+    # block of its own
+    n = 0
+    while jpos < len(jb):
+        r = bytearray(BS)
+        struct.pack_into('>IIII', r, 0, JMAGIC, 5, seq0, BS)
+        for k in range(16, BS, 4):
+            struct.pack_into('>I', r, k, 100000 + n); n += 1
+        jput(r)
 if mode == 'revdup':
     # one transaction whose revoke blocks fill the log, each record one
     # of 8 blocks

@@ -7,7 +7,9 @@
 # insertion (sus); revoke records scanned per transaction (revoke); a
 # journal inode whose extents alias its blocks, read as often as they
 # claim (jalias); one record revoked a million times kept a million times
-# (revdup); deleted directories naming each other listed under every
+# (revdup); a transaction revoking two million distinct blocks listed
+# with a JSON object per block, 25 times the log's size (revdistinct);
+# deleted directories naming each other listed under every
 # name (dircycle); two deleted directories of one name merged into one
 # output directory (samename); copies naming the root, the resize and
 # journal inodes reported deleted and exact, a live file's old name not
@@ -68,6 +70,11 @@ check "revdup: the transaction revokes its 8 distinct blocks, once each" \
 	'/usr/bin/python3 -c "import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; t=[x for x in r if x[\"type\"]==\"transaction\"]; sys.exit(len(t)!=1 or t[0][\"revoked\"]!=list(range(1000,1008)))" "$W/revdup.json"'
 rss=$(tail -1 "$W/revdup.rss")
 sanitized "$E4DUMP" || check "revdup: peak RSS ${rss} KB under 64 MB (the log is 32 MB)" '[ "${rss:-999999}" -lt 65536 ]'
+run_case revdistinct journal JMB=8
+rss=$(tail -1 "$W/revdistinct.rss")
+sanitized "$E4DUMP" || check "revdistinct: peak RSS ${rss} KB under 128 MB (the log is 8 MB, 2 million records)" '[ "${rss:-999999}" -lt 131072 ]'
+check "revdistinct: every distinct block listed once" \
+	'/usr/bin/python3 -c "import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; t=[x for x in r if x[\"type\"]==\"transaction\"]; v=t[0][\"revoked\"]; sys.exit(len(t)!=1 or v!=list(range(100000,100000+len(v))) or len(v)!=2047*1020)" "$W/revdistinct.json"'
 # jalias: refused, naming two journal blocks that share a block
 /usr/bin/python3 "$GEN" jalias "$W/jalias.img" >"$W/jalias.gen" 2>&1 ||
 	bad "jalias: the image could not be made: $(tail -2 "$W/jalias.gen")"
