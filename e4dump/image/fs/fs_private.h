@@ -129,6 +129,21 @@ struct e4_dir_read_info {
 	int damaged;
 };
 
+/* A listing of given entries of directory in (journal copies of its
+ * blocks, say), made by the rules of e4_dir_list: names decrypted with
+ * the cipher of context ctx (NULL: none known, every name its no-key
+ * name) under the same trust rule, no-key names from info's hash facts
+ * (hashed, htree_hash, hash_version), order (E4_LIST_UNSORTED keeps the
+ * given one) and duplicates.  Nothing is reported about single names.
+ * E4_OK, E4_NOMEM. */
+struct e4_dirent;
+struct e4_dir;
+enum e4_status e4_dir_list_given(struct e4_fs *fs, const struct e4_inode *in,
+				 const struct e4_context *ctx,
+				 const struct e4_dir_read_info *info,
+				 const struct e4_dirent *ents, size_t n,
+				 unsigned int flags, struct e4_dir **out);
+
 /* Does Linux 6.1's readdir give entries the hash pair of the htree code
  * (which no-key names then carry)?  is_dx_dir(): with dir_index, for
  * indexed directories, one-block ones and inline ones; an index that

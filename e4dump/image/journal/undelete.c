@@ -23,7 +23,9 @@ struct dirctx {
 	int encrypted;
 	int hashed;                     /* casefold + encrypt: stored hashes */
 	int readdir_hash;               /* hash version no-key names carry, or -1 */
-	struct e4_cipher *names;        /* NULL: no key (or not encrypted) */
+	struct e4_inode in;             /* the directory (live, or its copy) */
+	int have_ctx;
+	struct e4_context ctx;
 	uint64_t *blocks;               /* its blocks (physical) */
 	size_t nblocks;
 	uint32_t limit;                 /* copies from transactions below it */
@@ -330,36 +332,20 @@ static void find_inode(struct ud *u, struct e4_deleted *d, uint32_t limit,
 	}
 }
 
-/* The name shown for a candidate of directory dc. */
-static void show_name(struct ud *u, const struct dirctx *dc,
-		      const struct cand *c, struct e4_deleted *d)
+/* The name shown for candidate k of directory dc: as the listing of the
+ * candidates (e4_dir_list_given: the core's decryption, trust and no-key
+ * rules) shows it. */
+static void show_name(struct ud *u, const struct e4_dir *ld, size_t k,
+		      struct e4_deleted *d)
 {
-	uint8_t *out = u->names[u->depth];
-	char *nk = (char *)out;
+	struct e4_entry e;
+	size_t len;
 
-	if (!dc->encrypted) {
-		memcpy(out, c->raw, c->len);
-		u->parts[u->depth].len = c->len;
-		d->name_state = E4_NAME_PLAIN;
-		return;
-	}
-	if (dc->names) {
-		uint8_t plain[256];
-		size_t n = 0;
-
-		if (e4_decrypt_name(dc->names, c->raw, c->len, plain, &n) == E4_OK) {
-			memcpy(out, plain, n);
-			u->parts[u->depth].len = n;
-			d->name_state = E4_NAME_DECRYPTED;
-			e4_wipe(plain, sizeof(plain));
-			return;
-		}
-		e4_wipe(plain, sizeof(plain));
-	}
-	d->name_state = dc->names ? E4_NAME_BAD : E4_NAME_NOKEY;
-	e4_nokey_name_of(u->fs, dc->hashed, dc->readdir_hash, c->raw, c->len,
-			  c->has_hash, c->hash, c->minor, nk);
-	u->parts[u->depth].len = strlen(nk);
+	e4_dir_get(ld, k, &e);
+	len = e.name_len < NAME_ROW - 1 ? e.name_len : NAME_ROW - 1;
+	memcpy(u->names[u->depth], e.name, len);
+	u->parts[u->depth].len = len;
+	d->name_state = e.state;
 }
 
 static int cmp_cand(const void *a, const void *b)
@@ -530,7 +516,8 @@ static int enter_once(struct ud *u, uint32_t ino)
 /* One deleted entry: its inode, then the callback; a deleted directory
  * is searched in turn. */
 static void one_entry(struct ud *u, const struct dirctx *dc,
-		      const struct cand *c, int deleted_dir)
+		      const struct cand *c, const struct e4_dir *ld, size_t k,
+		      int deleted_dir)
 {
 	struct e4_deleted d;
 	uint32_t deleted_trans = dc->limit;
@@ -566,7 +553,7 @@ static void one_entry(struct ud *u, const struct dirctx *dc,
 	}
 	d.raw_name = c->raw;
 	d.raw_len = c->len;
-	show_name(u, dc, c, &d);
+	show_name(u, ld, k, &d);
 	u->parts[u->depth].name = u->names[u->depth];
 	u->inos[u->depth] = c->ino;
 	d.parts = u->parts;
@@ -609,6 +596,9 @@ static void one_entry(struct ud *u, const struct dirctx *dc,
 static void search_dir(struct ud *u, const struct dirctx *dc, int deleted_dir)
 {
 	struct cand *v = NULL;
+	struct e4_dirent *de = NULL;
+	struct e4_dir *ld = NULL;
+	struct e4_dir_read_info info;
 	size_t n = 0;
 
 	if (collect(u, dc, &v, &n) != E4_OK) {
@@ -616,14 +606,39 @@ static void search_dir(struct ud *u, const struct dirctx *dc, int deleted_dir)
 			  "out of memory collecting deleted names");
 		return;
 	}
+	/* the names as the core lists them, all of the directory's at once */
+	memset(&info, 0, sizeof(info));
+	info.hashed = dc->hashed;
+	info.htree_hash = dc->readdir_hash >= 0;
+	info.hash_version = dc->readdir_hash;
+	de = calloc(n ? n : 1, sizeof(*de));
+	if (de)
+		for (size_t i = 0; i < n; i++) {
+			de[i].inode = v[i].ino;
+			de[i].name_len = v[i].len;
+			de[i].file_type = v[i].ftype;
+			de[i].name = v[i].raw;
+			de[i].has_hash = v[i].has_hash;
+			de[i].hash = v[i].hash;
+			de[i].minor_hash = v[i].minor;
+		}
+	if (!de || e4_dir_list_given(u->fs, &dc->in, dc->have_ctx ? &dc->ctx : NULL,
+				     &info, de, n, E4_LIST_UNSORTED, &ld) != E4_OK) {
+		e4_report(u->fs, E4_DIAG_ERROR, E4_NOMEM, dc->ino, NULL,
+			  "out of memory listing deleted names");
+		free(de);
+		free(v);
+		return;
+	}
 	for (size_t i = 0; i < n && !u->stopped; i++)
-		one_entry(u, dc, &v[i], deleted_dir);
+		one_entry(u, dc, &v[i], ld, i, deleted_dir);
+	e4_dir_free(ld);
+	free(de);
 	free(v);
 }
 
 static void dirctx_free(struct dirctx *dc)
 {
-	e4_cipher_free(dc->names);
 	free(dc->blocks);
 	free(dc->live);
 	memset(dc, 0, sizeof(*dc));
@@ -642,9 +657,10 @@ static void dirctx_names(struct ud *u, struct dirctx *dc, const struct e4_inode 
 	dc->size_blocks = e4_inode_size_blocks(u->fs, in);
 	dc->readdir_hash = e4_dir_readdir_hash(u->fs, in->flags, dc->size_blocks,
 					       block0 ? block0 + 0x18 : NULL);
-	if (in->encrypted && have_ctx &&
-	    e4_fs_inode_cipher(u->fs, in->ino, ctx, E4_KEY_NAMES, &dc->names) != E4_OK)
-		dc->names = NULL;
+	dc->in = *in;
+	dc->have_ctx = in->encrypted && have_ctx;
+	if (dc->have_ctx)
+		dc->ctx = *ctx;
 }
 
 static int cmp_run_pblk(const void *a, const void *b)
