@@ -16,7 +16,7 @@ out=$1
 PATH=$PATH:/sbin:/usr/sbin
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume; do
+for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete; do
 	rm -rf "${out:?}/$t"
 	mkdir -p "$out/$t"
 done
@@ -272,6 +272,13 @@ fi
 if command -v img2simg >/dev/null; then
 	img2simg "$p4k" "$out/image/container.simg" >/dev/null 2>&1 || rm -f "$out/image/container.simg"
 fi
-for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume; do
+# undelete: small ext4 images with hand-written journals, the hostile
+# cases of tests/cli/undelete_hostile.sh (tests/cli/hostile_journal.py),
+# 3 MiB with 1 KiB blocks
+for m in dircycle samename reserved badlink aclhigh; do
+	BS=1024 FSSIZE=3M JMB=1 python3 "$root/tests/cli/hostile_journal.py" $m \
+		"$out/undelete/$m.img" >/dev/null 2>&1 || rm -f "$out/undelete/$m.img"
+done
+for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete; do
 	echo "make-seeds: $t: $(ls "$out/$t" | wc -l) inputs"
 done

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <json-c/printbuf.h>
 #include "commands.h"
 #include "journal.h"
 #include "jsonout.h"
@@ -201,6 +202,54 @@ static void print_trans_text(const struct jview *v, const struct e4_jtrans *t,
 		printf("  revoked block %" PRIu64 "\n", e4_journal_revoke(v->j, r)->fs_block);
 }
 
+/* A transaction's revoked blocks, written as a JSON array straight from
+ * the journal's records when the record is serialized: one object, not
+ * one per block (a log of revoke records would otherwise take tens of
+ * times its size). */
+struct revoked_list {
+	const struct e4_journal *j;
+	size_t first, n;
+};
+
+static int revoked_text(json_object *o, struct printbuf *pb, int level, int flags)
+{
+	const struct revoked_list *r = json_object_get_userdata(o);
+	char num[32];
+
+	(void)level, (void)flags;
+	printbuf_memappend(pb, "[", 1);
+	for (size_t i = 0; i < r->n; i++) {
+		int len = snprintf(num, sizeof(num), "%s%" PRIu64, i ? "," : "",
+				   e4_journal_revoke(r->j, r->first + i)->fs_block);
+
+		printbuf_memappend(pb, num, len);
+	}
+	printbuf_memappend(pb, "]", 1);
+	return 0;
+}
+
+static void free_revoked(json_object *o, void *p)
+{
+	(void)o;
+	free(p);
+}
+
+static json_object *revoked_json(const struct e4_journal *j, const struct e4_jtrans *t)
+{
+	json_object *a = json_object_new_array();
+	struct revoked_list *r = malloc(sizeof(*r));
+
+	if (!a || !r) {
+		free(r);
+		return a;
+	}
+	r->j = j;
+	r->first = t->first_revoke;
+	r->n = t->revokes;
+	json_object_set_serializer(a, revoked_text, r, free_revoked);
+	return a;
+}
+
 static void emit_json(const struct session *s, const struct jview *v)
 {
 	const struct e4_jbd2_sb *sb = e4_journal_sb(v->j);
@@ -225,7 +274,7 @@ static void emit_json(const struct session *s, const struct jview *v)
 	json_emit(o);
 	for (size_t ti = 0; ti < e4_journal_ntrans(v->j); ti++) {
 		const struct e4_jtrans *t = e4_journal_trans(v->j, ti);
-		json_object *a = json_object_new_array(), *rv = json_object_new_array();
+		json_object *a = json_object_new_array();
 		char when[48];
 
 		o = json_record("transaction");
@@ -251,10 +300,7 @@ static void emit_json(const struct session *s, const struct jview *v)
 			json_object_array_add(a, b);
 		}
 		json_object_object_add(o, "blocks", a);
-		for (size_t r = t->first_revoke; r < t->first_revoke + t->revokes; r++)
-			json_object_array_add(rv, json_object_new_int64(
-				(int64_t)e4_journal_revoke(v->j, r)->fs_block));
-		json_object_object_add(o, "revoked", rv);
+		json_object_object_add(o, "revoked", revoked_json(v->j, t));
 		json_emit(o);
 	}
 }

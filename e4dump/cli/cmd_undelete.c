@@ -23,13 +23,31 @@
 #define MAX_REASONS 8
 #define MAX_SUSPECTS 64
 
+/* A name written in the output: directories are keyed by their inode
+ * (one output directory per directory inode, whatever its name), and
+ * each (parent, name) is taken by one inode: a second directory of one
+ * name gets its own output directory, never a share of the first. */
+struct outname {
+	uint32_t ino;                   /* 0: a file's name (not looked up) */
+	uint32_t parent;                /* its directory (0: the output root) */
+	char *name;
+};
+
+struct names {
+	struct outname *v;
+	size_t n, cap;
+	uint32_t *by_ino, *by_name;     /* index + 1, open addressing */
+	size_t slots;
+};
+
 struct undel {
 	struct manifest *man;           /* --manifest, or NULL */
+	struct names out;
 	struct session *s;
 	const struct options *o;
 	struct e4_journal *j;
 	struct outdir od;
-	size_t exact, partial, locked, lost, total;
+	size_t exact, partial, locked, lost, total, in_use;
 	char names[64][OUTDIR_NAME_MAX];        /* escaped, as written */
 	char path[64 * OUTDIR_NAME_MAX];
 };
@@ -41,6 +59,8 @@ struct verdict {
 	struct e4_suspect sus[MAX_SUSPECTS];    /* the first ones */
 	size_t nsus;                    /* all of them */
 	char *target;
+	size_t target_len;
+	char *shown_target;             /* target escaped (e4_escape) */
 };
 
 static void because(struct verdict *v, const char *why)
@@ -67,6 +87,113 @@ static const char *name_state_word(enum e4_name_state s)
 	case E4_NAME_NOKEY: return "no-key";
 	default: return "bad";
 	}
+}
+
+static uint64_t name_hash(uint32_t parent, const char *name)
+{
+	uint64_t h = 1469598103934665603ull ^ parent;
+
+	for (; *name; name++)
+		h = (h ^ (uint8_t)*name) * 1099511628211ull;
+	return h;
+}
+
+static size_t ino_slot(const struct names *t, uint32_t ino)
+{
+	size_t i = (ino * 2654435761u) & (t->slots - 1);
+
+	while (t->by_ino[i] && t->v[t->by_ino[i] - 1].ino != ino)
+		i = (i + 1) & (t->slots - 1);
+	return i;
+}
+
+static size_t name_slot(const struct names *t, uint32_t parent, const char *name)
+{
+	size_t i = name_hash(parent, name) & (t->slots - 1);
+
+	while (t->by_name[i] && (t->v[t->by_name[i] - 1].parent != parent ||
+				 strcmp(t->v[t->by_name[i] - 1].name, name)))
+		i = (i + 1) & (t->slots - 1);
+	return i;
+}
+
+/* Room for one more (the tables never more than half full).  -1 no
+ * memory. */
+static int names_grow(struct names *t)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct outname *v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		t->v = v;
+		t->cap = cap;
+	}
+	if (2 * (t->n + 1) > t->slots) {
+		size_t slots = t->slots ? t->slots * 2 : 128;
+		uint32_t *a = calloc(slots, sizeof(*a)), *b = calloc(slots, sizeof(*b));
+
+		if (!a || !b) {
+			free(a);
+			free(b);
+			return -1;
+		}
+		free(t->by_ino);
+		free(t->by_name);
+		t->by_ino = a;
+		t->by_name = b;
+		t->slots = slots;
+		for (size_t k = 0; k < t->n; k++) {
+			if (t->v[k].ino)
+				t->by_ino[ino_slot(t, t->v[k].ino)] = (uint32_t)k + 1;
+			t->by_name[name_slot(t, t->v[k].parent, t->v[k].name)] = (uint32_t)k + 1;
+		}
+	}
+	return 0;
+}
+
+static void names_free(struct names *t)
+{
+	for (size_t k = 0; k < t->n; k++)
+		free(t->v[k].name);
+	free(t->v);
+	free(t->by_ino);
+	free(t->by_name);
+}
+
+/* The output name (into out) of entry raw[len] (inode ino, ino_is_dir:
+ * a directory, looked up by its inode) in directory parent, its escaped
+ * form esc taken unless another inode has it there. */
+static void out_name(struct undel *u, uint32_t parent, uint32_t ino, int ino_is_dir,
+		     const struct e4_name_part *raw, char out[OUTDIR_NAME_MAX])
+{
+	struct names *t = &u->out;
+	struct outname *e;
+	size_t i;
+
+	outdir_escape((const char *)raw->name, raw->len, ino, out);
+	if (!ino || names_grow(t))
+		return;         /* as before: by its name */
+	if (ino_is_dir && t->by_ino[i = ino_slot(t, ino)]) {
+		snprintf(out, OUTDIR_NAME_MAX, "%s", t->v[t->by_ino[i] - 1].name);
+		return;
+	}
+	for (unsigned int k = 1; t->by_name[i = name_slot(t, parent, out)]; k++) {
+		if (k > 64)
+			return;
+		outdir_escape_again((const char *)raw->name, raw->len, ino, k, out);
+	}
+	e = &t->v[t->n];
+	e->name = strdup(out);
+	if (!e->name)
+		return;
+	e->ino = ino_is_dir ? ino : 0;
+	e->parent = parent;
+	t->by_name[i] = (uint32_t)t->n + 1;
+	if (ino_is_dir)
+		t->by_ino[ino_slot(t, ino)] = (uint32_t)t->n + 1;
+	t->n++;
 }
 
 /* Open (creating) the directories of the path's first n - 1 parts
@@ -270,6 +397,12 @@ static void recover(struct undel *u, const struct e4_deleted *d, struct verdict 
 	enum e4_status st;
 
 	v->word = "exact";
+	if (d->still_in_use) {
+		/* the name is gone, the file is not: nothing to recover */
+		v->word = "still in use";
+		because(v, d->no_inode_why);
+		return;
+	}
 	if (!d->have_inode) {
 		v->word = "not recovered";
 		because(v, d->no_inode_why);
@@ -302,6 +435,10 @@ static void recover(struct undel *u, const struct e4_deleted *d, struct verdict 
 			because(v, why ? why : e4_status_str(st));
 			return;
 		}
+		v->target_len = len;
+		v->shown_target = malloc(E4_ESCAPE_SIZE(len));
+		if (v->shown_target)
+			e4_escape((const uint8_t *)v->target, len, v->shown_target, 0);
 	} else if (d->file_type != 2) {
 		v->word = "not recovered";
 		because(v, "special files are listed, not created");
@@ -391,10 +528,11 @@ static void emit(struct undel *u, const struct e4_deleted *d,
 					       json_object_new_int64((int64_t)(v->nsus - MAX_SUSPECTS)));
 		/* what lstat gave: a symlink's size is its target's length */
 		json_object_object_add(o, "size", !d->have_inode ? NULL :
-				       v->target ? json_object_new_int64((int64_t)strlen(v->target)) :
+				       v->target ? json_object_new_int64((int64_t)v->target_len) :
 				       json_object_new_int64((int64_t)d->inode.size));
-		if (v->target)
-			json_object_object_add(o, "target", json_object_new_string(v->target));
+		/* shown as ls --json shows targets (e4_escape) */
+		if (v->target && v->shown_target)
+			json_object_object_add(o, "target", json_object_new_string(v->shown_target));
 		json_object_object_add(o, "seen_sequence", json_object_new_int64(d->seen_sequence));
 		json_object_object_add(o, "deleted_sequence", d->deleted_known ?
 				       json_object_new_int64(d->deleted_sequence) : NULL);
@@ -425,9 +563,18 @@ static int one_deleted(void *arg, const struct e4_deleted *d)
 	char *path = u->path;
 
 	memset(&v, 0, sizeof(v));
-	for (size_t i = 0; i < d->nparts; i++)
-		outdir_escape((const char *)d->parts[i].name, d->parts[i].len,
-			      i + 1 == d->nparts ? d->ino : 0, names[i]);
+	/* directories by their inode: two of one name are two outputs */
+	for (size_t i = 0; i < d->nparts; i++) {
+		uint32_t parent = i && d->inos ? d->inos[i - 1] : 0;
+
+		if (i + 1 < d->nparts)
+			out_name(u, parent, d->inos ? d->inos[i] : 0, 1, &d->parts[i], names[i]);
+		else if (d->still_in_use || !d->have_inode)
+			outdir_escape((const char *)d->parts[i].name, d->parts[i].len,
+				      d->ino, names[i]);
+		else
+			out_name(u, parent, d->ino, d->file_type == 2, &d->parts[i], names[i]);
+	}
 	recover(u, d, &v, names);
 	path_of(d, names, path, sizeof(u->path));
 	/* shown as names are (valid UTF-8 kept, other bytes escaped) */
@@ -441,6 +588,11 @@ static int one_deleted(void *arg, const struct e4_deleted *d)
 		free(shown);
 	}
 	free(v.target);
+	free(v.shown_target);
+	if (d->still_in_use) {
+		u->in_use++;
+		return 0;
+	}
 	u->total++;
 	if (!strcmp(v.word, "exact"))
 		u->exact++;
@@ -519,8 +671,9 @@ int cmd_undelete(const struct options *o, struct report *r)
 		report_error(r, "undelete: the manifest could not be written");
 	close(u.od.root_fd);
 	fprintf(stderr, "e4dump: undelete: %zu deleted entries: %zu exact, %zu partial, "
-		"%zu locked, %zu not recovered\n", u.total, u.exact, u.partial, u.locked,
-		u.lost);
+		"%zu locked, %zu not recovered; %zu old names of files still in use\n",
+		u.total, u.exact, u.partial, u.locked, u.lost, u.in_use);
+	names_free(&u.out);
 	rc = session_status(&s);
 	e4_journal_free(u.j);
 	session_close(&s);
@@ -532,6 +685,7 @@ int cmd_undelete(const struct options *o, struct report *r)
 		json_object_object_add(sum, "partial", json_object_new_int64((int64_t)u.partial));
 		json_object_object_add(sum, "locked", json_object_new_int64((int64_t)u.locked));
 		json_object_object_add(sum, "not_recovered", json_object_new_int64((int64_t)u.lost));
+		json_object_object_add(sum, "still_in_use", json_object_new_int64((int64_t)u.in_use));
 		json_emit(sum);
 	}
 	return finish_stdout(rc, r);

@@ -3,14 +3,18 @@
 for tests/cli/undelete_hostile.sh: each MODE once broke undelete or
 journal (a heap overflow, or time or memory far beyond the metadata).
 usage: hostile_journal.py MODE OUT.img   MODE: deep quad bigdir sus revoke
-(JMB, NLEAF, NCOPY, LARGEDIR tune the sizes)"""
+jalias revdup revdistinct dircycle samename reserved badlink aclhigh revoked
+(JMB, NLEAF, NCOPY, LARGEDIR tune the sizes; BS and FSSIZE make small
+images of the modes dircycle..aclhigh, as fuzz seeds: fuzz/make-seeds.sh)"""
 import struct, subprocess, sys, os, re
 mode, img = sys.argv[1], sys.argv[2]
-BS = 4096
-jsize = int(os.environ.get('JMB', {'quad': 32, 'deep': 4, 'bigdir': 4, 'revoke': 8, 'sus': 4}[mode]))
+BS = int(os.environ.get('BS', '4096'))
+FSSIZE = os.environ.get('FSSIZE', '256M')
+jsize = int(os.environ.get('JMB', {'quad': 32, 'deep': 4, 'bigdir': 4, 'revoke': 8, 'sus': 4, 'revdup': 32, 'revdistinct': 32}.get(mode, 4)))
 if os.path.exists(img): os.remove(img)
-subprocess.run(['mke2fs','-q','-F','-t','ext4','-O','^metadata_csum','-b','4096','-I','256',
-                '-J','size=%d'%jsize, img, '256M'], check=True)
+subprocess.run(['mke2fs','-q','-F','-t','ext4','-O','^metadata_csum','-b',str(BS),'-I','256',
+                '-J','size=%d'%jsize] + (['-N', '1100'] if FSSIZE != '256M' else []) +
+               [img, FSSIZE], check=True)
 def dbg(cmds):
     r = subprocess.run(['debugfs','-w','-f','-',img], input='\n'.join(cmds)+'\n',
                        capture_output=True, text=True)
@@ -180,5 +184,127 @@ if mode == 'revoke':
             struct.pack_into('>I', r, k, 1000 + k)
         jput(r); T += 1
     print('revoke blocks', T)
+
+def inode(mode_, size, iblock, flags=0x80000, links=1, blocks=0, gen=0):
+    b = bytearray(256)
+    struct.pack_into('<HHIIIIIHHI', b, 0, mode_, 0, size, 0, 0, 0, 0, 0, links, blocks)
+    struct.pack_into('<I', b, 0x20, flags)
+    b[0x28:0x28+60] = bytes(iblock).ljust(60, b'\0')
+    struct.pack_into('<I', b, 0x64, gen)
+    struct.pack_into('<H', b, 0x80, 32)
+    return b
+def dirblock(entries, parent=2, self_=None):
+    """entries: (ino, name, ft); the block of a directory (self_) or the
+    root (self_ None)"""
+    d = bytearray(dirent(self_ or 2, b'.', 2, 12) + dirent(parent, b'..', 2, 12))
+    if self_ is None:
+        d += dirent(11, b'lost+found', 2, 20)
+    for i, (ino, name, ft) in enumerate(entries):
+        ln = (8 + len(name) + 3) & ~3
+        if i == len(entries) - 1:
+            ln = BS - len(d)
+        d += dirent(ino, name, ft, ln)
+    return d
+def put_inodes(it, inodes):
+    for ino, raw in inodes:
+        b, o = itable_loc(ino)
+        it[o:o+256] = raw
+EMPTY = ext_root([])
+if mode == 'jalias':
+    # the journal inode's four extents all name the journal's first 1024
+    # blocks: 4096 journal blocks on 1024 filesystem blocks
+    b8, o8 = itable_loc(8)
+    it = rd(b8)
+    ext = ext_root([(i * 1024, 1024, jb[0]) for i in range(4)])
+    it[o8+0x28:o8+0x28+60] = ext.ljust(60, b'\0')
+    struct.pack_into('<I', it, o8 + 4, 4096 * BS)
+    wr(b8, it)
+    struct.pack_into('>I', jsb, 0x10, 4096)        # s_maxlen
+    wr(jb[0], jsb)
+    transaction(seq0, [(blocks_of('<2>')[0], rd(blocks_of('<2>')[0]))])
+if mode == 'revdistinct':
+    # one transaction whose revoke blocks fill the log, every record a
+    # block of its own
+    n = 0
+    while jpos < len(jb):
+        r = bytearray(BS)
+        struct.pack_into('>IIII', r, 0, JMAGIC, 5, seq0, BS)
+        for k in range(16, BS, 4):
+            struct.pack_into('>I', r, k, 100000 + n); n += 1
+        jput(r)
+if mode == 'revdup':
+    # one transaction whose revoke blocks fill the log, each record one
+    # of 8 blocks
+    while jpos < len(jb):
+        r = bytearray(BS)
+        struct.pack_into('>IIII', r, 0, JMAGIC, 5, seq0, BS)
+        for k in range(16, BS, 4):
+            struct.pack_into('>I', r, k, 1000 + (k // 4) % 8)
+        jput(r)
+if mode in ('dircycle', 'samename', 'reserved', 'badlink', 'aclhigh', 'revoked'):
+    root_blk = blocks_of('<2>')[0]
+    A, B, FA, FB, L = 1000, 1001, 1002, 1003, 1004
+    nblk = os.path.getsize(img) // BS
+    PA, PB = (50000, 50001) if nblk > 60000 else (nblk - 20, nblk - 19)
+    itb = itable_loc(A)[0]
+    it = rd(itb)
+    diri = lambda p: inode(0o40755, BS, ext_root([(0, 1, p)]), links=2, blocks=8)
+    if mode == 'dircycle':
+        # deleted a/ names b/ and b/ names a/: each is one directory
+        put_inodes(it, [(A, diri(PA)), (B, diri(PB))])
+        transaction(seq0, [(root_blk, dirblock([(A, b'a', 2), (B, b'b', 2)])), (itb, it),
+                           (PA, dirblock([(B, b'b2', 2)], 2, A)),
+                           (PB, dirblock([(A, b'a2', 2)], 2, B))])
+    elif mode == 'samename':
+        # two deleted directories named d (inodes A, then B), one file each
+        put_inodes(it, [(A, diri(PA)), (B, diri(PB)),
+                        (FA, inode(0o100644, 0, EMPTY)), (FB, inode(0o100644, 0, EMPTY))])
+        transaction(seq0, [(root_blk, dirblock([(A, b'd', 2)])), (itb, it),
+                           (PA, dirblock([(FA, b'fa', 1)], 2, A))])
+        transaction(seq0 + 1, [(root_blk, dirblock([(B, b'd', 2)])),
+                               (PB, dirblock([(FB, b'fb', 1)], 2, B))])
+    elif mode == 'revoked':
+        # a deleted block symlink (block PA): its copy in transaction 1
+        # holds "old", transaction 2 revokes PA (freed, then written as
+        # data: "new" in the live image), transaction 3 deletes the name.
+        # Replayed as jbd2 would before the deletion, PA is the live block
+        put_inodes(it, [(L, inode(0o120777, 3, ext_root([(0, 1, PA)]), blocks=BS // 512))])
+        wr(PA, b'new'.ljust(BS, b'\0'))
+        transaction(seq0, [(root_blk, dirblock([(L, b'l', 7)])), (itb, it),
+                           (PA, b'old'.ljust(BS, b'\0'))])
+        r = bytearray(BS)
+        struct.pack_into('>IIII', r, 0, JMAGIC, 5, seq0 + 1, 16 + 4)
+        struct.pack_into('>I', r, 16, PA)
+        jput(r)
+        c = bytearray(BS)
+        struct.pack_into('>III', c, 0, JMAGIC, 2, seq0 + 1)
+        jput(c)
+        transaction(seq0 + 2, [(root_blk, dirblock([(1005, b'z', 1)]))])
+    elif mode == 'aclhigh':
+        # a deleted fast symlink with an xattr block whose number is all
+        # in l_i_file_acl_high: i_blocks counts that block, none of data
+        ino = inode(0o120777, 5, b'hello', flags=0, blocks=8)
+        struct.pack_into('<H', ino, 0x76, 1)
+        put_inodes(it, [(L, ino)])
+        transaction(seq0, [(root_blk, dirblock([(L, b'l', 7)])), (itb, it)])
+    elif mode == 'badlink':
+        # a deleted fast symlink whose target is not UTF-8
+        put_inodes(it, [(L, inode(0o120777, 5, b'\xff\xfeabc', flags=0))])
+        transaction(seq0, [(root_blk, dirblock([(L, b'l', 7)])), (itb, it)])
+    else:
+        # names of the root (2), the resize inode (7), the journal (8):
+        # their copies in use with another generation; and of live file
+        # g (12) under its old name gone
+        f.close()
+        dbg(['write /etc/hostname g'])
+        f = open(img, 'r+b')
+        root_blk = blocks_of('<2>')[0]
+        b0 = itable_loc(2)[0]
+        it0 = rd(b0)
+        for ino in (2, 7, 8):
+            struct.pack_into('<I', it0, itable_loc(ino)[1] + 0x64, 0x5555)
+        transaction(seq0, [(root_blk, dirblock([(12, b'g', 1), (2, b'r', 2), (7, b'rz', 1),
+                                                (8, b'j', 1), (12, b'gone', 1)])),
+                           (b0, it0)])
 f.close()
 print('ok', mode, img)

@@ -4,7 +4,22 @@
 # overflowed the path rows (deep); every deleted name re-read every copy
 # of its inode-table block (quad); a deleted directory's map claiming 16 TB
 # aliased onto journaled blocks (bigdir); suspect ranges sorted by
-# insertion (sus); revoke records scanned per transaction (revoke).  Each
+# insertion (sus); revoke records scanned per transaction (revoke); a
+# journal inode whose extents alias its blocks, read as often as they
+# claim (jalias); one record revoked a million times kept a million times
+# (revdup); a transaction revoking two million distinct blocks listed
+# with a JSON object per block, 25 times the log's size (revdistinct);
+# deleted directories naming each other listed under every
+# name (dircycle); two deleted directories of one name merged into one
+# output directory (samename); copies naming the root, the resize and
+# journal inodes reported deleted and exact, a live file's old name not
+# told apart (reserved); a non-UTF-8 symlink target written raw into the
+# JSON (badlink); a fast symlink whose xattr block is numbered by
+# l_i_file_acl_high alone read as a block symlink (aclhigh); a copy of a
+# symlink's block revoked before the deletion taken as its content
+# (revoked: jbd2 would not replay it):
+# undelete_hostile_check.py says what each must give.
+# Each
 # must finish without a crash or sanitizer report, with its output well
 # formed; memory stays bounded (peak RSS under 200 MB without sanitizers,
 # measured by /usr/bin/time: a size, not a time).
@@ -49,6 +64,29 @@ run_case quad undelete JMB=4
 run_case bigdir undelete LARGEDIR=1 NLEAF=40 NCOPY=200
 run_case sus undelete NLEAF=40
 run_case revoke journal JMB=8
+run_case revdup journal
+# revdup: one record per (block, transaction), whatever the repeats
+check "revdup: the transaction revokes its 8 distinct blocks, once each" \
+	'/usr/bin/python3 -c "import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; t=[x for x in r if x[\"type\"]==\"transaction\"]; sys.exit(len(t)!=1 or t[0][\"revoked\"]!=list(range(1000,1008)))" "$W/revdup.json"'
+rss=$(tail -1 "$W/revdup.rss")
+sanitized "$E4DUMP" || check "revdup: peak RSS ${rss} KB under 64 MB (the log is 32 MB)" '[ "${rss:-999999}" -lt 65536 ]'
+run_case revdistinct journal JMB=8
+rss=$(tail -1 "$W/revdistinct.rss")
+sanitized "$E4DUMP" || check "revdistinct: peak RSS ${rss} KB under 128 MB (the log is 8 MB, 2 million records)" '[ "${rss:-999999}" -lt 131072 ]'
+check "revdistinct: every distinct block listed once" \
+	'/usr/bin/python3 -c "import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; t=[x for x in r if x[\"type\"]==\"transaction\"]; v=t[0][\"revoked\"]; sys.exit(len(t)!=1 or v!=list(range(100000,100000+len(v))) or len(v)!=2047*1020)" "$W/revdistinct.json"'
+# jalias: refused, naming two journal blocks that share a block
+/usr/bin/python3 "$GEN" jalias "$W/jalias.img" >"$W/jalias.gen" 2>&1 ||
+	bad "jalias: the image could not be made: $(tail -2 "$W/jalias.gen")"
+"$E4DUMP" journal "$W/jalias.img" >"$W/jalias.out" 2>"$W/jalias.err"
+check "jalias: the aliasing journal is refused" \
+	'grep -q "journal block 1024 maps the same filesystem block as journal block 0" "$W/jalias.err"'
+check "jalias: no transaction listed" '! grep -q "^transaction" "$W/jalias.out"'
+for m in dircycle samename reserved badlink aclhigh revoked; do
+	run_case $m undelete
+	check "$m: what the copies say, as the live walker would" \
+		'/usr/bin/python3 "$top/tests/cli/undelete_hostile_check.py" $m "$W/$m.json" "$W/$m.err" "$W/out-$m"'
+done
 # deep: the 255-byte name at depth 63 is reported, not written past its row
 check "deep: entries reported" 'grep -q "\"type\": *\"deleted\"" "$W/deep.json"'
 finish

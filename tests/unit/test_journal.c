@@ -143,6 +143,50 @@ static void revoke(uint32_t jb, uint32_t seq, uint64_t blk)
 	tail(jb);
 }
 
+static struct e4_journal *load(void);
+
+/* Revoke records are kept one per (block, transaction), and a copy is
+ * cancelled by a revoke of its block from its own transaction on, below
+ * the limit (jbd2's replay: jbd2_journal_test_revoke). */
+START_TEST(journal_revoke_rule)
+{
+	const uint64_t b1[] = { 100 };
+	struct e4_journal *j;
+
+	memset(jr, 0, sizeof(jr));
+	superblock(E4_JBD2_INCOMPAT_REVOKE, 10);
+	data(2, 0xa1);
+	descriptor(1, 10, b1, NULL, 1);
+	commit(3, 10, 1700000000);
+	/* transaction 11 revokes 100 three times (two blocks), and 7 */
+	revoke(4, 11, 100);
+	revoke(5, 11, 100);
+	put32(jr[5] + 12, 28);
+	put32(jr[5] + 20, 100);
+	put32(jr[5] + 24, 7);
+	commit(6, 11, 1700000010);
+	/* transaction 12 revokes 100 again */
+	revoke(7, 12, 100);
+	commit(8, 12, 1700000020);
+	j = load();
+	ck_assert_uint_eq(e4_journal_ntrans(j), 3);
+	ck_assert_uint_eq(e4_journal_trans(j, 1)->revokes, 2);     /* 7, 100 */
+	ck_assert_uint_eq(e4_journal_trans(j, 2)->revokes, 1);
+	ck_assert_uint_eq(e4_journal_nrevokes(j), 3);
+	ck_assert_uint_eq(e4_journal_revoke(j, 0)->fs_block, 7);
+	ck_assert_uint_eq(e4_journal_revoke(j, 1)->fs_block, 100);
+	ck_assert_uint_eq(e4_journal_revoke(j, 2)->trans, 2);
+	/* the copy in transaction 0: revoked by 1 when 1 is below the limit */
+	ck_assert_int_eq(e4_journal_revoked(j, 100, 0, 1), 0);
+	ck_assert_int_eq(e4_journal_revoked(j, 100, 0, 2), 1);
+	ck_assert_int_eq(e4_journal_revoked(j, 100, 2, 3), 1);
+	ck_assert_int_eq(e4_journal_revoked(j, 100, 3, 10), 0);
+	ck_assert_int_eq(e4_journal_revoked(j, 7, 0, 1), 0);
+	ck_assert_int_eq(e4_journal_revoked(j, 8, 0, 10), 0);
+	e4_journal_free(j);
+}
+END_TEST
+
 static struct e4_journal *load(void)
 {
 	struct e4_journal *j = NULL;
@@ -344,6 +388,7 @@ Suite *journal_suite(void)
 	TCase *tc = tcase_create("walk");
 
 	tcase_add_test(tc, journal_csum_v3_64bit);
+	tcase_add_test(tc, journal_revoke_rule);
 	tcase_add_test(tc, journal_wrap_and_overwrite);
 	tcase_add_test(tc, journal_no_checksums);
 	tcase_add_test(tc, journal_hostile);

@@ -41,9 +41,47 @@ enum e4_status e4_read_blocks(struct e4_fs *fs, uint64_t pblk, uint64_t count,
 	if (count == 0 || count > INT32_MAX / fs->info.block_size ||
 	    pblk >= fs->range.blocks || count > fs->range.blocks - pblk)
 		return E4_CORRUPT;
+	if (fs->moment_read) {
+		for (uint64_t i = 0; i < count; i++) {
+			uint8_t *b = (uint8_t *)buf + i * fs->info.block_size;
+			enum e4_status st = fs->moment_read(fs->moment_arg, pblk + i, b);
+
+			if (st == E4_NOT_FOUND)
+				st = io_channel_read_blk64(fs->ext2->io, pblk + i, 1, b) ?
+				     E4_IO : E4_OK;
+			if (st != E4_OK)
+				return st;
+		}
+		return E4_OK;
+	}
 	if (io_channel_read_blk64(fs->ext2->io, pblk, (int)count, buf))
 		return E4_IO;
 	return E4_OK;
+}
+
+void e4_fs_moment_enter(struct e4_fs *fs, e4_moment_read_fn read, void *arg,
+			struct e4_fs_moment_save *save)
+{
+	save->claimed = fs->claimed;
+	save->scan_ino = fs->scan_ino;
+	save->scan_raw = fs->scan_raw;
+	save->read = fs->moment_read;
+	save->arg = fs->moment_arg;
+	memset(&fs->claimed, 0, sizeof(fs->claimed));
+	fs->scan_ino = 0;
+	fs->scan_raw = NULL;
+	fs->moment_read = read;
+	fs->moment_arg = arg;
+}
+
+void e4_fs_moment_leave(struct e4_fs *fs, struct e4_fs_moment_save *save)
+{
+	e4_blockset_free(&fs->claimed);
+	fs->claimed = save->claimed;
+	fs->scan_ino = save->scan_ino;
+	fs->scan_raw = save->scan_raw;
+	fs->moment_read = save->read;
+	fs->moment_arg = save->arg;
 }
 
 enum e4_status e4_claim_block(struct e4_fs *fs, uint64_t pblk, uint32_t ino,

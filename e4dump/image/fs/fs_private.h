@@ -19,6 +19,8 @@ struct e4_policy_slot {
 	int reported;
 };
 
+typedef enum e4_status (*e4_moment_read_fn)(void *arg, uint64_t pblk, void *buf);
+
 struct e4_fs {
 	ext2_filsys ext2;
 	struct e4_source *src;
@@ -61,7 +63,29 @@ struct e4_fs {
 	int icache_tried;                /* the block was asked for once */
 	uint32_t scan_ino;              /* the inode a scan is visiting, */
 	const uint8_t *scan_raw;        /* and its bytes in the scan's buffer */
+	/* A moment (e4_fs_moment_enter): blocks read from it, the live
+	 * image where it has none (E4_NOT_FOUND) */
+	e4_moment_read_fn moment_read;
+	void *moment_arg;
 };
+
+/* The filesystem as it was at a moment (journal/: the journal copies of
+ * a given time): while entered, every reader of the core (inodes, block
+ * maps, directories, symlinks, xattrs) reads its blocks through read --
+ * block pblk as the moment has it, or E4_NOT_FOUND for the live block --
+ * with the inode-table cache bypassed and a claimed-blocks set of its own
+ * (each tree block once, as live).  The fs must not be used by another
+ * thread meanwhile; leave restores the live view. */
+struct e4_fs_moment_save {
+	struct e4_blockset claimed;
+	uint32_t scan_ino;
+	const uint8_t *scan_raw;
+	e4_moment_read_fn read;
+	void *arg;
+};
+void e4_fs_moment_enter(struct e4_fs *fs, e4_moment_read_fn read, void *arg,
+			struct e4_fs_moment_save *save);
+void e4_fs_moment_leave(struct e4_fs *fs, struct e4_fs_moment_save *save);
 
 /* Report a diagnostic (printf-style message; never key bytes). */
 void e4_report_p(struct e4_fs *fs, enum e4_diag_level level,
@@ -105,6 +129,21 @@ struct e4_dir_read_info {
 	int damaged;
 };
 
+/* A listing of given entries of directory in (journal copies of its
+ * blocks, say), made by the rules of e4_dir_list: names decrypted with
+ * the cipher of context ctx (NULL: none known, every name its no-key
+ * name) under the same trust rule, no-key names from info's hash facts
+ * (hashed, htree_hash, hash_version), order (E4_LIST_UNSORTED keeps the
+ * given one) and duplicates.  Nothing is reported about single names.
+ * E4_OK, E4_NOMEM. */
+struct e4_dirent;
+struct e4_dir;
+enum e4_status e4_dir_list_given(struct e4_fs *fs, const struct e4_inode *in,
+				 const struct e4_context *ctx,
+				 const struct e4_dir_read_info *info,
+				 const struct e4_dirent *ents, size_t n,
+				 unsigned int flags, struct e4_dir **out);
+
 /* Does Linux 6.1's readdir give entries the hash pair of the htree code
  * (which no-key names then carry)?  is_dx_dir(): with dir_index, for
  * indexed directories, one-block ones and inline ones; an index that
@@ -114,6 +153,15 @@ struct e4_dir_read_info {
  * hash version (unsigned adjusted), or -1. */
 int e4_dir_readdir_hash(struct e4_fs *fs, uint32_t flags, uint64_t blocks,
 			const uint8_t *dx_info);
+
+/* The no-key name Linux shows for stored name raw[len] of a directory
+ * (tree/dir.c: the one rule, for listings and journal copies alike):
+ * hashed (casefold + encrypt: the stored hash pair, has_hash), else
+ * readdir_hash (the htree hash version readdir uses, -1 none) hashes the
+ * ciphertext.  "?" when there is none.  out: E4_NOKEY_NAME_MAX + 1. */
+void e4_nokey_name_of(struct e4_fs *fs, int hashed, int readdir_hash,
+		       const uint8_t *raw, size_t len, int has_hash, uint32_t hash,
+		       uint32_t minor, char *out);
 
 enum e4_status e4_dir_iterate(struct e4_fs *fs, const struct e4_inode *in,
 			      const char *path, e4_dirent_fn fn, void *arg,

@@ -72,6 +72,10 @@ enum e4_status e4_inode_decode(struct e4_fs *fs, uint32_t ino,
 	out->dtime = raw.i_dtime;
 	out->encrypted = (raw.i_flags & EXT4_ENCRYPT_FL) != 0;
 	out->in_use = raw.i_links_count && raw.i_mode && !raw.i_dtime;
+	/* decoded once: callers never parse raw for these */
+	out->file_acl = raw.i_file_acl | (uint64_t)raw.osd2.linux2.l_i_file_acl_high << 32;
+	out->extra_isize = isize > EXT2_GOOD_OLD_INODE_SIZE ? raw.i_extra_isize : 0;
+	memcpy(out->i_block, raw.i_block, sizeof(out->i_block));
 	out->blocks = raw.i_blocks | (uint64_t)raw.osd2.linux2.l_i_blocks_hi << 32;
 	if (ext2fs_has_feature_huge_file(sb) && (raw.i_flags & EXT4_HUGE_FILE_FL))
 		out->blocks *= fs->info.block_size / 512;

@@ -51,6 +51,12 @@ struct e4_inode {
 	int has_extra_times;    /* nanoseconds and epoch bits stored */
 	int encrypted;          /* EXT4_ENCRYPT_FL */
 	int in_use;             /* links > 0, a mode, no dtime */
+	uint64_t file_acl;      /* the xattr block: i_file_acl |
+				 * l_i_file_acl_high << 32 (0: none) */
+	uint16_t extra_isize;   /* i_extra_isize as stored (0 for 128-byte
+				 * inodes) */
+	uint8_t i_block[60];    /* the block map, inline data or fast
+				 * symlink bytes */
 	/* The on-disk inode (first 160 bytes), for the layer itself. */
 	_Alignas(8) unsigned char raw[E4_INODE_RAW_SIZE];
 };
@@ -88,6 +94,16 @@ enum e4_status e4_inode_context(struct e4_fs *fs, const struct e4_inode *in,
  * (reported) for a bad length, header or a NUL inside the target. */
 enum e4_status e4_symlink_read(struct e4_fs *fs, const struct e4_inode *in,
 			       const char *path, char **target, size_t *len);
+
+/* The target from a symlink's stored bytes blob[size] (e4_symlink_raw;
+ * taken: freed or returned as *target): checked (no NUL inside) or, when
+ * encrypted, decrypted with names cipher c.  The one rule of
+ * e4_symlink_read, for callers with a cipher of their own.  Reported
+ * errors. */
+struct e4_cipher;
+enum e4_status e4_symlink_target(struct e4_fs *fs, const struct e4_inode *in,
+				 const char *path, struct e4_cipher *c, uint8_t *blob,
+				 size_t size, char **target, size_t *len);
 
 /* The st_size Linux 6.1 gives a symlink whose policy is locked: for an
  * encrypted one the length of its no-key target (fscrypt_symlink_getattr:

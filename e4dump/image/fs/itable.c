@@ -182,7 +182,8 @@ enum e4_status e4_inode_bytes(struct e4_fs *fs, uint32_t ino, const uint8_t **p)
 	}
 	off = (uint64_t)((ino - 1) % ipg) * isize;
 	blk = ext2fs_inode_table_loc(fs->ext2, g) + off / bs;
-	b = icache_block(fs, blk);
+	/* a moment's tables are its own: never the live cache's */
+	b = fs->moment_read ? NULL : icache_block(fs, blk);
 	if (!b) {
 		/* one unreadable block must not cost its window's inodes */
 		st = e4_read_blocks(fs, blk, 1, fs->iblock);

@@ -27,7 +27,6 @@ static int first_block(void *arg, const struct e4_run *r)
 enum e4_status e4_symlink_raw(struct e4_fs *fs, const struct e4_inode *in,
 			      const char *path, uint8_t **blob, size_t *size)
 {
-	struct ext2_inode_large raw;
 	struct first_block f = { fs, NULL, E4_OK, 0 };
 	unsigned int bs = fs->info.block_size;
 	uint64_t meta = 0;
@@ -47,7 +46,6 @@ enum e4_status e4_symlink_raw(struct e4_fs *fs, const struct e4_inode *in,
 	f.buf = calloc(1, bs + 1);
 	if (!f.buf)
 		return E4_NOMEM;
-	e4_inode_ext2(in, &raw);
 	if (in->flags & E4_INODE_INLINE_DATA_FL) {
 		uint8_t *data;
 		size_t len;
@@ -70,27 +68,27 @@ enum e4_status e4_symlink_raw(struct e4_fs *fs, const struct e4_inode *in,
 	}
 	/* ext4_inode_is_fast_symlink(): a symlink owning no block but an
 	 * xattr block keeps its bytes in i_block. */
-	if (raw.i_file_acl || raw.osd2.linux2.l_i_file_acl_high)
+	if (in->file_acl)
 		meta = bs / 512;
 	if (in->blocks <= meta) {
 		/* ext4_iget: nd_terminate_link(i_data, i_size, 59); a target
 		 * of 60 bytes (no NUL) is cut there too, not shown whole */
-		if (in->size == sizeof(raw.i_block) && !in->encrypted) {
+		if (in->size == sizeof(in->i_block) && !in->encrypted) {
 			e4_report(fs, E4_DIAG_WARNING, E4_CORRUPT, in->ino, path,
 				  "fast symlink of 60 bytes: shown as Linux shows it, cut to 59");
-			memcpy(f.buf, raw.i_block, sizeof(raw.i_block) - 1);
+			memcpy(f.buf, in->i_block, sizeof(in->i_block) - 1);
 			*blob = f.buf;
-			*size = sizeof(raw.i_block) - 1;
+			*size = sizeof(in->i_block) - 1;
 			return E4_OK;
 		}
-		if (in->size > sizeof(raw.i_block)) {
+		if (in->size > sizeof(in->i_block)) {
 			e4_report(fs, E4_DIAG_ERROR, E4_CORRUPT, in->ino, path,
 				  "fast symlink size %llu is larger than i_block (60)",
 				  (unsigned long long)in->size);
 			free(f.buf);
 			return E4_CORRUPT;
 		}
-		memcpy(f.buf, raw.i_block, in->size);
+		memcpy(f.buf, in->i_block, in->size);
 		goto done;
 	}
 	st = e4_inode_map(fs, in, path, 1, first_block, &f);

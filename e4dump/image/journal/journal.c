@@ -52,6 +52,8 @@ struct e4_journal {
 	size_t *by_block;       /* copy indexes sorted by (fs_block, age) */
 	struct e4_jrevoke *r;
 	size_t nr;
+	uint32_t *rev_by_block;         /* revoke indexes sorted by (block,
+					 * trans) */
 	void *owner;            /* the reader's state, freed with the journal */
 	void (*owner_free)(void *);
 };
@@ -152,15 +154,50 @@ static int take_tag(void *arg, unsigned int index, const struct e4_jbd2_tag *t)
 	return 0;
 }
 
+static int cmp_seqrev(const void *a, const void *b)
+{
+	const struct seqrev *x = a, *y = b;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->fs_block < y->fs_block ? -1 : x->fs_block > y->fs_block;
+}
+
+/* One record per (block, transaction): a revoke of a block repeated in
+ * its transaction says nothing more (jbd2 keeps one per block).  Sorts
+ * and returns the count left. */
+static size_t dedupe_revokes(struct seqrev *v, size_t n)
+{
+	size_t m = 0;
+
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_seqrev);
+	for (size_t i = 0; i < n; i++)
+		if (!m || cmp_seqrev(&v[m - 1], &v[i]))
+			v[m++] = v[i];
+	return m;
+}
+
 static int take_revoke(void *arg, uint64_t fs_block)
 {
 	struct scan *s = arg;
-	struct seqrev *r = vec_push(&s->revokes);
+	struct seqrev *r;
 
+	/* memory follows the distinct records, not the records: a log
+	 * repeating one record fills no more than a few pages */
+	if (s->revokes.n == s->revokes.cap && s->revokes.cap >= 4096) {
+		s->revokes.n = dedupe_revokes(s->revokes.p, s->revokes.n);
+		if (s->revokes.n <= s->revokes.cap / 2) {
+			r = (struct seqrev *)s->revokes.p + s->revokes.n++;
+			goto fill;
+		}
+	}
+	r = vec_push(&s->revokes);
 	if (!r) {
 		s->nomem = 1;
 		return 1;
 	}
+fill:
 	r->fs_block = fs_block;
 	r->seq = s->seq;
 	return 0;
@@ -423,32 +460,93 @@ static int cmp_revoke(const void *a, const void *b)
 {
 	const struct e4_jrevoke *x = a, *y = b;
 
+	if (x->trans != y->trans)
+		return x->trans < y->trans ? -1 : 1;
+	return x->fs_block < y->fs_block ? -1 : x->fs_block > y->fs_block;
+}
+
+static int cmp_rev_block(const void *a, const void *b, void *arg)
+{
+	const struct e4_journal *j = arg;
+	const struct e4_jrevoke *x = &j->r[*(const uint32_t *)a];
+	const struct e4_jrevoke *y = &j->r[*(const uint32_t *)b];
+
+	if (x->fs_block != y->fs_block)
+		return x->fs_block < y->fs_block ? -1 : 1;
 	return x->trans < y->trans ? -1 : x->trans > y->trans;
 }
 
+/* The revoke records, one per (block, transaction), in transaction
+ * order: made in place from the scan's records (one array, its size the
+ * distinct records). */
 static enum e4_status make_revokes(struct scan *s)
 {
 	struct e4_journal *j = s->j;
-	const struct seqrev *r = s->revokes.p;
+	struct seqrev *r = s->revokes.p;
+	size_t n = dedupe_revokes(r, s->revokes.n);
+	struct e4_jrevoke *out;
 
-	j->r = calloc(s->revokes.n ? s->revokes.n : 1, sizeof(*j->r));
-	if (!j->r)
-		return E4_NOMEM;
-	for (size_t i = 0; i < s->revokes.n; i++) {
+	_Static_assert(sizeof(struct seqrev) == sizeof(struct e4_jrevoke),
+		       "revoke records are converted in place");
+	out = (struct e4_jrevoke *)r;
+	for (size_t i = 0; i < n; i++) {
 		struct e4_jtrans *t = trans_of(j, r[i].seq);
+		uint64_t blk = r[i].fs_block;
 
 		if (!t)
 			continue;
 		t->revokes++;
-		j->r[j->nr].fs_block = r[i].fs_block;
-		j->r[j->nr].trans = (uint32_t)(t - j->t);
+		out[j->nr].fs_block = blk;
+		out[j->nr].trans = (uint32_t)(t - j->t);
 		j->nr++;
 	}
 	if (j->nr)
-		qsort(j->r, j->nr, sizeof(*j->r), cmp_revoke);
+		qsort(out, j->nr, sizeof(*out), cmp_revoke);
 	for (size_t i = j->nr; i-- > 0;)
-		j->t[j->r[i].trans].first_revoke = i;
+		j->t[out[i].trans].first_revoke = i;
+	if (!out) {
+		out = calloc(1, sizeof(*out));
+		if (!out)
+			return E4_NOMEM;
+	} else {
+		struct e4_jrevoke *p = realloc(out, (j->nr ? j->nr : 1) * sizeof(*out));
+
+		if (p)
+			out = p;
+	}
+	j->r = out;
+	s->revokes.p = NULL;
+	s->revokes.n = s->revokes.cap = 0;
+	/* by block, for the replay rule (e4_journal_revoked) */
+	if (j->nr > UINT32_MAX)
+		return E4_LIMIT;
+	j->rev_by_block = malloc((j->nr ? j->nr : 1) * sizeof(*j->rev_by_block));
+	if (!j->rev_by_block)
+		return E4_NOMEM;
+	for (size_t i = 0; i < j->nr; i++)
+		j->rev_by_block[i] = (uint32_t)i;
+	if (j->nr)
+		qsort_r(j->rev_by_block, j->nr, sizeof(*j->rev_by_block), cmp_rev_block, j);
 	return E4_OK;
+}
+
+int e4_journal_revoked(const struct e4_journal *j, uint64_t blk, uint32_t from,
+		       uint32_t limit)
+{
+	size_t lo = 0, hi = j->nr;
+
+	/* the first record of blk from transaction from on */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct e4_jrevoke *r = &j->r[j->rev_by_block[mid]];
+
+		if (r->fs_block < blk || (r->fs_block == blk && r->trans < from))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < j->nr && j->r[j->rev_by_block[lo]].fs_block == blk &&
+	       j->r[j->rev_by_block[lo]].trans < limit;
 }
 
 enum e4_status e4_journal_load(e4_jread_fn read, void *arg, uint32_t nblocks,
@@ -546,6 +644,7 @@ void e4_journal_free(struct e4_journal *j)
 	free(j->c);
 	free(j->by_block);
 	free(j->r);
+	free(j->rev_by_block);
 	if (j->owner_free)
 		j->owner_free(j->owner);
 	free(j);

@@ -48,7 +48,7 @@ struct e4_jtrans {
 	unsigned int overwritten;       /* copies whose block a newer
 					 * transaction took */
 	unsigned int bad_tag_csum;      /* copies whose checksum failed */
-	unsigned int revokes;           /* revoke records, from */
+	unsigned int revokes;           /* distinct blocks revoked, from */
 	size_t first_revoke;            /* e4_journal_revoke(first_revoke) */
 };
 
@@ -112,8 +112,9 @@ enum e4_status e4_journal_read_copy(const struct e4_journal *j,
 				    const struct e4_jcopy *c, uint8_t *buf);
 
 /* Revoke records: filesystem block and the transaction (index) that
- * revoked it, in transaction order (each transaction's: first_revoke,
- * revokes). */
+ * revoked it, one per (block, transaction), in transaction order and
+ * within a transaction by block (each transaction's: first_revoke,
+ * revokes, the distinct blocks it revoked). */
 struct e4_jrevoke {
 	uint64_t fs_block;
 	uint32_t trans;
@@ -121,6 +122,12 @@ struct e4_jrevoke {
 size_t e4_journal_nrevokes(const struct e4_journal *j);
 const struct e4_jrevoke *e4_journal_revoke(const struct e4_journal *j,
 					   size_t i);
+
+/* jbd2's replay rule: is a copy of blk from transaction (index) from
+ * cancelled by a revoke of blk in a transaction in [from, limit)?  (A
+ * revoke cancels the copies of its own and older transactions.) */
+int e4_journal_revoked(const struct e4_journal *j, uint64_t blk, uint32_t from,
+		       uint32_t limit);
 
 /* A trust level in words ("verified", "committed", "uncommitted"). */
 const char *e4_jcopy_trust_name(enum e4_jcopy_trust t);

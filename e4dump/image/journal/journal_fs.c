@@ -1,5 +1,6 @@
 /* The internal journal of an image (journal.h), and what the live image
  * says its blocks are. */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fs_private.h"
@@ -27,8 +28,64 @@ static enum e4_status jread(void *arg, uint32_t jblock, uint8_t *buf)
 	}
 	if (lo == s->nruns || s->runs[lo].lblk > jblock)
 		return E4_CORRUPT;      /* a hole in the journal */
-	return e4_read_blocks(s->fs, s->runs[lo].pblk + (jblock - s->runs[lo].lblk),
-			      1, buf);
+	{
+		/* the log itself is always the live one, also while a
+		 * moment it makes is entered (a copy "of" a journal block
+		 * must not be read through itself) */
+		e4_moment_read_fn mr = s->fs->moment_read;
+		enum e4_status st;
+
+		s->fs->moment_read = NULL;
+		st = e4_read_blocks(s->fs, s->runs[lo].pblk + (jblock - s->runs[lo].lblk),
+				    1, buf);
+		s->fs->moment_read = mr;
+		return st;
+	}
+}
+
+static int cmp_run_pblk(const void *a, const void *b)
+{
+	const struct e4_run *x = a, *y = b;
+
+	if (x->pblk != y->pblk)
+		return x->pblk < y->pblk ? -1 : 1;
+	return x->lblk < y->lblk ? -1 : x->lblk > y->lblk;
+}
+
+/* jbd2 never maps two journal blocks onto one filesystem block: a journal
+ * whose runs alias would be read (and its log walked) once per name of
+ * each block, as often as its extents claim.  0, or 1 with *a (the later
+ * journal block) and *b (the earlier) naming one shared block; -1 no
+ * memory. */
+static int runs_alias(const struct e4_run *runs, size_t n, uint64_t *a,
+		      uint64_t *b)
+{
+	struct e4_run *v;
+	int found = 0;
+
+	if (n < 2)
+		return 0;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return -1;
+	memcpy(v, runs, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_run_pblk);
+	/* sorted by start: an overlap shows between a run and the one of
+	 * all before it that reaches furthest */
+	for (size_t i = 1, far = 0; i < n && !found; i++) {
+		if (v[far].pblk + v[far].len > v[i].pblk) {
+			uint64_t x = v[i].lblk;
+			uint64_t y = v[far].lblk + (v[i].pblk - v[far].pblk);
+
+			*a = x > y ? x : y;
+			*b = x > y ? y : x;
+			found = 1;
+		} else if (v[i].pblk + v[i].len > v[far].pblk + v[far].len) {
+			far = i;
+		}
+	}
+	free(v);
+	return found;
 }
 
 static void jsrc_free(void *p)
@@ -44,8 +101,8 @@ enum e4_status e4_fs_journal(struct e4_fs *fs, struct e4_journal **out)
 	struct ext2_super_block *sb = fs->ext2->super;
 	struct e4_inode in;
 	struct jsrc *src;
-	uint64_t nblocks;
-	const char *why;
+	uint64_t nblocks, la = 0, lb = 0;
+	const char *why = NULL;
 	enum e4_status st;
 
 	*out = NULL;
@@ -83,6 +140,18 @@ enum e4_status e4_fs_journal(struct e4_fs *fs, struct e4_journal **out)
 			mapped = fs->range.blocks;
 		if (nblocks > mapped)
 			nblocks = mapped;
+		switch (runs_alias(src->runs, src->nruns, &la, &lb)) {
+		case 1:
+			e4_report(fs, E4_DIAG_ERROR, E4_CORRUPT, in.ino, "<journal>",
+				  "journal block %" PRIu64 " maps the same filesystem block as journal block %" PRIu64
+				  ": not a journal jbd2 wrote; not read",
+				  la, lb);
+			st = E4_CORRUPT;
+			break;
+		case -1:
+			st = E4_NOMEM;
+			break;
+		}
 	}
 	if (st == E4_OK)
 		st = e4_journal_load(jread, src, (uint32_t)nblocks,

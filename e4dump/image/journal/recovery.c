@@ -30,26 +30,57 @@ struct tree_read {
 const struct e4_jcopy *e4_newest_copy(const struct e4_journal *j, uint64_t blk,
 				      uint32_t limit)
 {
-	size_t first, n = e4_journal_block_copies(j, blk, &first);
+	size_t first, n = e4_journal_block_copies(j, blk, &first), lo = 0;
 
-	while (n--) {
-		const struct e4_jcopy *c = e4_journal_block_copy(j, first + n);
+	/* sorted by transaction: the last one below limit */
+	while (lo < n) {
+		size_t mid = lo + (n - lo) / 2;
 
-		if (c->trans < limit)
-			return c;
+		if (e4_journal_block_copy(j, first + mid)->trans < limit)
+			lo = mid + 1;
+		else
+			n = mid;
 	}
-	return NULL;
+	return lo ? e4_journal_block_copy(j, first + lo - 1) : NULL;
 }
 
+/* The moment's block: the newest copy below the limit unless a revoke
+ * from its transaction on (below the limit) cancels it, as jbd2's replay
+ * decides; else the live block. */
+static enum e4_status moment_read(void *arg, uint64_t pblk, void *buf)
+{
+	struct e4_moment *m = arg;
+	const struct e4_jcopy *c = e4_newest_copy(m->j, pblk, m->limit);
+
+	m->reads++;
+	if (!c || e4_journal_revoked(m->j, pblk, c->trans, m->limit) ||
+	    e4_journal_read_copy(m->j, c, buf) != E4_OK) {
+		m->live_reads++;
+		return E4_NOT_FOUND;
+	}
+	return E4_OK;
+}
+
+void e4_moment_enter(struct e4_fs *fs, const struct e4_journal *j, uint32_t limit,
+		     struct e4_moment *m)
+{
+	m->fs = fs;
+	m->j = j;
+	m->limit = limit;
+	m->reads = m->live_reads = 0;
+	e4_fs_moment_enter(fs, moment_read, m, &m->save);
+}
+
+void e4_moment_leave(struct e4_moment *m)
+{
+	e4_fs_moment_leave(m->fs, &m->save);
+}
+
+/* A tree block of the map, as the moment has it (e4_read_blocks). */
 static enum e4_status tree_block(void *arg, uint64_t pblk, uint8_t *buf)
 {
 	struct tree_read *t = arg;
-	const struct e4_jcopy *c = e4_newest_copy(t->j, pblk, t->limit);
 
-	t->rv->tree_blocks++;
-	if (c && e4_journal_read_copy(t->j, c, buf) == E4_OK)
-		return E4_OK;
-	t->rv->tree_live++;
 	return e4_read_blocks(t->fs, pblk, 1, buf);
 }
 
@@ -84,22 +115,26 @@ enum e4_status e4_copy_map(struct e4_fs *fs, const struct e4_journal *j,
 			   uint64_t below, struct e4_runvec *rv, const char **why)
 {
 	struct tree_read tr = { fs, j, limit, rv };
-	struct ext2_inode_large raw;
+	struct e4_moment m;
 	uint64_t bad = 0;
 	enum e4_status st;
 
 	memset(rv, 0, sizeof(*rv));
 	rv->below = below;
-	e4_inode_ext2(in, &raw);
 	*why = NULL;
+	/* the tree as it was before limit: its blocks through the moment */
+	e4_moment_enter(fs, j, limit, &m);
 	if (in->flags & E4_INODE_EXTENTS_FL)
-		st = e4_extent_walk((const uint8_t *)raw.i_block, fs->info.block_size,
+		st = e4_extent_walk(in->i_block, fs->info.block_size,
 				    &fs->range, UINT32_MAX, tree_block, take_extent,
 				    &tr, why, &bad);
 	else
-		st = e4_indirect_walk((const uint8_t *)raw.i_block, fs->info.block_size,
+		st = e4_indirect_walk(in->i_block, fs->info.block_size,
 				      &fs->range, UINT32_MAX, tree_block, take_extent,
 				      &tr, why, &bad);
+	rv->tree_blocks = m.reads;
+	rv->tree_live = m.live_reads;
+	e4_moment_leave(&m);
 	if (st == E4_STOPPED) {
 		*why = "out of memory";
 		st = E4_NOMEM;
@@ -219,13 +254,8 @@ enum e4_status e4_recovery_open(struct e4_fs *fs, const struct e4_journal *j,
 	 * found means leaves of the map were lost (truncated before their
 	 * copy, or overwritten) */
 	counted = r->rv.blocks + r->rv.tree_blocks;
-	{
-		struct ext2_inode_large raw;
-
-		e4_inode_ext2(&d->inode, &raw);
-		if (raw.i_file_acl || raw.osd2.linux2.l_i_file_acl_high)
-			counted++;
-	}
+	if (d->inode.file_acl)
+		counted++;
 	if (counted < d->inode.blocks / (bs / 512))
 		r->map_incomplete = 1;
 	*out = r;
@@ -350,12 +380,11 @@ enum e4_status e4_recovery_symlink(struct e4_fs *fs, const struct e4_journal *j,
 				   char **target, size_t *len, int *nokey,
 				   const char **why)
 {
-	struct ext2_inode_large raw;
-	uint64_t bs = fs->info.block_size, size = d->inode.size;
-	uint8_t *blob, *plain;
 	struct e4_cipher *c = NULL;
+	struct e4_moment m;
+	uint8_t *blob = NULL;
+	size_t size = 0;
 	enum e4_status st;
-	size_t n = 0;
 
 	*target = NULL;
 	*len = 0;
@@ -365,52 +394,16 @@ enum e4_status e4_recovery_symlink(struct e4_fs *fs, const struct e4_journal *j,
 		*why = "no inode copy of a symlink";
 		return E4_INVALID;
 	}
-	if (!size || size >= bs) {
-		*why = "bad symlink size";
-		return E4_CORRUPT;
+	/* the core's reader and rules (tree/link.c), on the filesystem as
+	 * it was before the deletion */
+	e4_moment_enter(fs, j, d->before, &m);
+	st = e4_symlink_raw(fs, &d->inode, NULL, &blob, &size);
+	if (st != E4_OK) {
+		*why = st == E4_NOMEM ? "out of memory" :
+		       "bad symlink size, or its block cannot be read (reported)";
+		goto out;
 	}
-	blob = calloc(1, bs + 1);
-	plain = calloc(1, bs + 1);
-	if (!blob || !plain) {
-		free(blob);
-		free(plain);
-		return E4_NOMEM;
-	}
-	e4_inode_ext2(&d->inode, &raw);
-	/* ext4_inode_is_fast_symlink: no data blocks (i_blocks less an
-	 * xattr block) */
-	if (d->inode.blocks - (raw.i_file_acl ? bs / 512 : 0) == 0) {
-		if (size > sizeof(raw.i_block)) {
-			*why = "fast symlink longer than i_block";
-			st = E4_CORRUPT;
-			goto out;
-		}
-		memcpy(blob, raw.i_block, size);
-	} else {
-		struct e4_runvec rv;
-
-		st = e4_copy_map(fs, j, &d->inode, d->before, 1, &rv, why);
-		if (st == E4_OK && (!rv.n || rv.v[0].lblk || rv.v[0].unwritten)) {
-			*why = "its block is not mapped";
-			st = E4_CORRUPT;
-		}
-		if (st == E4_OK) {
-			/* a symlink block is metadata: journaled when written */
-			const struct e4_jcopy *cp = e4_newest_copy(j, rv.v[0].pblk, d->before);
-
-			st = cp ? e4_journal_read_copy(j, cp, blob)
-				: e4_read_blocks(fs, rv.v[0].pblk, 1, blob);
-			if (st != E4_OK)
-				*why = "its block cannot be read";
-		}
-		free(rv.v);
-		if (st != E4_OK)
-			goto out;
-	}
-	if (!d->encrypted) {
-		n = strnlen((const char *)blob, size);
-		memcpy(plain, blob, n);
-	} else {
+	if (d->encrypted) {
 		if (!d->have_ctx) {
 			*why = "its inode copy has no valid encryption context";
 			st = E4_CORRUPT;
@@ -418,51 +411,33 @@ enum e4_status e4_recovery_symlink(struct e4_fs *fs, const struct e4_journal *j,
 		}
 		st = e4_fs_inode_cipher(fs, d->ino, &d->ctx, E4_KEY_NAMES, &c);
 		if (st == E4_NO_KEY && locked) {
-			/* what readlink gives without the key
-			 * (fscrypt_get_symlink: the no-key form, hash 0) */
-			const uint8_t *ct;
-			size_t ct_len;
+			/* what readlink gives without the key */
+			char nk[E4_NOKEY_NAME_MAX + 1];
 
-			st = e4_symlink_parse(blob, size, &ct, &ct_len);
-			if (st == E4_OK)
-				st = e4_fs_name_format(fs) == E4_FORMAT_2015 ?
-				     e4_nokey_name_2015(ct, ct_len, (char *)plain) :
-				     e4_nokey_name_v61(0, 0, ct, ct_len, (char *)plain);
+			st = e4_symlink_locked_target(fs, &d->inode, NULL, nk);
 			if (st != E4_OK) {
 				*why = "corrupt symlink header or length";
 				goto out;
 			}
-			n = strlen((char *)plain);
-			*nokey = 1;
-		} else if (st != E4_OK) {
-			*why = st == E4_NO_KEY ? "no key" : "cannot set up decryption";
+			*target = strdup(nk);
+			st = *target ? E4_OK : E4_NOMEM;
+			*len = *target ? strlen(nk) : 0;
+			*nokey = *target != NULL;
 			goto out;
-		} else {
-			st = e4_symlink_decrypt(c, blob, size, plain, &n);
 		}
 		if (st != E4_OK) {
-			*why = "the target does not decrypt to a valid path";
+			*why = st == E4_NO_KEY ? "no key" : "cannot set up decryption";
 			goto out;
 		}
 	}
-	if (!n || memchr(plain, 0, n)) {
-		*why = "empty target or NUL inside it";
-		st = E4_CORRUPT;
-		goto out;
-	}
-	*target = malloc(n + 1);
-	if (!*target) {
-		st = E4_NOMEM;
-		goto out;
-	}
-	memcpy(*target, plain, n);
-	(*target)[n] = 0;
-	*len = n;
-	st = E4_OK;
+	st = e4_symlink_target(fs, &d->inode, NULL, c, blob, size, target, len);
+	blob = NULL;
+	if (st != E4_OK)
+		*why = d->encrypted ? "the target does not decrypt to a valid path" :
+				      "NUL inside the target";
 out:
+	e4_moment_leave(&m);
 	e4_cipher_free(c);
-	e4_wipe(plain, bs + 1);
-	free(plain);
 	free(blob);
 	return st;
 }

@@ -1,10 +1,12 @@
 /* Deleted entries from journal copies (undelete.h). */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fs_private.h"
 #include "cipher.h"
 #include "dirblock.h"
+#include "escape.h"
 #include "kdf.h"
 #include "nokey.h"
 #include "symlink.h"
@@ -21,7 +23,9 @@ struct dirctx {
 	int encrypted;
 	int hashed;                     /* casefold + encrypt: stored hashes */
 	int readdir_hash;               /* hash version no-key names carry, or -1 */
-	struct e4_cipher *names;        /* NULL: no key (or not encrypted) */
+	struct e4_inode in;             /* the directory (live, or its copy) */
+	int have_ctx;
+	struct e4_context ctx;
 	uint64_t *blocks;               /* its blocks (physical) */
 	size_t nblocks;
 	uint32_t limit;                 /* copies from transactions below it */
@@ -57,6 +61,7 @@ struct ud {
 	void *arg;
 	uint32_t start;
 	struct e4_name_part parts[64];
+	uint32_t inos[64];              /* the inode of each part */
 	uint8_t names[64][NAME_ROW];
 	size_t depth;
 	uint8_t *buf;                   /* one block */
@@ -314,67 +319,33 @@ static void find_inode(struct ud *u, struct e4_deleted *d, uint32_t limit,
 		d->inode_committed = e4_journal_trans(u->j, c->trans)->committed;
 		d->encrypted = d->inode.encrypted;
 		if (d->encrypted) {
-			/* the context from the copy's in-inode xattrs */
-			uint32_t outer_ino = fs->scan_ino;
-			const uint8_t *outer_raw = fs->scan_raw;
+			/* the context as the core reads it, on the filesystem
+			 * of the copy's transaction: its inode table block is
+			 * this copy, its xattr block that moment's */
+			struct e4_moment m;
 
-			fs->scan_ino = d->ino;
-			fs->scan_raw = u->ibuf + off;
+			e4_moment_enter(fs, u->j, c->trans + 1, &m);
 			d->have_ctx = e4_inode_context(fs, &d->inode, &d->ctx, &why) == E4_OK;
-			fs->scan_ino = outer_ino;
-			fs->scan_raw = outer_raw;
+			e4_moment_leave(&m);
 		}
 		return;
 	}
 }
 
-/* The name shown for a candidate of directory dc. */
-static void show_name(struct ud *u, const struct dirctx *dc,
-		      const struct cand *c, struct e4_deleted *d)
+/* The name shown for candidate k of directory dc: as the listing of the
+ * candidates (e4_dir_list_given: the core's decryption, trust and no-key
+ * rules) shows it. */
+static void show_name(struct ud *u, const struct e4_dir *ld, size_t k,
+		      struct e4_deleted *d)
 {
-	uint8_t *out = u->names[u->depth];
-	char *nk = (char *)out;
+	struct e4_entry e;
+	size_t len;
 
-	if (!dc->encrypted) {
-		memcpy(out, c->raw, c->len);
-		u->parts[u->depth].len = c->len;
-		d->name_state = E4_NAME_PLAIN;
-		return;
-	}
-	if (dc->names) {
-		uint8_t plain[256];
-		size_t n = 0;
-
-		if (e4_decrypt_name(dc->names, c->raw, c->len, plain, &n) == E4_OK) {
-			memcpy(out, plain, n);
-			u->parts[u->depth].len = n;
-			d->name_state = E4_NAME_DECRYPTED;
-			e4_wipe(plain, sizeof(plain));
-			return;
-		}
-		e4_wipe(plain, sizeof(plain));
-	}
-	d->name_state = dc->names ? E4_NAME_BAD : E4_NAME_NOKEY;
-	if (e4_fs_name_format(u->fs) == E4_FORMAT_2015) {
-		if (e4_nokey_name_2015(c->raw, c->len, nk) != E4_OK)
-			strcpy(nk, "?");
-	} else {
-		uint32_t h = 0, m = 0;
-
-		if (dc->hashed) {
-			if (c->has_hash) {
-				h = c->hash;
-				m = c->minor;
-			}
-		} else if (dc->readdir_hash >= 0 &&
-			   e4_dirhash(dc->readdir_hash, c->raw, c->len,
-				      u->fs->ext2->super->s_hash_seed, &h, &m)) {
-			h = m = 0;
-		}
-		if (e4_nokey_name_v61(h, m, c->raw, c->len, nk) != E4_OK)
-			strcpy(nk, "?");
-	}
-	u->parts[u->depth].len = strlen(nk);
+	e4_dir_get(ld, k, &e);
+	len = e.name_len < NAME_ROW - 1 ? e.name_len : NAME_ROW - 1;
+	memcpy(u->names[u->depth], e.name, len);
+	u->parts[u->depth].len = len;
+	d->name_state = e.state;
 }
 
 static int cmp_cand(const void *a, const void *b)
@@ -481,14 +452,77 @@ static enum e4_status collect(struct ud *u, const struct dirctx *dc,
 
 static void search_dir(struct ud *u, const struct dirctx *dc, int deleted_dir);
 
+/* Reserved inodes (the root, the resize inode, the journal, quota and
+ * orphan-file inodes, anything below s_first_ino) are never a deleted
+ * file, whatever a copy says. */
+static int reserved_ino(const struct e4_fs *fs, uint32_t ino)
+{
+	const struct ext2_super_block *sb = fs->ext2->super;
+
+	return ino < EXT2_FIRST_INO(sb) || ino == sb->s_journal_inum ||
+	       ino == sb->s_usr_quota_inum || ino == sb->s_grp_quota_inum ||
+	       ino == sb->s_prj_quota_inum || ino == sb->s_orphan_file_inum;
+}
+
+/* The path of the entry at u->depth, escaped, for a report (malloc'd;
+ * NULL without memory). */
+static char *shown_path(const struct ud *u)
+{
+	size_t len = 0, used = 0;
+	char *p;
+
+	for (size_t i = 0; i <= u->depth; i++)
+		len += E4_ESCAPE_SIZE(u->parts[i].len);
+	p = malloc(len + 1);
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i <= u->depth; i++) {
+		if (i)
+			p[used++] = '/';
+		used += e4_escape(u->parts[i].name, u->parts[i].len, p + used,
+				  E4_ESCAPE_SLASH);
+	}
+	p[used] = 0;
+	return p;
+}
+
+/* A directory entry's directory is entered once, under its first name,
+ * as the live walker does (walk.c): 1 to go on, 0 when it was entered
+ * (reported: a loop when it is on the path, else a second link). */
+static int enter_once(struct ud *u, uint32_t ino)
+{
+	int loop = 0;
+	char *path;
+
+	switch (searched_add(u, ino)) {
+	case 1:
+		return 1;
+	case -1:
+		e4_report(u->fs, E4_DIAG_ERROR, E4_NOMEM, ino, NULL,
+			  "out of memory: the deleted directory's entries are not searched");
+		return 0;
+	}
+	for (size_t i = 0; i < u->depth; i++)
+		loop |= u->inos[i] == ino;
+	path = shown_path(u);
+	e4_report_p(u->fs, E4_DIAG_ERROR, E4_CORRUPT, loop ? E4_P_DIR_LOOP : E4_P_DIR_RELINK,
+		    ino, path, "%s", loop ?
+		    "directory loop in journal copies: the deleted directory contains its own ancestor; not entered again" :
+		    "second link to a directory already entered (ext4 directories have one parent); not entered again");
+	free(path);
+	return 0;
+}
+
 /* One deleted entry: its inode, then the callback; a deleted directory
  * is searched in turn. */
 static void one_entry(struct ud *u, const struct dirctx *dc,
-		      const struct cand *c, int deleted_dir)
+		      const struct cand *c, const struct e4_dir *ld, size_t k,
+		      int deleted_dir)
 {
 	struct e4_deleted d;
 	uint32_t deleted_trans = dc->limit;
 	size_t first, nc = e4_journal_block_copies(u->j, c->block, &first);
+	int fresh = 0;
 
 	memset(&d, 0, sizeof(d));
 	/* deleted by the first transaction after its last sighting whose
@@ -519,29 +553,37 @@ static void one_entry(struct ud *u, const struct dirctx *dc,
 	}
 	d.raw_name = c->raw;
 	d.raw_len = c->len;
-	show_name(u, dc, c, &d);
+	show_name(u, ld, k, &d);
 	u->parts[u->depth].name = u->names[u->depth];
+	u->inos[u->depth] = c->ino;
 	d.parts = u->parts;
+	d.inos = u->inos;
 	d.nparts = u->depth + 1;
+	if (reserved_ino(u->fs, c->ino)) {
+		char *path = shown_path(u);
+
+		e4_report(u->fs, E4_DIAG_NOTE, E4_CORRUPT, c->ino, path,
+			  "a journal copy of directory <%" PRIu32 "> names reserved inode %" PRIu32
+			  ": never a deleted file; skipped", dc->ino, c->ino);
+		free(path);
+		return;
+	}
+	if (c->ftype == EXT2_FT_DIR && !(fresh = enter_once(u, c->ino)))
+		return;
 	find_inode(u, &d, deleted_trans, 0);
 	note_seen(u, d.ino);
 	if (u->fn(u->arg, &d)) {
 		u->stopped = 1;
 		return;
 	}
-	if (c->ftype == EXT2_FT_DIR && d.have_inode) {
-		int fresh = u->depth + 1 < 64 ? searched_add(u, d.ino) : -2;
-
-		if (fresh == -2)
-			e4_report(u->fs, E4_DIAG_ERROR, E4_LIMIT, d.ino, NULL,
-				  "deleted directory nested too deep: its entries are not searched");
-		else if (fresh < 0)
-			e4_report(u->fs, E4_DIAG_ERROR, E4_NOMEM, d.ino, NULL,
-				  "out of memory: the deleted directory's entries are not searched");
-		if (fresh != 1)
-			return;
+	if (c->ftype == EXT2_FT_DIR && d.have_inode && fresh == 1) {
 		struct dirctx sub;
 
+		if (u->depth + 1 >= 64) {
+			e4_report(u->fs, E4_DIAG_ERROR, E4_LIMIT, d.ino, NULL,
+				  "deleted directory nested too deep: its entries are not searched");
+			return;
+		}
 		if (dirctx_from_copy(u, &sub, &d, deleted_trans) == 0) {
 			u->depth++;
 			search_dir(u, &sub, 1);
@@ -554,6 +596,9 @@ static void one_entry(struct ud *u, const struct dirctx *dc,
 static void search_dir(struct ud *u, const struct dirctx *dc, int deleted_dir)
 {
 	struct cand *v = NULL;
+	struct e4_dirent *de = NULL;
+	struct e4_dir *ld = NULL;
+	struct e4_dir_read_info info;
 	size_t n = 0;
 
 	if (collect(u, dc, &v, &n) != E4_OK) {
@@ -561,14 +606,39 @@ static void search_dir(struct ud *u, const struct dirctx *dc, int deleted_dir)
 			  "out of memory collecting deleted names");
 		return;
 	}
+	/* the names as the core lists them, all of the directory's at once */
+	memset(&info, 0, sizeof(info));
+	info.hashed = dc->hashed;
+	info.htree_hash = dc->readdir_hash >= 0;
+	info.hash_version = dc->readdir_hash;
+	de = calloc(n ? n : 1, sizeof(*de));
+	if (de)
+		for (size_t i = 0; i < n; i++) {
+			de[i].inode = v[i].ino;
+			de[i].name_len = v[i].len;
+			de[i].file_type = v[i].ftype;
+			de[i].name = v[i].raw;
+			de[i].has_hash = v[i].has_hash;
+			de[i].hash = v[i].hash;
+			de[i].minor_hash = v[i].minor;
+		}
+	if (!de || e4_dir_list_given(u->fs, &dc->in, dc->have_ctx ? &dc->ctx : NULL,
+				     &info, de, n, E4_LIST_UNSORTED, &ld) != E4_OK) {
+		e4_report(u->fs, E4_DIAG_ERROR, E4_NOMEM, dc->ino, NULL,
+			  "out of memory listing deleted names");
+		free(de);
+		free(v);
+		return;
+	}
 	for (size_t i = 0; i < n && !u->stopped; i++)
-		one_entry(u, dc, &v[i], deleted_dir);
+		one_entry(u, dc, &v[i], ld, i, deleted_dir);
+	e4_dir_free(ld);
+	free(de);
 	free(v);
 }
 
 static void dirctx_free(struct dirctx *dc)
 {
-	e4_cipher_free(dc->names);
 	free(dc->blocks);
 	free(dc->live);
 	memset(dc, 0, sizeof(*dc));
@@ -587,9 +657,10 @@ static void dirctx_names(struct ud *u, struct dirctx *dc, const struct e4_inode 
 	dc->size_blocks = e4_inode_size_blocks(u->fs, in);
 	dc->readdir_hash = e4_dir_readdir_hash(u->fs, in->flags, dc->size_blocks,
 					       block0 ? block0 + 0x18 : NULL);
-	if (in->encrypted && have_ctx &&
-	    e4_fs_inode_cipher(u->fs, in->ino, ctx, E4_KEY_NAMES, &dc->names) != E4_OK)
-		dc->names = NULL;
+	dc->in = *in;
+	dc->have_ctx = in->encrypted && have_ctx;
+	if (dc->have_ctx)
+		dc->ctx = *ctx;
 }
 
 static int cmp_run_pblk(const void *a, const void *b)
@@ -758,6 +829,7 @@ static int live_path(struct ud *u, uint32_t ino)
 		    !(pd = parent_listing(u, parent)))
 			return -1;
 		snprintf((char *)u->names[63 - n], sizeof(u->names[0]), "<%u>", cur);
+		u->inos[63 - n] = cur;
 		u->parts[63 - n].len = strlen((char *)u->names[63 - n]);
 		for (size_t i = 0; i < e4_dir_count(pd); i++) {
 			struct e4_entry e;
@@ -783,6 +855,7 @@ static int live_path(struct ud *u, uint32_t ino)
 		snprintf((char *)u->names[0], sizeof(u->names[0]), "<%u>", ino);
 		u->parts[0].name = u->names[0];
 		u->parts[0].len = strlen((char *)u->names[0]);
+		u->inos[0] = ino;
 		u->depth = 1;
 		return 0;
 	}
@@ -791,6 +864,7 @@ static int live_path(struct ud *u, uint32_t ino)
 		memmove(u->names[i], u->names[64 - n + i], u->parts[64 - n + i].len);
 		u->parts[i].len = u->parts[64 - n + i].len;
 		u->parts[i].name = u->names[i];
+		u->inos[i] = u->inos[64 - n + i];
 	}
 	u->depth = n;
 	return below || u->start == E4_ROOT_INO ? 0 : 1;
@@ -916,7 +990,9 @@ static void orphans(struct ud *u)
 		snprintf((char *)u->names[0], sizeof(u->names[0]), "<%u>", d.ino);
 		u->parts[0].name = u->names[0];
 		u->parts[0].len = strlen((char *)u->names[0]);
+		u->inos[0] = d.ino;
 		d.parts = u->parts;
+		d.inos = u->inos;
 		d.nparts = 1;
 		find_inode(u, &d, E4_NO_LIMIT, 1);
 		if (!d.have_inode)

@@ -28,6 +28,10 @@ struct e4_deleted {
 	uint8_t file_type;              /* EXT2_FT_* of the entry */
 	const struct e4_name_part *parts; /* path from the root; the last */
 	size_t nparts;                  /* is this entry's name */
+	const uint32_t *inos;           /* the inode of each part (0: not
+					 * known): what the path's
+					 * directories are keyed by, never
+					 * their names */
 	enum e4_name_state name_state;  /* PLAIN, DECRYPTED, NOKEY or BAD */
 	const uint8_t *raw_name;        /* the entry's stored name */
 	size_t raw_len;
@@ -43,7 +47,8 @@ struct e4_deleted {
 	const char *no_inode_why;       /* when not */
 	int still_in_use;               /* the live inode is the same one
 					 * (same i_generation): renamed or
-					 * another link remains */
+					 * another link remains; not a
+					 * deleted file (have_inode 0) */
 	struct e4_inode inode;
 	uint32_t inode_sequence;        /* the copy's transaction */
 	enum e4_jcopy_trust inode_trust;
@@ -60,7 +65,11 @@ typedef int (*e4_deleted_fn)(void *arg, const struct e4_deleted *d);
 
 /* Find the entries deleted from directory dir (and below it), from the
  * journal j of fs.  Each is passed once, parents before what was deleted
- * with them.  From the root, freed inodes (i_dtime set) that no name was
+ * with them.  As the live walker does, each deleted directory is passed
+ * under one name and searched once: another entry naming it is reported
+ * (a second link, or a loop), not passed.  Entries naming a reserved
+ * inode (below s_first_ino, the journal, quota or orphan-file inodes) are
+ * noted and skipped: those are never a deleted file.  From the root, freed inodes (i_dtime set) that no name was
  * found for follow as orphans, named "<INO>".  Names decrypt with the directories' keys where the store has
  * them (no-key names otherwise).  E4_OK, E4_STOPPED, E4_NOMEM; problems
  * of single blocks and inodes are reported and skipped. */

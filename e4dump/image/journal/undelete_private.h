@@ -19,8 +19,8 @@ struct e4_runvec {
 };
 
 /* The block map of inode copy in as it was before transaction (index)
- * limit: tree blocks from their newest journal copy below it, else the
- * live image.  E4_OK, E4_NOMEM, or E4_CORRUPT / the reader's error with
+ * limit: tree blocks read through the moment (e4_moment_enter: the
+ * newest journal copy below it unless revoked, else the live image).  E4_OK, E4_NOMEM, or E4_CORRUPT / the reader's error with
  * *why (the runs before the damage are kept). */
 enum e4_status e4_copy_map(struct e4_fs *fs, const struct e4_journal *j,
 			   const struct e4_inode *in, uint32_t limit,
@@ -29,5 +29,20 @@ enum e4_status e4_copy_map(struct e4_fs *fs, const struct e4_journal *j,
 /* The newest copy of fs block blk from a transaction below limit. */
 const struct e4_jcopy *e4_newest_copy(const struct e4_journal *j, uint64_t blk,
 				      uint32_t limit);
+
+/* The filesystem as journal j says it was before transaction (index)
+ * limit (fs_private.h, e4_fs_moment_enter): the core readers called
+ * between enter and leave read that moment. */
+struct e4_moment {
+	struct e4_fs *fs;
+	const struct e4_journal *j;
+	uint32_t limit;
+	uint64_t reads;                 /* blocks read through it, */
+	uint64_t live_reads;            /* of them from the live image */
+	struct e4_fs_moment_save save;
+};
+void e4_moment_enter(struct e4_fs *fs, const struct e4_journal *j, uint32_t limit,
+		     struct e4_moment *m);
+void e4_moment_leave(struct e4_moment *m);
 
 #endif

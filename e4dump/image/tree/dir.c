@@ -110,13 +110,19 @@ static uint32_t put(struct e4_dir *d, const void *p, size_t len)
 	return off;
 }
 
+static int collect_any(struct e4_dir *d, const struct e4_dirent *de);
+
 static int collect(void *arg, const struct e4_dirent *de)
 {
-	struct e4_dir *d = arg;
-	struct ent *e;
-
 	if (e4_dirent_is_dot(de))
 		return 0;
+	return collect_any(arg, de);
+}
+
+static int collect_any(struct e4_dir *d, const struct e4_dirent *de)
+{
+	struct ent *e;
+
 	if (d->n == d->max) {
 		d->over = 1;
 		return 1;
@@ -149,32 +155,38 @@ static int collect(void *arg, const struct e4_dirent *de)
 	return 0;
 }
 
+void e4_nokey_name_of(struct e4_fs *fs, int hashed, int readdir_hash,
+		       const uint8_t *raw, size_t len, int has_hash, uint32_t hash,
+		       uint32_t minor, char *out)
+{
+	uint32_t h = 0, m = 0;
+
+	if (e4_fs_name_format(fs) == E4_FORMAT_2015) {
+		if (!len || e4_nokey_name_2015(raw, len, out))
+			strcpy(out, "?");
+		return;
+	}
+	if (hashed) {
+		if (has_hash) {
+			h = hash;
+			m = minor;
+		}
+	} else if (readdir_hash >= 0 &&
+		   e4_dirhash(readdir_hash, raw, len, fs->ext2->super->s_hash_seed,
+			      &h, &m)) {
+		h = m = 0;
+	}
+	if (!len || e4_nokey_name_v61(h, m, raw, len, out))
+		strcpy(out, "?");
+}
+
 /* The no-key name of entry e into out (E4_NOKEY_NAME_MAX + 1 bytes). */
 static void nokey_name(struct e4_fs *fs, const struct e4_dir *d,
 		       const struct ent *e, char *out)
 {
-	const uint8_t *raw = at(d, e->raw_off);
-	uint32_t hash = 0, minor = 0;
-	uint32_t h, m;
-
-	if (e4_fs_name_format(fs) == E4_FORMAT_2015) {
-		if (!e->raw_len || e4_nokey_name_2015(raw, e->raw_len, out))
-			strcpy(out, "?");
-		return;
-	}
-	if (d->info.hashed) {
-		if (e->has_hash) {
-			hash = e->hash;
-			minor = e->minor_hash;
-		}
-	} else if (d->info.htree_hash &&
-		   !e4_dirhash(d->info.hash_version, raw, e->raw_len,
-			       fs->ext2->super->s_hash_seed, &h, &m)) {
-		hash = h;
-		minor = m;
-	}
-	if (!e->raw_len || e4_nokey_name_v61(hash, minor, raw, e->raw_len, out))
-		strcpy(out, "?");
+	e4_nokey_name_of(fs, d->info.hashed, d->info.htree_hash ? d->info.hash_version : -1,
+			  at(d, e->raw_off), e->raw_len, e->has_hash, e->hash,
+			  e->minor_hash, out);
 }
 
 /* A name that decrypted with '/' or NUL in it (only a hostile or damaged
@@ -306,11 +318,17 @@ static void report_entry(struct e4_fs *fs, const struct e4_dir *d,
 
 /* The directory's name cipher; reports what keeps names from decrypting. */
 static struct e4_cipher *setup(struct e4_fs *fs, struct e4_dir *d,
-			       const struct e4_inode *in, const char *path)
+			       const struct e4_inode *in, const char *path,
+			       const struct e4_context *given)
 {
 	struct e4_cipher *c = NULL;
-	const char *why;
-	enum e4_status st = e4_inode_context(fs, in, &d->facts.ctx, &why);
+	const char *why = "no valid encryption context";
+	enum e4_status st = E4_OK;
+
+	if (given)
+		d->facts.ctx = *given;
+	else
+		st = e4_inode_context(fs, in, &d->facts.ctx, &why);
 
 	if (st == E4_NOT_FOUND) {
 		e4_report(fs, E4_DIAG_ERROR, E4_CORRUPT, in->ino, path,
@@ -340,54 +358,25 @@ static struct e4_cipher *setup(struct e4_fs *fs, struct e4_dir *d,
 	return NULL;
 }
 
-enum e4_status e4_dir_list(struct e4_fs *fs, const struct e4_inode *in,
-			   const char *path, unsigned int flags,
-			   struct e4_dir **out)
+/* Names decrypted (cipher from the directory's context, or given), no-key
+ * names, order and duplicates: the rules of every listing. */
+static enum e4_status finish(struct e4_fs *fs, struct e4_dir *d,
+			     const struct e4_inode *in, const char *path,
+			     unsigned int flags, const struct e4_context *given,
+			     int no_ctx, struct e4_dir **out)
 {
-	struct e4_dir *d = calloc(1, sizeof(*d));
 	struct e4_cipher *c = NULL;
-	enum e4_status st;
 
-	*out = NULL;
-	if (!d)
-		return E4_NOMEM;
-	/* a first chunk: an entry with an empty name points into it too */
-	if (new_chunk(d, 0)) {
-		e4_dir_free(d);
-		return E4_NOMEM;
-	}
-	d->max = fs->opt.max_dir_entries;
-	d->facts.ino = in->ino;
-	d->facts.encrypted = in->encrypted;
-	d->facts.casefolded = (in->flags & E4_INODE_CASEFOLD_FL) != 0;
-	d->facts.indexed = (in->flags & E4_INODE_INDEX_FL) != 0;
-	st = e4_dir_iterate(fs, in, path, collect, d, &d->info);
-	d->facts.damaged = d->info.damaged;
-	if (d->over) {
-		e4_report(fs, E4_DIAG_ERROR, E4_LIMIT, in->ino, path,
-			  "more than %zu entries: not listed (the limit is an option)",
-			  d->max);
-		e4_dir_free(d);
-		return E4_LIMIT;
-	}
-	if (d->nomem) {
-		e4_report(fs, E4_DIAG_ERROR, E4_NOMEM, in->ino, path,
-			  "out of memory for the listing");
-		e4_dir_free(d);
-		return E4_NOMEM;
-	}
-	if (st != E4_OK && st != E4_STOPPED && !d->n) {
-		e4_dir_free(d);
-		return st; /* reported */
-	}
-	if (in->encrypted && d->n) {
-		c = setup(fs, d, in, path);
+	if (no_ctx) {
+		/* names without a context: no-key names */
+	} else if (in->encrypted && d->n) {
+		c = setup(fs, d, in, path, given);
 		d->facts.have_key = c != NULL;
 		if (c)
 			decrypt_names(d, c, flags);
 		e4_cipher_free(c);
 	} else if (in->encrypted) {
-		c = setup(fs, d, in, path);
+		c = setup(fs, d, in, path, given);
 		d->facts.have_key = c != NULL;
 		e4_cipher_free(c);
 	}
@@ -436,6 +425,82 @@ enum e4_status e4_dir_list(struct e4_fs *fs, const struct e4_inode *in,
 	}
 	*out = d;
 	return E4_OK;
+}
+
+enum e4_status e4_dir_list_given(struct e4_fs *fs, const struct e4_inode *in,
+				 const struct e4_context *ctx,
+				 const struct e4_dir_read_info *info,
+				 const struct e4_dirent *ents, size_t n,
+				 unsigned int flags, struct e4_dir **out)
+{
+	struct e4_dir *d = calloc(1, sizeof(*d));
+
+	*out = NULL;
+	if (!d)
+		return E4_NOMEM;
+	if (new_chunk(d, 0)) {
+		e4_dir_free(d);
+		return E4_NOMEM;
+	}
+	d->max = SIZE_MAX;
+	d->facts.ino = in->ino;
+	d->facts.encrypted = in->encrypted;
+	d->facts.casefolded = (in->flags & E4_INODE_CASEFOLD_FL) != 0;
+	d->facts.indexed = (in->flags & E4_INODE_INDEX_FL) != 0;
+	d->info = *info;
+	for (size_t i = 0; i < n && !d->nomem; i++) {
+		(void)collect_any(d, &ents[i]);
+	}
+	if (d->nomem) {
+		e4_dir_free(d);
+		return E4_NOMEM;
+	}
+	/* no context: every name its no-key name */
+	if (in->encrypted && !ctx)
+		d->facts.broken = 1;
+	return finish(fs, d, in, NULL, flags | E4_LIST_QUIET, ctx, !ctx, out);
+}
+
+enum e4_status e4_dir_list(struct e4_fs *fs, const struct e4_inode *in,
+			   const char *path, unsigned int flags,
+			   struct e4_dir **out)
+{
+	struct e4_dir *d = calloc(1, sizeof(*d));
+	enum e4_status st;
+
+	*out = NULL;
+	if (!d)
+		return E4_NOMEM;
+	/* a first chunk: an entry with an empty name points into it too */
+	if (new_chunk(d, 0)) {
+		e4_dir_free(d);
+		return E4_NOMEM;
+	}
+	d->max = fs->opt.max_dir_entries;
+	d->facts.ino = in->ino;
+	d->facts.encrypted = in->encrypted;
+	d->facts.casefolded = (in->flags & E4_INODE_CASEFOLD_FL) != 0;
+	d->facts.indexed = (in->flags & E4_INODE_INDEX_FL) != 0;
+	st = e4_dir_iterate(fs, in, path, collect, d, &d->info);
+	d->facts.damaged = d->info.damaged;
+	if (d->over) {
+		e4_report(fs, E4_DIAG_ERROR, E4_LIMIT, in->ino, path,
+			  "more than %zu entries: not listed (the limit is an option)",
+			  d->max);
+		e4_dir_free(d);
+		return E4_LIMIT;
+	}
+	if (d->nomem) {
+		e4_report(fs, E4_DIAG_ERROR, E4_NOMEM, in->ino, path,
+			  "out of memory for the listing");
+		e4_dir_free(d);
+		return E4_NOMEM;
+	}
+	if (st != E4_OK && st != E4_STOPPED && !d->n) {
+		e4_dir_free(d);
+		return st; /* reported */
+	}
+	return finish(fs, d, in, path, flags, NULL, 0, out);
 }
 
 void e4_dir_free(struct e4_dir *d)

@@ -31,19 +31,16 @@ static enum e4_status names_cipher(struct e4_fs *fs, const struct e4_inode *in,
 					   path, c);
 }
 
-enum e4_status e4_symlink_read(struct e4_fs *fs, const struct e4_inode *in,
-			       const char *path, char **target, size_t *len)
+enum e4_status e4_symlink_target(struct e4_fs *fs, const struct e4_inode *in,
+				 const char *path, struct e4_cipher *c, uint8_t *blob,
+				 size_t size, char **target, size_t *len)
 {
-	struct e4_cipher *c;
-	uint8_t *blob, *plain;
-	size_t size, n;
+	uint8_t *plain;
+	size_t n;
 	enum e4_status st;
 
 	*target = NULL;
 	*len = 0;
-	st = e4_symlink_raw(fs, in, path, &blob, &size);
-	if (st != E4_OK)
-		return st;
 	if (!in->encrypted) {
 		n = strnlen((char *)blob, size);
 		if (n != size) {
@@ -57,14 +54,8 @@ enum e4_status e4_symlink_read(struct e4_fs *fs, const struct e4_inode *in,
 		*len = size;
 		return E4_OK;
 	}
-	st = names_cipher(fs, in, path, &c);
-	if (st != E4_OK) {
-		free(blob);
-		return st;
-	}
 	plain = malloc(size + 1);
 	st = plain ? e4_symlink_decrypt(c, blob, size, plain, &n) : E4_NOMEM;
-	e4_cipher_free(c);
 	free(blob);
 	if (st != E4_OK) {
 		e4_report(fs, E4_DIAG_ERROR, st == E4_BAD_KEY ? E4_CORRUPT : st,
@@ -80,6 +71,31 @@ enum e4_status e4_symlink_read(struct e4_fs *fs, const struct e4_inode *in,
 	*target = (char *)plain;
 	*len = n;
 	return E4_OK;
+}
+
+enum e4_status e4_symlink_read(struct e4_fs *fs, const struct e4_inode *in,
+			       const char *path, char **target, size_t *len)
+{
+	struct e4_cipher *c = NULL;
+	uint8_t *blob;
+	size_t size;
+	enum e4_status st;
+
+	*target = NULL;
+	*len = 0;
+	st = e4_symlink_raw(fs, in, path, &blob, &size);
+	if (st != E4_OK)
+		return st;
+	if (in->encrypted) {
+		st = names_cipher(fs, in, path, &c);
+		if (st != E4_OK) {
+			free(blob);
+			return st;
+		}
+	}
+	st = e4_symlink_target(fs, in, path, c, blob, size, target, len);
+	e4_cipher_free(c);
+	return st;
 }
 
 enum e4_status e4_symlink_locked_target(struct e4_fs *fs, const struct e4_inode *in,
