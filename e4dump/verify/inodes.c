@@ -363,6 +363,7 @@ static int scan_inode(void *arg, const struct e4_inode *in)
 	v->inodes++;
 	note_kind(v, in);
 	check_inode(v, in);
+	claims_inode(v, in);
 	return v->nomem ? 1 : 0;
 }
 
