@@ -337,9 +337,20 @@ static int write_sidecar(struct extract *x, struct xdir *d, const char *name,
 	return rc;
 }
 
+struct ct_out {
+	struct outdir *od;
+	int fd;
+	uint64_t bytes;         /* counted against od->max_output */
+};
+
 static int ct_sink(void *arg, uint64_t off, const uint8_t *data, size_t len)
 {
-	return pwrite_all(*(int *)arg, data, len, off);
+	struct ct_out *c = arg;
+
+	if (outdir_write(c->od, c->fd, data, len, off))
+		return 1;
+	c->bytes += len;
+	return 0;
 }
 
 /* --keep-locked: a file or symlink no key opens, as the kernel shows it
@@ -382,10 +393,19 @@ static int write_locked(struct extract *x, struct xdir *d, const char *name,
 			report_error_at(x->r, n->path, n->ino, "cannot create: %s", strerror(errno));
 			goto out;
 		}
-		if (e4_inode_stream_blocks(x->s->fs, in, n->path, ct_sink, &f.fd) != E4_OK ||
+		struct ct_out c = { &x->od, f.fd, 0 };
+
+		errno = 0;
+		if (e4_inode_stream_blocks(x->s->fs, in, n->path, ct_sink, &c) != E4_OK ||
 		    ftruncate(f.fd, (off_t)stored)) {
+			int err = errno;
+
 			outdir_file_abort(&f);
-			report_error_at(x->r, n->path, n->ino, "its ciphertext cannot be written");
+			outdir_unwrite(&x->od, c.bytes);
+			if (err == OUTDIR_ECAP)
+				report_max_output(x->r, &x->od, n->path, n->ino, stored);
+			else
+				report_error_at(x->r, n->path, n->ino, "its ciphertext cannot be written");
 			goto out;
 		}
 		{
@@ -694,6 +714,7 @@ static int run(const struct options *o, struct report *r)
 	x.s = &s, x.o = o, x.r = r;
 	x.start_path = path;
 	x.od.force = o->force;
+	x.od.max_output = o->max_output_set ? o->max_output : e4_fs_image_size(s.fs);
 	if (stat(s.image, &img) == 0) {
 		x.od.guard = 1;
 		x.od.image_dev = img.st_dev;
