@@ -150,7 +150,7 @@ static json_object *record(struct extract *x, const struct e4_walk_node *n,
 		return NULL;
 	o = json_entry(x->s, n, n->inode ? inode_stat_size(x->s, n->inode, n->path) : 0);
 	json_object_object_add(o, "type", json_object_new_string("extracted"));
-	json_object_object_add(o, "output", rel ? json_object_new_string(rel) : NULL);
+	json_object_object_add(o, "output", rel ? json_name(rel) : NULL);
 	if (status)
 		json_object_object_add(o, "status", json_object_new_string(status));
 	return o;
@@ -313,13 +313,14 @@ static int write_sidecar(struct extract *x, struct xdir *d, const char *name,
 		added = nameset_add(&d->names, side) == 1;
 	}
 	json_object_object_add(o, "type", json_object_new_string("locked"));
-	json_object_object_add(o, "ciphertext_file", json_object_new_string(name));
+	json_object_object_add(o, "ciphertext_file", json_name(name));
 	if (n->entry)
 		json_object_object_add(o, "raw_name_hex", json_hex(n->entry->raw, n->entry->raw_len));
 	json_object_object_add(o, "block_size",
 			       json_object_new_int64(block_size(x)));
 	json_object_object_foreach(extra, k, v)
 		json_object_object_add(o, k, json_object_get(v));
+	json_well_formed(o);
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 						 JSON_C_TO_STRING_NOSLASHESCAPE);
 	len = strlen(text);
