@@ -342,14 +342,19 @@ struct ct_out {
 	struct outdir *od;
 	int fd;
 	uint64_t bytes;         /* counted against od->max_output */
+	int capped;             /* refused by it */
 };
 
 static int ct_sink(void *arg, uint64_t off, const uint8_t *data, size_t len)
 {
 	struct ct_out *c = arg;
 
-	if (outdir_write(c->od, c->fd, data, len, off))
+	int rc = outdir_write(c->od, c->fd, data, len, off);
+
+	if (rc) {
+		c->capped = rc == 2;
 		return 1;
+	}
 	c->bytes += len;
 	return 0;
 }
@@ -394,16 +399,13 @@ static int write_locked(struct extract *x, struct xdir *d, const char *name,
 			report_error_at(x->r, n->path, n->ino, "cannot create: %s", strerror(errno));
 			goto out;
 		}
-		struct ct_out c = { &x->od, f.fd, 0 };
+		struct ct_out c = { &x->od, f.fd, 0, 0 };
 
-		errno = 0;
 		if (e4_inode_stream_blocks(x->s->fs, in, n->path, ct_sink, &c) != E4_OK ||
 		    ftruncate(f.fd, (off_t)stored)) {
-			int err = errno;
-
 			outdir_file_abort(&f);
 			outdir_unwrite(&x->od, c.bytes);
-			if (err == OUTDIR_ECAP)
+			if (c.capped)
 				report_max_output(x->r, &x->od, n->path, n->ino, stored);
 			else
 				report_error_at(x->r, n->path, n->ino, "its ciphertext cannot be written");

@@ -44,6 +44,7 @@ struct sink {
 	int fd;
 	uint64_t end;               /* where the written data ends */
 	uint64_t bytes;             /* counted against od->max_output */
+	int capped;                 /* refused by it */
 };
 
 int pwrite_all(int fd, const uint8_t *data, size_t len, uint64_t off)
@@ -66,8 +67,15 @@ static int file_sink(void *arg, uint64_t off, const uint8_t *data, size_t len)
 
 	if (off + len > s->end)
 		s->end = off + len;
-	if (outdir_write(s->od, s->fd, data, len, off))
+	switch (outdir_write(s->od, s->fd, data, len, off)) {
+	case 0:
+		break;
+	case 2:
+		s->capped = 1;
+		/* fall through */
+	default:
 		return 1;
+	}
 	s->bytes += len;
 	return 0;
 }
@@ -131,7 +139,7 @@ static void emit_record(struct file_job *job, const char *status,
 int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 		 struct e4_readbuf *rb)
 {
-	struct sink s = { od, job->out.fd, 0, 0 };
+	struct sink s = { od, job->out.fd, 0, 0, 0 };
 	char hashes[MANIFEST_HASHES], *ranges = NULL;
 	const struct e4_lblk_range *bad;
 	enum e4_status es;
@@ -153,7 +161,7 @@ int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 	if (es != E4_OK) {
 		outdir_file_abort(&job->out); /* no partial files */
 		outdir_unwrite(od, s.bytes);
-		if (es == E4_STOPPED && err == OUTDIR_ECAP)
+		if (es == E4_STOPPED && s.capped)
 			report_max_output(r, od, job->path, job->ino, job->size);
 		else if (es == E4_STOPPED)
 			report_error_at(r, job->path, job->ino, "write failed: %s",

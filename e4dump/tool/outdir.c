@@ -204,8 +204,8 @@ int outdir_write(struct outdir *o, int fd, const void *data, size_t len,
 
 		if (now > o->max_output || now < len) {
 			__atomic_sub_fetch(&o->written, (uint64_t)len, __ATOMIC_RELAXED);
-			errno = OUTDIR_ECAP;
-			return 1;
+			errno = EFBIG;
+			return 2;
 		}
 	}
 	while (len) {

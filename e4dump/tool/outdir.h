@@ -27,12 +27,9 @@ struct outdir {
 	uint64_t written;     /* counted so far (atomic: writer threads) */
 };
 
-/* errno of a write refused because of max_output. */
-#define OUTDIR_ECAP EFBIG
-
 /* Write all of data at off in fd, a file of this output, counting it
- * against max_output: 0; 1 with errno (OUTDIR_ECAP when it would pass
- * the limit; nothing is written then). */
+ * against max_output: 0; 1 with errno when a write fails; 2 when it would
+ * pass the limit (nothing is written then; errno EFBIG). */
 int outdir_write(struct outdir *o, int fd, const void *data, size_t len,
 		 uint64_t off);
 /* Give back bytes counted by outdir_write (of a file removed again). */

@@ -356,7 +356,7 @@ static int has_map(struct verify *v, const struct e4_inode *in)
 		return 0;
 	e4_inode_ext2(in, &raw);
 	meta = raw.i_file_acl || raw.osd2.linux2.l_i_file_acl_high ?
-	       v->fs->info.block_size / 512 : 0;
+	       v->info.block_size / 512 : 0;
 	return in->blocks > meta;
 }
 

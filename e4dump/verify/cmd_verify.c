@@ -88,8 +88,9 @@ int cmd_verify(const struct options *o, struct report *r)
 	if (rc)
 		return rc;
 	v.fs = s.fs;
+	e4_fs_get_info(s.fs, &v.info);
 	v.keys = s.keys;
-	v.ninodes = s.fs->info.inodes_count;
+	v.ninodes = v.info.inodes_count;
 	v.root = pnode_new(NULL, "", 0);
 	if (!v.root) {
 		rc = EXIT_FATAL;

@@ -8,7 +8,7 @@
 #include "blockset.h"
 #include "checks.h"
 #include "dir.h"
-#include "fs_private.h"
+#include "fs_ext2.h"
 #include "progress.h"
 #include "report.h"
 
@@ -49,6 +49,7 @@ struct path_of {
 
 struct verify {
 	struct e4_fs *fs;
+	struct e4_fs_info info;     /* e4_fs_get_info */
 	const struct e4_keystore *keys;
 	struct report *r;
 	int json;
