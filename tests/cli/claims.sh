@@ -19,13 +19,13 @@ for t in mkfs.ext4 e2fsck debugfs; do
 	command -v $t >/dev/null || give_up "SKIPPED: $t not found (scripts/install-deps.sh)"
 done
 IMG=$W/claims.img
-python3 "$top/tests/cli/claims_craft.py" "$IMG" >"$W/craft.log" 2>&1 || give_up "claims_craft.py failed: $(cat "$W/craft.log")"
+/usr/bin/python3 "$top/tests/cli/claims_craft.py" "$IMG" >"$W/craft.log" 2>&1 || give_up "claims_craft.py failed: $(cat "$W/craft.log")"
 imgsize=$(stat -c %s "$IMG")
 sha=$(sha256sum <"$IMG")
 
 # e2fsck's pass 1B: inode -> its multiply-claimed blocks (ranges a--b)
 e2fsck -fn "$IMG" >"$W/e2fsck.out" 2>&1
-python3 - "$W/e2fsck.out" >"$W/e2fsck.blocks" <<'PY'
+/usr/bin/python3 - "$W/e2fsck.out" >"$W/e2fsck.blocks" <<'PY'
 import re, sys
 for line in open(sys.argv[1], errors="replace"):
     m = re.match(r"Multiply-claimed block\(s\) in inode (\d+):(.*)", line)
@@ -59,7 +59,7 @@ check "/meta: shared with the metadata" 'grep -q "/meta: .*filesystem metadata" 
 check "/same: within the file" 'grep -q "/same: .*more than once by this inode" "$W/verify.claims"'
 expect verify-json 1 "" -- "$E4DUMP" verify --json "$IMG"
 check "verify --json: every line parses, 4 findings" \
-	'python3 -c "import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; sys.exit(sum(x.get(\"check\")==\"block.multiply_claimed\" for x in r)!=4)" "$W/out"'
+	'/usr/bin/python3 -c "import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; sys.exit(sum(x.get(\"check\")==\"block.multiply_claimed\" for x in r)!=4)" "$W/out"'
 
 # extract: bounded by the image's size
 expect extract 1 "/same \(inode [0-9]+\): not written: .*--max-output $imgsize" -- \
