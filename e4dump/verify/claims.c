@@ -408,7 +408,7 @@ void claims_finish(struct verify *v)
 		return;
 	if (c->any_dup && !v->nomem) {
 		c->pass = 2;
-		v->mute_maps = 1;
+		v->mute_maps = 2; /* the first scan reported all there is */
 		each_meta(c, owner0_word);
 		e4_fs_scan_inodes(v->fs, 0, pass1b_inode, c);
 		v->mute_maps = 0;

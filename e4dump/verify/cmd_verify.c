@@ -19,8 +19,8 @@ static void verify_diag(void *arg, const struct e4_diag *d)
 	struct vref at = { v->cur ? v->cur : v->root, slash && slash[1] ? slash + 1 : NULL };
 	const struct vref *where = d->path ? &at : NULL;
 
-	if (v->mute_maps && (d->problem == E4_P_DIR_BLOCK ||
-			     d->problem == E4_P_BLOCK_MAP || d->problem == E4_P_INODE_SIZE))
+	if (v->mute_maps == 2 || (v->mute_maps && (d->problem == E4_P_DIR_BLOCK ||
+			     d->problem == E4_P_BLOCK_MAP || d->problem == E4_P_INODE_SIZE)))
 		return;
 	switch (d->problem) {
 	case E4_P_DIR_BLOCK:

@@ -67,7 +67,8 @@ struct verify {
 	size_t nkind_groups;
 	int nomem;
 	struct claims *claims;      /* blocks claimed (claims.c) */
-	int mute_maps;              /* drop block map problems (reported elsewhere) */
+	int mute_maps;              /* 1: drop block map problems (reported
+				     * elsewhere); 2: drop every problem */
 	struct progress progress;   /* entries walked, on a terminal */
 };
 
