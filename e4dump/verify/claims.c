@@ -333,9 +333,7 @@ static struct claims *claims_get(struct verify *v)
 		}
 		c->v = v;
 		c->pass = 1;
-		c->blocks = e4_fs_ext2(v->fs)->super->s_blocks_count |
-			    (ext2fs_has_feature_64bit(e4_fs_ext2(v->fs)->super) ?
-			     (uint64_t)e4_fs_ext2(v->fs)->super->s_blocks_count_hi << 32 : 0);
+		c->blocks = v->info.blocks_count;
 		v->claims = c;
 		each_meta(c, mark_word);
 	}
