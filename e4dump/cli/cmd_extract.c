@@ -150,7 +150,7 @@ static json_object *record(struct extract *x, const struct e4_walk_node *n,
 		return NULL;
 	o = json_entry(x->s, n, n->inode ? inode_stat_size(x->s, n->inode, n->path) : 0);
 	json_object_object_add(o, "type", json_object_new_string("extracted"));
-	json_object_object_add(o, "output", rel ? json_object_new_string(rel) : NULL);
+	json_object_object_add(o, "output", rel ? json_name(rel) : NULL);
 	if (status)
 		json_object_object_add(o, "status", json_object_new_string(status));
 	return o;
@@ -313,13 +313,14 @@ static int write_sidecar(struct extract *x, struct xdir *d, const char *name,
 		added = nameset_add(&d->names, side) == 1;
 	}
 	json_object_object_add(o, "type", json_object_new_string("locked"));
-	json_object_object_add(o, "ciphertext_file", json_object_new_string(name));
+	json_object_object_add(o, "ciphertext_file", json_name(name));
 	if (n->entry)
 		json_object_object_add(o, "raw_name_hex", json_hex(n->entry->raw, n->entry->raw_len));
 	json_object_object_add(o, "block_size",
 			       json_object_new_int64(block_size(x)));
 	json_object_object_foreach(extra, k, v)
 		json_object_object_add(o, k, json_object_get(v));
+	json_well_formed(o);
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 						 JSON_C_TO_STRING_NOSLASHESCAPE);
 	len = strlen(text);
@@ -337,9 +338,25 @@ static int write_sidecar(struct extract *x, struct xdir *d, const char *name,
 	return rc;
 }
 
+struct ct_out {
+	struct outdir *od;
+	int fd;
+	uint64_t bytes;         /* counted against od->max_output */
+	int capped;             /* refused by it */
+};
+
 static int ct_sink(void *arg, uint64_t off, const uint8_t *data, size_t len)
 {
-	return pwrite_all(*(int *)arg, data, len, off);
+	struct ct_out *c = arg;
+
+	int rc = outdir_write(c->od, c->fd, data, len, off);
+
+	if (rc) {
+		c->capped = rc == 2;
+		return 1;
+	}
+	c->bytes += len;
+	return 0;
 }
 
 /* --keep-locked: a file or symlink no key opens, as the kernel shows it
@@ -382,10 +399,16 @@ static int write_locked(struct extract *x, struct xdir *d, const char *name,
 			report_error_at(x->r, n->path, n->ino, "cannot create: %s", strerror(errno));
 			goto out;
 		}
-		if (e4_inode_stream_blocks(x->s->fs, in, n->path, ct_sink, &f.fd) != E4_OK ||
+		struct ct_out c = { &x->od, f.fd, 0, 0 };
+
+		if (e4_inode_stream_blocks(x->s->fs, in, n->path, ct_sink, &c) != E4_OK ||
 		    ftruncate(f.fd, (off_t)stored)) {
 			outdir_file_abort(&f);
-			report_error_at(x->r, n->path, n->ino, "its ciphertext cannot be written");
+			outdir_unwrite(&x->od, c.bytes);
+			if (c.capped)
+				report_max_output(x->r, &x->od, n->path, n->ino, stored);
+			else
+				report_error_at(x->r, n->path, n->ino, "its ciphertext cannot be written");
 			goto out;
 		}
 		{
@@ -694,6 +717,7 @@ static int run(const struct options *o, struct report *r)
 	x.s = &s, x.o = o, x.r = r;
 	x.start_path = path;
 	x.od.force = o->force;
+	x.od.max_output = o->max_output_set ? o->max_output : e4_fs_image_size(s.fs);
 	if (stat(s.image, &img) == 0) {
 		x.od.guard = 1;
 		x.od.image_dev = img.st_dev;

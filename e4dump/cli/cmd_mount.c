@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "blockset.h"
 #include "commands.h"
 #include "context.h"
 #include "dir.h"
@@ -25,6 +26,7 @@
 #include "inode.h"
 #include "inodeinfo.h"
 #include "session.h"
+#include "walk.h"
 
 #define DIR_CACHE 16            /* directory listings kept, */
 #define DIR_CACHE_ENTRIES (1u << 20) /* with at most this many entries
@@ -55,6 +57,12 @@ struct mount {
 	struct dslot dirs[DIR_CACHE];
 	struct fslot files[FILE_CACHE];
 	unsigned int block_size;
+	/* Each directory's one name: the first the walker (walk.h) meets,
+	 * depth first in listing order, as ls and extract keep it: directory
+	 * inode -> the directory it is named in (one slot per directory) */
+	struct e4_blockset parent_of;
+	int walking;                    /* its walk: messages are ls's */
+	struct report *r;
 };
 
 /* FUSE's root is node 1; the image's is inode 2 (inode 1 is never shown). */
@@ -152,6 +160,45 @@ static int listing(struct mount *m, uint32_t ino, struct e4_dir **out)
 	return 0;
 }
 
+/* Entry i of listing d (of directory dir) names directory ino: 1 (and a
+ * message) when it is not the directory's one name, the first the walk
+ * met: in another directory, or an earlier entry of this one. */
+static int second_name(struct mount *m, uint32_t dir, const struct e4_dir *d,
+		       size_t i, uint32_t ino, const char *name)
+{
+	uint32_t first = dir;
+
+	/* a directory the walk did not reach (nested deeper than it goes)
+	 * has no other name it knows: this one */
+	switch (e4_blockset_claim(&m->parent_of, ino, dir, &first)) {
+	case -1:
+		report_error_at(m->s->report, name, ino, "out of memory");
+		return 1;
+	case 2:
+		break;
+	default: {
+		/* here first: unless an earlier entry of here names it too */
+		size_t j;
+
+		for (j = 0; j < i; j++) {
+			struct e4_entry e;
+
+			e4_dir_get(d, j, &e);
+			if (e.ino == ino)
+				break;
+		}
+		if (j == i)
+			return 0;
+		break;
+	}
+	}
+	report_error_at(m->s->report, name, ino,
+			"a second name of directory inode %" PRIu32 " (its first is in directory "
+			"inode %" PRIu32 "; ext4 directories have one parent): not shown, "
+			"as ls and extract do not enter it", ino, first);
+	return 1;
+}
+
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct mount *m = M(req);
@@ -188,6 +235,8 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 				"the entry names inode %" PRIu32 ", which is not in use", ent.ino);
 		err = EIO;
 	}
+	if (!err && E4_ISDIR(in.mode) && second_name(m, to_ino(parent), d, i, ent.ino, name))
+		err = EIO;
 	if (err) {
 		fuse_reply_err(req, err);
 		return;
@@ -629,8 +678,30 @@ static const struct fuse_lowlevel_ops ops = {
 	.fallocate = op_fallocate,
 };
 
+/* The walk that finds each directory's one name (parent_of). */
+static enum e4_walk_action walk_entry(void *arg, const struct e4_walk_node *n)
+{
+	struct mount *m = arg;
+	uint32_t other;
+
+	if (n->entry && n->parent && n->inode && E4_ISDIR(n->inode->mode) &&
+	    e4_blockset_claim(&m->parent_of, n->ino, n->parent->ino, &other) < 0)
+		return E4_WALK_STOP;
+	return E4_WALK_CONTINUE;
+}
+
+/* The library's messages: none during that walk (ls -R shows them). */
+static void mount_diag(void *arg, const struct e4_diag *d)
+{
+	struct mount *m = arg;
+
+	if (!m->walking)
+		report_diag(m->r, d);
+}
+
 static void mount_free(struct mount *m)
 {
+	e4_blockset_free(&m->parent_of);
 	for (size_t i = 0; i < DIR_CACHE; i++)
 		e4_dir_free(m->dirs[i].d);
 	for (size_t i = 0; i < FILE_CACHE; i++)
@@ -673,13 +744,25 @@ int cmd_mount(const struct options *o, struct report *r)
 		report_error(r, "mount: %s: %s", o->args[1], strerror(errno));
 		return EXIT_FATAL;
 	}
-	rc = session_open(&s, o, r, 1);
+	memset(&m, 0, sizeof(m));
+	m.r = r;
+	rc = session_open_diag(&s, o, r, 1, mount_diag, &m);
 	if (rc) {
 		free(mountpoint);
 		return rc;
 	}
-	memset(&m, 0, sizeof(m));
 	m.s = &s;
+	{
+		/* every directory's one name, before the kernel asks */
+		struct e4_walk_options wo = { 1, 0, 0 };
+		struct e4_walk_visitor v = { walk_entry, NULL, NULL, NULL };
+		struct e4_walk_stats st;
+
+		memset(&st, 0, sizeof(st));
+		m.walking = 1;
+		e4_walk(s.fs, E4_ROOT_INO, "/", &wo, &v, &m, &st);
+		m.walking = 0;
+	}
 	m.keep_locked = o->keep_locked;
 	e4_fs_get_info(s.fs, &fi);
 	m.first_ino = fi.first_ino;

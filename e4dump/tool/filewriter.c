@@ -40,8 +40,11 @@ struct filewriter {
 };
 
 struct sink {
+	struct outdir *od;
 	int fd;
 	uint64_t end;               /* where the written data ends */
+	uint64_t bytes;             /* counted against od->max_output */
+	int capped;                 /* refused by it */
 };
 
 int pwrite_all(int fd, const uint8_t *data, size_t len, uint64_t off)
@@ -64,7 +67,17 @@ static int file_sink(void *arg, uint64_t off, const uint8_t *data, size_t len)
 
 	if (off + len > s->end)
 		s->end = off + len;
-	return pwrite_all(s->fd, data, len, off);
+	switch (outdir_write(s->od, s->fd, data, len, off)) {
+	case 0:
+		break;
+	case 2:
+		s->capped = 1;
+		/* fall through */
+	default:
+		return 1;
+	}
+	s->bytes += len;
+	return 0;
 }
 
 char *ranges_text(const struct e4_lblk_range *v, size_t n, uint64_t total)
@@ -88,6 +101,27 @@ char *ranges_text(const struct e4_lblk_range *v, size_t n, uint64_t total)
 	return t;
 }
 
+void report_max_output(struct report *r, const struct outdir *od,
+		       const char *path, uint32_t ino, uint64_t size)
+{
+	report_error_at(r, path, ino, "not written: its %" PRIu64 " bytes would take the files "
+			"written past --max-output %" PRIu64 " (by default the image's size, "
+			"which a sound image's files never pass); blocks claimed more than once? "
+			"(e4dump verify: block.multiply_claimed)", size, od->max_output);
+}
+
+void report_shared_blocks(struct report *r, const struct file_job *job)
+{
+	uint64_t pblk, a, b, n = e4_file_shared_blocks(job->file, &pblk, &a, &b);
+
+	if (n)
+		report_error_at(r, job->path, job->ino, "its block map claims blocks more than once: %" PRIu64
+				" of its file blocks map a block another of them maps (block %"
+				PRIu64 " is file blocks %" PRIu64 " and %" PRIu64
+				"); ext4 maps each block once",
+				n, pblk, a, b);
+}
+
 /* The record of a job: its status, and the blocks missing; emitted. */
 static void emit_record(struct file_job *job, const char *status,
 			uint64_t bad, const char *ranges)
@@ -105,7 +139,7 @@ static void emit_record(struct file_job *job, const char *status,
 int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 		 struct e4_readbuf *rb)
 {
-	struct sink s = { job->out.fd, 0 };
+	struct sink s = { od, job->out.fd, 0, 0, 0 };
 	char hashes[MANIFEST_HASHES], *ranges = NULL;
 	const struct e4_lblk_range *bad;
 	enum e4_status es;
@@ -113,6 +147,7 @@ int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 	uint64_t unreadable;
 	int err;
 
+	report_shared_blocks(r, job);
 	errno = 0;
 	es = rb ? e4_file_stream_buf(job->file, rb, file_sink, &s) :
 		  e4_file_stream(job->file, file_sink, &s);
@@ -125,7 +160,10 @@ int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 	}
 	if (es != E4_OK) {
 		outdir_file_abort(&job->out); /* no partial files */
-		if (es == E4_STOPPED)
+		outdir_unwrite(od, s.bytes);
+		if (es == E4_STOPPED && s.capped)
+			report_max_output(r, od, job->path, job->ino, job->size);
+		else if (es == E4_STOPPED)
 			report_error_at(r, job->path, job->ino, "write failed: %s",
 				     err == ENOSPC ? "output device full" :
 				     strerror(err ? err : EIO));

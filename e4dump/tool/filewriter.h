@@ -70,6 +70,12 @@ int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 		 struct e4_readbuf *rb);
 void file_job_free(struct file_job *job);
 
+/* The error for a file refused by od->max_output (outdir.h), and the
+ * error for a file whose block map claims a block twice (when it does). */
+void report_max_output(struct report *r, const struct outdir *od,
+		       const char *path, uint32_t ino, uint64_t size);
+void report_shared_blocks(struct report *r, const struct file_job *job);
+
 /* Write all of data at off: 0, or 1 with errno. */
 int pwrite_all(int fd, const uint8_t *data, size_t len, uint64_t off);
 

@@ -4,6 +4,8 @@
 #include <string.h>
 #include <time.h>
 #include "dir.h"
+#include "escape.h"
+#include "utf8.h"
 #include "jsonout.h"
 #include "session.h"
 
@@ -11,8 +13,68 @@
 #define E4DUMP_VERSION "0"
 #endif
 
+json_object *json_name(const char *raw)
+{
+	size_t n = strlen(raw);
+	char *e = malloc(E4_ESCAPE_SIZE(n));
+	json_object *o;
+
+	if (!e)
+		return NULL;
+	e4_escape((const uint8_t *)raw, n, e, 0);
+	o = json_object_new_string(e);
+	free(e);
+	return o;
+}
+
+static int well_formed(const char *s)
+{
+	size_t n = strlen(s);
+
+	for (size_t i = 0, k; i < n; i += k)
+		if (!(k = e4_utf8_seq_len((const uint8_t *)s + i, n - i)))
+			return 0;
+	return 1;
+}
+
+/* Strings that are not UTF-8 (none should be: the image's bytes come as
+ * json_name gives them) in json_name's form, so that a line is always
+ * UTF-8. */
+void json_well_formed(json_object *o)
+{
+	size_t n;
+
+	switch (json_object_get_type(o)) {
+	case json_type_object: {
+		json_object_object_foreach(o, k, v) {
+			if (json_object_get_type(v) == json_type_string &&
+			    !well_formed(json_object_get_string(v)))
+				json_object_object_add(o, k, json_name(json_object_get_string(v)));
+			else
+				json_well_formed(v);
+		}
+		break;
+	}
+	case json_type_array:
+		n = json_object_array_length(o);
+		for (size_t i = 0; i < n; i++) {
+			json_object *v = json_object_array_get_idx(o, i);
+
+			if (json_object_get_type(v) == json_type_string &&
+			    !well_formed(json_object_get_string(v)))
+				json_object_array_put_idx(o, i, json_name(json_object_get_string(v)));
+			else
+				json_well_formed(v);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
 void json_emit(json_object *o)
 {
+	json_well_formed(o);
 	flockfile(stdout);
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 						   JSON_C_TO_STRING_NOSLASHESCAPE));

@@ -11,7 +11,18 @@
 
 struct session;
 
-/* Print o as one line and free it. */
+/* Bytes from the image (or its file name) as a JSON string: e4_escape's
+ * display form, as ls --json gives paths and names (control bytes, '\\',
+ * ill-formed UTF-8 as \\xHH), so every line is UTF-8 and the bytes come
+ * back by decoding \\xHH.  NULL when out of memory. */
+json_object *json_name(const char *raw);
+
+/* Put every string of o that is not UTF-8 in json_name's form (what
+ * json_emit does; for JSON written elsewhere, e.g. extract's sidecars). */
+void json_well_formed(json_object *o);
+
+/* Print o as one line and free it.  A string that is not UTF-8 is
+ * printed in json_name's form. */
 void json_emit(json_object *o);
 
 /* A record of type t. */

@@ -35,6 +35,44 @@ struct manifest_row {
 
 static const char *const time_names[4] = { "atime", "mtime", "ctime", "crtime" };
 
+/* Every string of DFXML: e4_escape's form (as the manifest, ls and the
+ * terminal show names: control bytes, '\\', ill-formed UTF-8 as \\xHH),
+ * already (escaped: 1) or here, and also the noncharacters U+FFFE and
+ * U+FFFF, well-formed UTF-8 that XML 1.0 does not allow, as \\xHH of their
+ * three bytes.  So the XML is always well-formed and the bytes come back
+ * by decoding \\xHH.  malloc'd, or NULL. */
+static char *xml_text(const char *s, int escaped)
+{
+	size_t n = strlen(s), o = 0;
+	char *e = malloc(E4_ESCAPE_SIZE(n)), *out;
+
+	if (!e)
+		return NULL;
+	if (escaped)
+		memcpy(e, s, n + 1);
+	else
+		e4_escape((const uint8_t *)s, n, e, 0);
+	n = strlen(e);
+	/* each 3-byte noncharacter becomes 12 bytes */
+	if (!(out = malloc(4 * n + 1))) {
+		free(e);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *u = (const uint8_t *)e + i;
+
+		if (i + 2 < n && u[0] == 0xef && u[1] == 0xbf && (u[2] == 0xbe || u[2] == 0xbf)) {
+			o += (size_t)sprintf(out + o, "\\xef\\xbf\\x%02x", u[2]);
+			i += 2;
+		} else {
+			out[o++] = e[i];
+		}
+	}
+	out[o] = 0;
+	free(e);
+	return out;
+}
+
 /* A new file, never one that exists. */
 static int create(const char *path, struct report *r, const char *opt)
 {
@@ -48,7 +86,7 @@ static int create(const char *path, struct report *r, const char *opt)
 /* DFXML's header: fiwalk's layout (dfxml, metadata, creator, source). */
 static int dfxml_start(xmlTextWriterPtr x, const char *image, int argc, char **argv)
 {
-	char *cmd = NULL;
+	char *cmd = NULL, *xcmd, *ximage;
 	size_t len = 0;
 	FILE *f = open_memstream(&cmd, &len);
 	int bad;
@@ -57,7 +95,9 @@ static int dfxml_start(xmlTextWriterPtr x, const char *image, int argc, char **a
 		fprintf(f, "%s%s", i ? " " : "", argv[i]);
 	if (!f || fclose(f))
 		return -1;
-	bad = xmlTextWriterSetIndent(x, 1) < 0 ||
+	xcmd = xml_text(cmd, 0);
+	ximage = xml_text(image, 0);
+	bad = !xcmd || !ximage || xmlTextWriterSetIndent(x, 1) < 0 ||
 	      xmlTextWriterStartDocument(x, NULL, "UTF-8", NULL) < 0 ||
 	      xmlTextWriterStartElement(x, BAD_CAST "dfxml") < 0 ||
 	      xmlTextWriterWriteAttribute(x, BAD_CAST "xmloutputversion", BAD_CAST "1.0") < 0 ||
@@ -74,12 +114,14 @@ static int dfxml_start(xmlTextWriterPtr x, const char *image, int argc, char **a
 	      xmlTextWriterWriteElement(x, BAD_CAST "program", BAD_CAST "e4dump") < 0 ||
 	      xmlTextWriterWriteElement(x, BAD_CAST "version", BAD_CAST E4DUMP_VERSION) < 0 ||
 	      xmlTextWriterStartElement(x, BAD_CAST "execution_environment") < 0 ||
-	      xmlTextWriterWriteElement(x, BAD_CAST "command_line", BAD_CAST cmd) < 0 ||
+	      xmlTextWriterWriteElement(x, BAD_CAST "command_line", BAD_CAST xcmd) < 0 ||
 	      xmlTextWriterEndElement(x) < 0 || xmlTextWriterEndElement(x) < 0 ||
 	      xmlTextWriterStartElement(x, BAD_CAST "source") < 0 ||
-	      xmlTextWriterWriteElement(x, BAD_CAST "image_filename", BAD_CAST image) < 0 ||
+	      xmlTextWriterWriteElement(x, BAD_CAST "image_filename", BAD_CAST ximage) < 0 ||
 	      xmlTextWriterEndElement(x) < 0;
 	free(cmd);
+	free(xcmd);
+	free(ximage);
 	return bad ? -1 : 0;
 }
 
@@ -258,13 +300,15 @@ static int dfxml_row(xmlTextWriterPtr x, const struct manifest_row *row,
 		     const char *hashes, const char *unreadable)
 {
 	static const char *const types[3] = { "md5", "sha1", "sha256" };
-	char num[24], digest[3][129];
+	char num[24], digest[3][129], *name;
 	int bad;
 
 	if (sscanf(hashes, "%128[^\t]\t%128[^\t]\t%128s", digest[0], digest[1], digest[2]) != 3)
 		return -1;
+	if (!(name = xml_text(row->path, 1)))
+		return -1;
 	bad = xmlTextWriterStartElement(x, BAD_CAST "fileobject") < 0 ||
-	      xmlTextWriterWriteElement(x, BAD_CAST "filename", BAD_CAST row->path) < 0 ||
+	      xmlTextWriterWriteElement(x, BAD_CAST "filename", BAD_CAST name) < 0 ||
 	      xmlTextWriterWriteElement(x, BAD_CAST "name_type", BAD_CAST "r") < 0;
 	snprintf(num, sizeof(num), "%" PRIu64, row->size);
 	bad = bad || xmlTextWriterWriteElement(x, BAD_CAST "filesize", BAD_CAST num) < 0;
@@ -288,6 +332,7 @@ static int dfxml_row(xmlTextWriterPtr x, const struct manifest_row *row,
 	if (!bad && unreadable)
 		bad = xmlTextWriterWriteElement(x, BAD_CAST "e4dump:unreadable_blocks",
 						BAD_CAST unreadable) < 0;
+	free(name);
 	return bad || xmlTextWriterEndElement(x) < 0 ? -1 : 0;
 }
 

@@ -64,6 +64,9 @@ static const struct opt_def defs[] = {
 	  "refuse directories of more entries (default 4194304)" },
 	{ OPT_MAX_DEPTH, 0, "max-depth", "N",
 	  "do not enter directories nested deeper (default 8192)" },
+	{ OPT_MAX_OUTPUT, 0, "max-output", "BYTES",
+	  "write at most BYTES of file data in all (default: the\n"
+	  "                      image's size; 0: no limit)" },
 	{ OPT_THREADS, 0, "threads", "N",
 	  "threads reading the image (default: 2 where the image\n"
 	  "                      allows it; 1: none besides the main one)" },
@@ -178,6 +181,15 @@ static int apply(struct options *o, const struct opt_def *d, const char *arg,
 			return -1;
 		}
 		o->by_offset = 1;
+		break;
+	case OPT_MAX_OUTPUT:
+		if (*arg < '0' || *arg > '9' || offset(arg, &o->max_output) ||
+		    strchr(arg, 's')) {
+			report_error(r, "%s: --max-output: \"%s\" is not a number of bytes",
+				     name, arg);
+			return -1;
+		}
+		o->max_output_set = 1;
 		break;
 	case OPT_COUNT:
 		break;

@@ -14,7 +14,7 @@ enum opt_id {
 	OPT_KEEP_SETID, OPT_JSON, OPT_SEED, OPT_CHECK, OPT_MAX_ENTRIES,
 	OPT_MAX_DEPTH,
 	OPT_THREADS, OPT_PARTITION, OPT_OFFSET, OPT_FULL_TIME, OPT_MANIFEST, OPT_QUIET,
-	OPT_DFXML, OPT_KEEP_LOCKED, OPT_FOREGROUND, OPT_MOUNT_OPTIONS,
+	OPT_DFXML, OPT_KEEP_LOCKED, OPT_FOREGROUND, OPT_MOUNT_OPTIONS, OPT_MAX_OUTPUT,
 	OPT_COUNT
 };
 
@@ -49,6 +49,8 @@ struct options {
 	unsigned long partition;  /* --partition N (0: none) */
 	int by_offset;            /* --offset given */
 	unsigned long long offset; /* --offset, in bytes */
+	int max_output_set;       /* extract --max-output given */
+	unsigned long long max_output; /* its bytes (0: no limit) */
 	int foreground;           /* mount -f */
 	const char **mount_options; /* mount -o OPTS (each as given) */
 	size_t n_mount_options;

@@ -193,6 +193,42 @@ int outdir_file_commit(struct outdir *o, struct out_file *f)
 	return 0;
 }
 
+int outdir_write(struct outdir *o, int fd, const void *data, size_t len,
+		 uint64_t off)
+{
+	const uint8_t *p = data;
+
+	if (o->max_output) {
+		uint64_t now = __atomic_add_fetch(&o->written, (uint64_t)len,
+						  __ATOMIC_RELAXED);
+
+		if (now > o->max_output || now < len) {
+			__atomic_sub_fetch(&o->written, (uint64_t)len, __ATOMIC_RELAXED);
+			errno = EFBIG;
+			return 2;
+		}
+	}
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n <= 0) {
+			if (!n)
+				errno = EIO;
+			return 1;
+		}
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+void outdir_unwrite(struct outdir *o, uint64_t bytes)
+{
+	if (o->max_output)
+		__atomic_sub_fetch(&o->written, bytes, __ATOMIC_RELAXED);
+}
+
 void outdir_file_abort(struct out_file *f)
 {
 	int err = errno;

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <errno.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Longest escaped name plus NUL. */
@@ -18,7 +19,21 @@ struct outdir {
 	int guard;            /* never replace the file (dev, ino) below: */
 	dev_t image_dev;      /* the image being read */
 	ino_t image_ino;
+	/* The bytes of data the files written may hold together (holes not
+	 * counted; a file removed again gives its bytes back): 0, no limit.
+	 * A sound image's files hold at most its size; more means blocks
+	 * claimed more than once (e4dump verify: block.multiply_claimed). */
+	uint64_t max_output;
+	uint64_t written;     /* counted so far (atomic: writer threads) */
 };
+
+/* Write all of data at off in fd, a file of this output, counting it
+ * against max_output: 0; 1 with errno when a write fails; 2 when it would
+ * pass the limit (nothing is written then; errno EFBIG). */
+int outdir_write(struct outdir *o, int fd, const void *data, size_t len,
+		 uint64_t off);
+/* Give back bytes counted by outdir_write (of a file removed again). */
+void outdir_unwrite(struct outdir *o, uint64_t bytes);
 
 /* errno of an operation refused because it would replace the image. */
 #define OUTDIR_EIMAGE EPERM

@@ -51,6 +51,8 @@
 	  "a file larger than ext4 allows, a directory size not a multiple of the block size") \
 	X(INODE_BLOCK_MAP, "inode.block_map",                                  \
 	  "an extent tree or block map invalid, or sharing a block with another inode") \
+	X(BLOCK_MULTIPLY_CLAIMED, "block.multiply_claimed",                    \
+	  "a data block claimed twice: by one file, two inodes, or a file and metadata") \
 	X(FILE_BLOCKS_PAST_EOF, "file.blocks_past_eof",                        \
 	  "initialized blocks wholly past i_size")                             \
 	X(SYMLINK_HEADER, "symlink.header",                                    \

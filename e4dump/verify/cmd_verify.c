@@ -19,6 +19,9 @@ static void verify_diag(void *arg, const struct e4_diag *d)
 	struct vref at = { v->cur ? v->cur : v->root, slash && slash[1] ? slash + 1 : NULL };
 	const struct vref *where = d->path ? &at : NULL;
 
+	if (v->mute_maps == 2 || (v->mute_maps && (d->problem == E4_P_DIR_BLOCK ||
+			     d->problem == E4_P_BLOCK_MAP || d->problem == E4_P_INODE_SIZE)))
+		return;
 	switch (d->problem) {
 	case E4_P_DIR_BLOCK:
 		vfind(v, CHECK_DIR_CORRUPT, d->ino, where,
@@ -85,8 +88,9 @@ int cmd_verify(const struct options *o, struct report *r)
 	if (rc)
 		return rc;
 	v.fs = s.fs;
+	e4_fs_get_info(s.fs, &v.info);
 	v.keys = s.keys;
-	v.ninodes = s.fs->info.inodes_count;
+	v.ninodes = v.info.inodes_count;
 	v.root = pnode_new(NULL, "", 0);
 	if (!v.root) {
 		rc = EXIT_FATAL;
@@ -95,9 +99,11 @@ int cmd_verify(const struct options *o, struct report *r)
 	v.format = e4_fs_name_format(s.fs);
 	/* the inode pass first: its findings get the paths the walk finds */
 	if (verify_inodes(&v)) {
+		claims_finish(&v);
 		rc = EXIT_FATAL;
 		goto out;
 	}
+	claims_finish(&v);
 	/* about one entry per inode in use */
 	progress_start(&v.progress, !o->quiet, "verifying", v.inodes);
 	verify_tree(&v);

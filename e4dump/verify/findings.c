@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
+#include "jsonout.h"
 #include "verify.h"
 
 const struct check_def check_defs[CHECK_COUNT] = {
@@ -247,6 +248,7 @@ static void drop_repeats(struct verify *v)
 
 static void print_json(json_object *o)
 {
+	json_well_formed(o);
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 						   JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);

@@ -236,7 +236,7 @@ void verify_htree(struct verify *v, const struct e4_inode *dir,
 	h.v = v;
 	h.dir = dir->ino;
 	h.at = at;
-	h.bs = v->fs->info.block_size;
+	h.bs = v->info.block_size;
 	h.nblocks = dir->size / h.bs;
 	h.f2015 = dir->encrypted && v->format == E4_FORMAT_2015;
 	h.seed = sb->s_hash_seed;

@@ -181,7 +181,7 @@ static void check_symlink_padding(struct verify *v, uint32_t ino,
 				  const struct e4_context *ctx, size_t ct_len,
 				  long target_len)
 {
-	size_t cap = v->fs->info.block_size - 3, pad = e4_context_name_padding(ctx);
+	size_t cap = v->info.block_size - 3, pad = e4_context_name_padding(ctx);
 	size_t want;
 
 	if (target_len < 0) {
@@ -207,7 +207,7 @@ static void check_symlink_padding(struct verify *v, uint32_t ino,
 static void check_symlink(struct verify *v, const struct e4_inode *in)
 {
 	struct ext2_inode_large raw;
-	unsigned int bs = v->fs->info.block_size;
+	unsigned int bs = v->info.block_size;
 	uint64_t size = in->size, meta;
 	uint8_t *blob = NULL, *plain = NULL;
 	size_t bsize, len, n;
@@ -271,7 +271,7 @@ static void check_symlink(struct verify *v, const struct e4_inode *in)
 
 static void check_inode(struct verify *v, const struct e4_inode *in)
 {
-	unsigned int bs = v->fs->info.block_size;
+	unsigned int bs = v->info.block_size;
 
 	if (in->flags & E4_INODE_INLINE_DATA_FL)
 		return;
@@ -363,6 +363,7 @@ static int scan_inode(void *arg, const struct e4_inode *in)
 	v->inodes++;
 	note_kind(v, in);
 	check_inode(v, in);
+	claims_inode(v, in);
 	return v->nomem ? 1 : 0;
 }
 

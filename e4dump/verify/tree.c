@@ -47,7 +47,7 @@ static void check_casefold_hashes(struct verify *v, const struct e4_dir *d,
 		if (!have_key || !e.plain || !(e.state == E4_NAME_DECRYPTED ||
 					       e.problem == E4_NAME_UNTRUSTED))
 			continue;
-		if (e.plain_len && v->fs->info.casefold_feature && !enc)
+		if (e.plain_len && v->info.casefold_feature && !enc)
 			break; /* libext2fs' casefolding unusable: cannot judge */
 		if (!e4_casefold_dirhash(enc, key, e.plain, e.plain_len, &h, &m) &&
 		    (h != e.hash || m != e.minor_hash) &&

@@ -8,7 +8,7 @@
 #include "blockset.h"
 #include "checks.h"
 #include "dir.h"
-#include "fs_private.h"
+#include "fs_ext2.h"
 #include "progress.h"
 #include "report.h"
 
@@ -49,6 +49,7 @@ struct path_of {
 
 struct verify {
 	struct e4_fs *fs;
+	struct e4_fs_info info;     /* e4_fs_get_info */
 	const struct e4_keystore *keys;
 	struct report *r;
 	int json;
@@ -65,6 +66,9 @@ struct verify {
 	uint8_t **kinds;
 	size_t nkind_groups;
 	int nomem;
+	struct claims *claims;      /* blocks claimed (claims.c) */
+	int mute_maps;              /* 1: drop block map problems (reported
+				     * elsewhere); 2: drop every problem */
 	struct progress progress;   /* entries walked, on a terminal */
 };
 
@@ -111,6 +115,10 @@ void verify_htree(struct verify *v, const struct e4_inode *dir,
 		  const struct vref *at);
 /* Every in-use inode: contexts, nonces, sizes, blocks, symlink headers. */
 int verify_inodes(struct verify *v);
+/* Blocks claimed more than once (claims.c): each in-use inode of the
+ * scan, then (after the scan) the findings, and the memory freed. */
+void claims_inode(struct verify *v, const struct e4_inode *in);
+void claims_finish(struct verify *v);
 /* After verify_inodes: 1 when the scan saw ino in use and not a
  * directory; the entry of the index for ino, or NULL. */
 int verify_known_file(struct verify *v, uint32_t ino);

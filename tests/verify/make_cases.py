@@ -278,6 +278,15 @@ def inode_block_map(img):
     edit(img.path, f"set_inode_field <{ino}> block[0] 0x1f30b")
 
 
+def block_multiply_claimed(img):
+    # /secret/hello.txt's first extent (i_block[5]: ee_start_lo) moved onto
+    # the first block of /secret/sub/nested file.bin: two files, one block
+    a, b = img.ino('/secret/hello.txt'), img.ino('/secret/sub/nested file.bin')
+    pblk = img.block_map(b)[0].pblk
+    assert len(img.block_map(a)) == 1 and pblk < 1 << 32
+    edit(img.path, f"set_inode_field <{a}> block[5] {pblk}")
+
+
 def tree_cycle(img):
     img.set_dirent(img.dirent("/secret/sub", "up"), ino=img.ino("/secret"))
 

@@ -71,6 +71,8 @@ struct walk_arg {
 	struct emit *em;
 	uint32_t ino;
 	uint32_t shared_with;   /* a tree block that another inode has */
+	e4_tree_block_fn tree;
+	void *tree_arg;
 };
 
 static enum e4_status read_block(void *arg, uint64_t pblk, uint8_t *buf)
@@ -78,6 +80,8 @@ static enum e4_status read_block(void *arg, uint64_t pblk, uint8_t *buf)
 	struct walk_arg *w = arg;
 	enum e4_status st = e4_claim_block(w->fs, pblk, w->ino, &w->shared_with);
 
+	if (st == E4_OK && w->tree)
+		w->tree(w->tree_arg, pblk);
 	return st != E4_OK ? st : e4_read_blocks(w->fs, pblk, 1, buf);
 }
 
@@ -92,9 +96,16 @@ enum e4_status e4_inode_map(struct e4_fs *fs, const struct e4_inode *in,
 			    const char *path, uint64_t lblk_end, e4_run_fn fn,
 			    void *arg)
 {
+	return e4_inode_map_tree(fs, in, path, lblk_end, fn, NULL, arg);
+}
+
+enum e4_status e4_inode_map_tree(struct e4_fs *fs, const struct e4_inode *in,
+				 const char *path, uint64_t lblk_end,
+				 e4_run_fn fn, e4_tree_block_fn tree, void *arg)
+{
 	struct ext2_inode_large raw;
 	struct emit em;
-	struct walk_arg w = { fs, &em, in->ino, 0 };
+	struct walk_arg w = { fs, &em, in->ino, 0, tree, arg };
 	const char *why = NULL;
 	uint64_t bad = 0;
 	enum e4_status st;

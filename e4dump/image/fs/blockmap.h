@@ -28,6 +28,13 @@ enum e4_status e4_inode_map(struct e4_fs *fs, const struct e4_inode *in,
 			    const char *path, uint64_t lblk_end, e4_run_fn fn,
 			    void *arg);
 
+/* e4_inode_map, also passing each extent tree or indirect block read
+ * (once, after the inode has claimed it) to tree(arg, pblk). */
+typedef void (*e4_tree_block_fn)(void *arg, uint64_t pblk);
+enum e4_status e4_inode_map_tree(struct e4_fs *fs, const struct e4_inode *in,
+				 const char *path, uint64_t lblk_end,
+				 e4_run_fn fn, e4_tree_block_fn tree, void *arg);
+
 /* The initialized runs (unwritten ones are holes) below lblk_end, as one
  * malloc'd array (*runs, *n; NULL and 0 for none).  Errors as
  * e4_inode_map (reported); E4_NOMEM when the array cannot grow. */

@@ -97,6 +97,14 @@ enum e4_status e4_claim_block(struct e4_fs *fs, uint64_t pblk, uint32_t ino,
 	}
 }
 
+uint64_t e4_fs_image_size(const struct e4_fs *fs)
+{
+	uint64_t bs = fs->info.block_size, n = fs->info.blocks_count;
+	uint64_t size = n > UINT64_MAX / bs ? UINT64_MAX : n * bs;
+
+	return size < fs->src->size ? size : fs->src->size;
+}
+
 int e4_fs_concurrent_reads(const struct e4_fs *fs)
 {
 	return fs->src->concurrent;

@@ -115,6 +115,11 @@ struct e4_fs_info {
 };
 void e4_fs_get_info(const struct e4_fs *fs, struct e4_fs_info *out);
 
+/* The bytes of the filesystem its source holds: s_blocks_count x block
+ * size, or the source's (volume's) size when smaller.  What the files of
+ * a sound filesystem can hold at most. */
+uint64_t e4_fs_image_size(const struct e4_fs *fs);
+
 /* Whether the image's source may be read from several threads at once
  * (a file or block device: yes), so that file handles (file.h) may be
  * read in other threads than the filesystem's. */

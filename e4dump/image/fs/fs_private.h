@@ -9,6 +9,7 @@
 #include "blockset.h"
 #include "extent.h"
 #include "fs.h"
+#include "fs_ext2.h"
 #include "inode.h"
 
 /* A policy met, and what opens it. */
@@ -95,13 +96,6 @@ void e4_report_p(struct e4_fs *fs, enum e4_diag_level level,
 #define e4_report(fs, level, status, ino, path, ...) \
 	e4_report_p(fs, level, status, E4_P_OTHER, ino, path, __VA_ARGS__)
 
-/* The on-disk inode as libext2fs' structure. */
-void e4_inode_ext2(const struct e4_inode *in, struct ext2_inode_large *out);
-
-/* Read count blocks at pblk (inside the filesystem).  E4_CORRUPT for a
- * block outside it, E4_IO on a read error; nothing reported. */
-enum e4_status e4_read_blocks(struct e4_fs *fs, uint64_t pblk, uint64_t count,
-			      void *buf);
 
 /* Decode and check an inode libext2fs read (e4_inode_read's rules). */
 enum e4_status e4_inode_decode(struct e4_fs *fs, uint32_t ino,
@@ -208,13 +202,6 @@ enum e4_status e4_claim_block(struct e4_fs *fs, uint64_t pblk, uint32_t ino,
 
 /* The first index of sorted v[0..n-1] whose value is >= x (n: none). */
 size_t e4_u64_lower_bound(const uint64_t *v, size_t n, uint64_t x);
-
-/* The libext2fs handle (read-only), for the tool's verify. */
-ext2_filsys e4_fs_ext2(struct e4_fs *fs);
-
-/* libext2fs' casefolding table, when the feature is on and its folding
- * passed a self-check; NULL otherwise. */
-const struct ext2fs_nls_table *e4_fs_casefold_table(struct e4_fs *fs);
 
 /* Does this directory store a hash pair in its entries (casefolded and
  * encrypted)? */

@@ -593,3 +593,56 @@ enum e4_status e4_file_pread(struct e4_file *f, uint64_t off, void *buf,
 	st = own_readbuf(f);
 	return st != E4_OK ? st : e4_file_pread_buf(f, f->rb, off, buf, len, got);
 }
+
+static int cmp_run_pblk(const void *a, const void *b)
+{
+	const struct e4_run *x = a, *y = b;
+
+	if (x->pblk != y->pblk)
+		return x->pblk < y->pblk ? -1 : 1;
+	return (x->lblk > y->lblk) - (x->lblk < y->lblk);
+}
+
+uint64_t e4_file_shared_blocks(const struct e4_file *f, uint64_t *pblk,
+			       uint64_t *lblk_first, uint64_t *lblk_again)
+{
+	struct e4_run *v, reach = { 0, 0, 0, 0 };
+	uint64_t shared = 0;
+
+	*pblk = *lblk_first = *lblk_again = 0;
+	if (f->nruns < 2)
+		return 0;
+	if (!(v = malloc(f->nruns * sizeof(*v))))
+		return 0;
+	memcpy(v, f->runs, f->nruns * sizeof(*v));
+	qsort(v, f->nruns, sizeof(*v), cmp_run_pblk);
+	/* reach: the run (so far) that ends highest; a run starting below
+	 * its end overlaps it */
+	reach = v[0];
+	for (size_t i = 1; i < f->nruns; i++) {
+		uint64_t end = reach.pblk + reach.len;
+
+		if (v[i].pblk < end) {
+			uint64_t over = end - v[i].pblk;
+
+			if (over > v[i].len)
+				over = v[i].len;
+			if (!shared) {
+				*pblk = v[i].pblk;
+				*lblk_first = reach.lblk + (v[i].pblk - reach.pblk);
+				*lblk_again = v[i].lblk;
+				if (*lblk_first > *lblk_again) {
+					uint64_t t = *lblk_first;
+
+					*lblk_first = *lblk_again;
+					*lblk_again = t;
+				}
+			}
+			shared += over;
+		}
+		if (v[i].pblk + v[i].len > end)
+			reach = v[i];
+	}
+	free(v);
+	return shared;
+}

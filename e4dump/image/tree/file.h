@@ -67,6 +67,14 @@ struct e4_lblk_range {
 	uint64_t len;
 };
 
+/* Blocks the file's map claims more than once (ext4 maps each block
+ * once: e2fsck's multiply-claimed blocks inside one file): how many file
+ * blocks map a block that an earlier file block maps too (0: none), and
+ * for the first such pair the block (*pblk) and the two file blocks.
+ * Over the runs the handle holds; reads nothing, O(runs log runs). */
+uint64_t e4_file_shared_blocks(const struct e4_file *f, uint64_t *pblk,
+			       uint64_t *lblk_first, uint64_t *lblk_again);
+
 /* The file blocks this handle could not read so far (keep-going mode):
  * returns how many; *ranges (*n of them, merged when read in order) lists
  * them, the first 1024 ranges only. */
