@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <libewf.h>
-#include "container.h"
+#include "readers.h"
+#include "libyal.h"
 
 /* libewf's reason for err (then freed): the first line of its
  * backtrace, the innermost. */

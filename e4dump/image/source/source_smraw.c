@@ -5,7 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <libsmraw.h>
-#include "container.h"
+#include "readers.h"
+#include "libyal.h"
 
 static void smraw_why(libsmraw_error_t *err, char *why, size_t whylen)
 {

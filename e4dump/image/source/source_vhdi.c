@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <libvhdi.h>
-#include "container.h"
+#include "readers.h"
+#include "libyal.h"
 
 /* libvhdi's reason for err (then freed), as ewf_why. */
 static void vhdi_why(libvhdi_error_t *err, char *why, size_t whylen)

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <libvmdk.h>
-#include "container.h"
+#include "readers.h"
+#include "libyal.h"
 
 /* libvmdk's reason for err (then freed), as ewf_why. */
 static void vmdk_why(libvmdk_error_t *err, char *why, size_t whylen)
