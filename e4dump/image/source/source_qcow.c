@@ -7,8 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#define LIBQCOW_HAVE_BFIO
 #include <libqcow.h>
-#include "container.h"
+#include "readers.h"
+#include "libyal.h"
 
 /* libqcow's reason for err (then freed), as ewf_why. */
 static void qcow_why(libqcow_error_t *err, char *why, size_t whylen)
@@ -22,10 +24,17 @@ static void qcow_why(libqcow_error_t *err, char *why, size_t whylen)
 	e4_container_why(text, why, whylen);
 }
 
+/* A library handle and the guarded file it reads (libyal.h). */
+struct qcow {
+	libqcow_file_t *f;
+	libbfio_handle_t *io;
+};
+
 static ssize_t qcow_read_at(void *h, void *buf, size_t len, uint64_t off)
 {
+	struct qcow *q = h;
 	libqcow_error_t *err = NULL;
-	ssize_t n = libqcow_file_read_buffer_at_offset(h, buf, len, (off64_t)off, &err);
+	ssize_t n = libqcow_file_read_buffer_at_offset(q->f, buf, len, (off64_t)off, &err);
 
 	libqcow_error_free(&err);
 	return n;
@@ -33,33 +42,53 @@ static ssize_t qcow_read_at(void *h, void *buf, size_t len, uint64_t off)
 
 static void qcow_close(void *h)
 {
-	libqcow_file_t *f = h;
+	struct qcow *q = h;
 
-	libqcow_file_close(f, NULL);
-	libqcow_file_free(&f, NULL);
+	if (q->f) {
+		libqcow_file_close(q->f, NULL);
+		libqcow_file_free(&q->f, NULL);
+	}
+	libbfio_handle_free(&q->io, NULL);
+	free(q);
 }
 
-/* An open file, or NULL with err. */
-static libqcow_file_t *qcow_open_file(const char *path, libqcow_error_t **err)
+/* An open file, or NULL with why. */
+static struct qcow *qcow_open_file(const char *path, char *why, size_t whylen)
 {
-	libqcow_file_t *f = NULL;
+	libqcow_error_t *err = NULL;
+	struct qcow *q = calloc(1, sizeof(*q));
 
-	if (libqcow_file_initialize(&f, err) != 1)
-		return NULL;
-	if (libqcow_file_open(f, path, LIBQCOW_OPEN_READ, err) != 1) {
-		libqcow_file_free(&f, NULL);
+	if (!q) {
+		snprintf(why, whylen, "out of memory");
 		return NULL;
 	}
-	return f;
+	if (!(q->io = e4_bfio_open(path, 1, why, whylen))) {
+		free(q);
+		return NULL;
+	}
+	if (libqcow_file_initialize(&q->f, &err) != 1 ||
+	    libqcow_file_open_file_io_handle(q->f, q->io, LIBQCOW_OPEN_READ, &err) != 1) {
+		const char *r = e4_bfio_refused(q->io);
+
+		if (r) {
+			snprintf(why, whylen, "%s", r);
+			libqcow_error_free(&err);
+		} else {
+			qcow_why(err, why, whylen);
+		}
+		if (q->f)
+			libqcow_file_free(&q->f, NULL);
+		qcow_close(q);
+		return NULL;
+	}
+	return q;
 }
 
 static void *qcow_reopen(void *path)
 {
-	libqcow_error_t *err = NULL;
-	libqcow_file_t *f = qcow_open_file(path, &err);
+	char why[400];
 
-	libqcow_error_free(&err);
-	return f;
+	return qcow_open_file(path, why, sizeof(why));
 }
 
 static const struct e4_handle_ops qcow_ops = { qcow_read_at, qcow_close,
@@ -94,59 +123,68 @@ static uint32_t be32(const uint8_t *p)
 #define QCOW_OFFSET_MASK 0x00fffffffffffe00ULL
 #define QCOW_COMPRESSED (1ULL << 62)
 
-/* libqcow (Debian's 20221124) copies a whole cluster from a file that
- * ends inside it: an L2 table or uncompressed data cluster the file cuts
- * short overflows its buffer (found by fuzz_image).  qemu never writes
- * one; only a file whose size is not a multiple of the cluster size can
- * hold one (a compressed image is such a file: its compressed clusters
- * are byte ranges, not checked).  0 when there is none, -1 with why.
- * Each L2 table is read once (a bitmap of those checked), so the work is
- * bounded by the file's size. */
-static int qcow_check_tail(const char *path, char *why, size_t whylen)
+/* The tables, checked before libqcow reads them.  libqcow 20201213
+ * copies a whole cluster from a file that ends inside it: an L2 table or
+ * data cluster the file cuts short overflowed its buffer or showed the
+ * process's heap as the cluster's bytes.  Every read libqcow makes now
+ * goes through a guarded handle that refuses reads past the end
+ * (libyal.h), so such an image fails on the read; this check says so at
+ * open, naming the entry, for every table the reads of the volume go
+ * through: the L1 table, every L2 table (at a cluster boundary, whole
+ * inside the file), every data cluster (the same) and every compressed
+ * cluster's byte range (qcow2.txt: "Compressed Clusters Descriptor").
+ * Host offsets are only 512-aligned in the entry, so a file whose size is
+ * a multiple of the cluster size is checked too.  Version 1 is left to the
+ * guard.  0 when all are inside, -1 with why.  Each L2 table is read
+ * once (a bitmap by cluster), so the work is bounded by the file's size. */
+static int qcow_check_tables(const char *path, char *why, size_t whylen)
 {
-	uint8_t h[48], e[8], *l2 = NULL, *seen = NULL;
-	uint64_t size, cs, l1_off, l1_n, nclusters;
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	uint8_t h[48], *l1 = NULL, *l2 = NULL, *seen = NULL;
+	uint64_t size = 0, cs, l1_off, l1_n, nclusters;
+	int fd = e4_evidence_fd(path, 1, &size), rc = 0;
 	uint32_t bits;
 
-	if (fd < 0 || fstat(fd, &st) || pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
+	if (fd < 0 || pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
 		if (fd >= 0)
 			close(fd);
 		return 0; /* libqcow says why */
 	}
-	size = (uint64_t)st.st_size;
 	bits = be32(h + 20);
 	if (be32(h) != 0x514649fbu || be32(h + 4) < 2 || bits < 9 || bits > 21)
 		goto out; /* version 1, or not one libqcow opens */
 	cs = (uint64_t)1 << bits;
-	if (size % cs == 0)
-		goto out;
 	l1_off = be64(h + 40);
 	l1_n = be32(h + 36);
-	if (l1_off >= size)
+	if (!l1_n)
 		goto out;
-	if (l1_n > (size - l1_off) / 8)
-		l1_n = (size - l1_off) / 8;
+	if (l1_off > size || l1_n > (size - l1_off) / 8) {
+		snprintf(why, whylen, "the L1 table (%llu entries at byte %llu) runs past the end of the file (%llu bytes): not read",
+			 (unsigned long long)l1_n, (unsigned long long)l1_off,
+			 (unsigned long long)size);
+		rc = -1;
+		goto out;
+	}
 	nclusters = size / cs + 1;
+	l1 = malloc(l1_n * 8);
 	l2 = malloc(cs);
 	seen = calloc(nclusters / 8 + 1, 1);
-	if (!l2 || !seen) {
+	if (!l1 || !l2 || !seen) {
 		snprintf(why, whylen, "out of memory");
 		rc = -1;
 		goto out;
 	}
+	if (pread(fd, l1, l1_n * 8, (off_t)l1_off) != (ssize_t)(l1_n * 8))
+		goto out; /* the guard refuses it too */
 	for (uint64_t i = 0; i < l1_n && !rc; i++) {
-		uint64_t l2_off, c;
+		uint64_t l2_off = be64(l1 + 8 * i) & QCOW_OFFSET_MASK, c;
 
-		if (pread(fd, e, 8, (off_t)(l1_off + 8 * i)) != 8)
-			break;
-		l2_off = be64(e) & QCOW_OFFSET_MASK;
 		if (!l2_off)
 			continue;
-		if (l2_off > size || cs > size - l2_off) {
-			snprintf(why, whylen, "an L2 table at byte %llu runs past the end of the file: not read (libqcow would read past its buffer)",
-				 (unsigned long long)l2_off);
+		if (l2_off % cs || l2_off > size || cs > size - l2_off) {
+			snprintf(why, whylen, "L1 entry %llu: its L2 table at byte %llu %s the end of the file (%llu bytes; clusters of %llu bytes): not read",
+				 (unsigned long long)i, (unsigned long long)l2_off,
+				 l2_off % cs ? "is not at a cluster boundary, before" : "runs past",
+				 (unsigned long long)size, (unsigned long long)cs);
 			rc = -1;
 			break;
 		}
@@ -157,22 +195,48 @@ static int qcow_check_tail(const char *path, char *why, size_t whylen)
 		if (pread(fd, l2, cs, (off_t)l2_off) != (ssize_t)cs)
 			break;
 		for (uint64_t j = 0; j < cs / 8; j++) {
-			uint64_t v = be64(l2 + 8 * j), off = v & QCOW_OFFSET_MASK;
+			uint64_t v = be64(l2 + 8 * j), off, len;
+			const char *what;
 
-			if ((v & QCOW_COMPRESSED) || !off)
+			if (v & QCOW_COMPRESSED) {
+				/* x = 62 - (cluster_bits - 8) offset bits, then
+				 * the count of 512-byte sectors less one */
+				unsigned int x = 62 - (bits - 8);
+
+				off = v & ((1ULL << x) - 1);
+				len = (((v >> x) & ((1ULL << (bits - 8)) - 1)) + 1) * 512 -
+				      (off & 511);
+				what = "compressed cluster";
+			} else {
+				off = v & QCOW_OFFSET_MASK;
+				len = cs;
+				what = "data cluster";
+				if (off % cs) {
+					snprintf(why, whylen, "L2 table at byte %llu, entry %llu: its data cluster at byte %llu is not at a cluster boundary (clusters of %llu bytes): not read",
+						 (unsigned long long)l2_off, (unsigned long long)j,
+						 (unsigned long long)off, (unsigned long long)cs);
+					rc = -1;
+					break;
+				}
+			}
+			if (!off)
 				continue;
-			if (off > size || cs > size - off) {
-				snprintf(why, whylen, "a data cluster at byte %llu runs past the end of the file: not read (libqcow would read past its buffer)",
-					 (unsigned long long)off);
+			if (off > size || len > size - off) {
+				snprintf(why, whylen, "L2 table at byte %llu, entry %llu: a %s at byte %llu runs past the end of the file (%llu bytes): not read",
+					 (unsigned long long)l2_off, (unsigned long long)j,
+					 what, (unsigned long long)off,
+					 (unsigned long long)size);
 				rc = -1;
 				break;
 			}
 		}
 	}
 out:
+	free(l1);
 	free(l2);
 	free(seen);
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return rc;
 }
 
@@ -180,31 +244,31 @@ enum e4_status e4_source_open_qcow(const char *path, struct e4_source **out,
 				   char *why, size_t whylen)
 {
 	libqcow_error_t *err = NULL;
-	libqcow_file_t *f;
+	struct qcow *q;
 	size64_t size = 0;
 	int differential = 0;
 	char *ctx;
 
 	*out = NULL;
-	if (qcow_check_tail(path, why, whylen))
+	if (qcow_check_tables(path, why, whylen))
 		return E4_CORRUPT;
-	f = qcow_open_file(path, &err);
-	if (!f || libqcow_file_get_media_size(f, &size, &err) != 1 ||
-	    (differential = has_backing_file(f, &err)) != 0) {
+	if (!(q = qcow_open_file(path, why, whylen)))
+		return E4_IO;
+	if (libqcow_file_get_media_size(q->f, &size, &err) != 1 ||
+	    (differential = has_backing_file(q->f, &err)) != 0) {
 		if (differential == 1)
 			/* its unallocated clusters are the backing file's:
 			 * read alone, they would be zeros */
 			snprintf(why, whylen, "a differential image (it has a backing file): not supported; convert it with qemu-img convert first");
 		else
 			qcow_why(err, why, whylen);
-		if (f)
-			qcow_close(f);
+		qcow_close(q);
 		return E4_IO;
 	}
 	if (!(ctx = strdup(path))) {
-		qcow_close(f);
+		qcow_close(q);
 		snprintf(why, whylen, "out of memory");
 		return E4_NOMEM;
 	}
-	return e4_source_handles(&qcow_ops, ctx, f, (uint64_t)size, path, "QCOW", out);
+	return e4_source_handles(&qcow_ops, ctx, q, (uint64_t)size, path, "QCOW", out);
 }
