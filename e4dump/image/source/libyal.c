@@ -27,8 +27,9 @@ void e4_container_why(const char *text, char *why, size_t whylen)
 		snprintf(why, whylen, "%.*s", (int)n, text);
 }
 
-int e4_evidence_open(const char *path, int follow, uint64_t *size,
-		     char *why, size_t whylen)
+/* e4_evidence_open with the file named as who in why. */
+static int evidence_open(const char *path, const char *who, int follow,
+			 uint64_t *size, char *why, size_t whylen)
 {
 	int fd = e4_evidence_fd(path, follow, size), err = errno;
 	struct stat st;
@@ -38,20 +39,28 @@ int e4_evidence_open(const char *path, int follow, uint64_t *size,
 	if (!follow && (err == ELOOP || err == EMLINK) && !lstat(path, &st) &&
 	    S_ISLNK(st.st_mode))
 		snprintf(why, whylen, "%s: a symbolic link: not read as a member of the evidence (it could be any file on this machine; give the files themselves)",
-			 path);
+			 who);
 	else if (err == EINVAL)
 		snprintf(why, whylen, "%s: not a regular file or block device: not evidence",
-			 path);
+			 who);
 	else
-		snprintf(why, whylen, "%s: %s", path, strerror(err));
+		snprintf(why, whylen, "%s: %s", who, strerror(err));
 	errno = err;
 	return -1;
+}
+
+int e4_evidence_open(const char *path, const char *who, int follow,
+		     uint64_t *size, char *why, size_t whylen)
+{
+	return evidence_open(path, who ? who : path, follow, size, why, whylen);
 }
 
 /* The io_handle of a guarded libbfio handle. */
 struct guard {
 	char *path;
+	char *who;         /* the path, or "segment N (path)" */
 	int follow;
+	int short_reads;   /* E4_BFIO_SHORT */
 	int fd;            /* -1 while closed */
 	uint64_t size;     /* as first opened; a reopen must find the same */
 	int sized;
@@ -68,17 +77,20 @@ static int guard_free(intptr_t **io, libbfio_error_t **error)
 		if (g->fd >= 0)
 			close(g->fd);
 		free(g->path);
+		free(g->who);
 		free(g);
 	}
 	*io = NULL;
 	return 1;
 }
 
-static struct guard *guard_new(const char *path, int follow)
+static struct guard *guard_new(const char *path, const char *who, int follow)
 {
 	struct guard *g = calloc(1, sizeof(*g));
 
-	if (!g || !(g->path = strdup(path))) {
+	if (!g || !(g->path = strdup(path)) || !(g->who = strdup(who))) {
+		if (g)
+			free(g->path);
 		free(g);
 		return NULL;
 	}
@@ -92,8 +104,9 @@ static int guard_clone(intptr_t **dst, intptr_t *src, libbfio_error_t **error)
 	struct guard *s = (struct guard *)src, *g;
 
 	(void)error;
-	if (!s || !(g = guard_new(s->path, s->follow)))
+	if (!s || !(g = guard_new(s->path, s->who, s->follow)))
 		return -1;
+	g->short_reads = s->short_reads;
 	g->size = s->size;
 	g->sized = s->sized;
 	*dst = (intptr_t *)g;
@@ -112,14 +125,14 @@ static int guard_open(intptr_t *io, int access, libbfio_error_t **error)
 		return -1; /* the evidence is never written */
 	if (g->fd >= 0)
 		return 1;
-	fd = e4_evidence_open(g->path, g->follow, &size, why, sizeof(why));
+	fd = evidence_open(g->path, g->who, g->follow, &size, why, sizeof(why));
 	if (fd < 0) {
 		snprintf(g->refused, sizeof(g->refused), "%s", why);
 		return -1;
 	}
 	if (g->sized && size != g->size) {
 		snprintf(g->refused, sizeof(g->refused), "%s: its size changed while it was read",
-			 g->path);
+			 g->who);
 		close(fd);
 		return -1;
 	}
@@ -152,10 +165,14 @@ static ssize_t guard_read(intptr_t *io, uint8_t *buf, size_t len,
 	(void)error;
 	if (g->fd < 0 || len > SSIZE_MAX)
 		return -1;
+	if (g->short_reads && g->pos <= g->size && len > g->size - g->pos) {
+		memset(buf + (g->size - g->pos), 0, len - (size_t)(g->size - g->pos));
+		len = (size_t)(g->size - g->pos);
+	}
 	if (g->pos > g->size || len > g->size - g->pos) {
 		snprintf(g->refused, sizeof(g->refused),
 			 "%s: a read of %zu bytes at byte %llu runs past the end of the file (%llu bytes): refused",
-			 g->path, len, (unsigned long long)g->pos,
+			 g->who, len, (unsigned long long)g->pos,
 			 (unsigned long long)g->size);
 		return -1;
 	}
@@ -165,7 +182,7 @@ static ssize_t guard_read(intptr_t *io, uint8_t *buf, size_t len,
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			snprintf(g->refused, sizeof(g->refused), "%s: %s", g->path,
+			snprintf(g->refused, sizeof(g->refused), "%s: %s", g->who,
 				 n ? strerror(errno) : "shorter than when it was opened");
 			return -1;
 		}
@@ -232,16 +249,18 @@ static int guard_get_size(intptr_t *io, size64_t *size, libbfio_error_t **error)
 	return 1;
 }
 
-libbfio_handle_t *e4_bfio_open(const char *path, int follow, char *why,
-			       size_t whylen)
+/* e4_bfio_open with the file named as who in messages. */
+static libbfio_handle_t *bfio_open(const char *path, const char *who, int flags,
+				   char *why, size_t whylen)
 {
 	libbfio_handle_t *h = NULL;
-	struct guard *g = guard_new(path, follow);
+	struct guard *g = guard_new(path, who, flags & E4_BFIO_FOLLOW);
 
 	if (!g) {
 		snprintf(why, whylen, "out of memory");
 		return NULL;
 	}
+	g->short_reads = !!(flags & E4_BFIO_SHORT);
 	if (libbfio_handle_initialize(&h, (intptr_t *)g, guard_free, guard_clone,
 				      guard_open, guard_close, guard_read, guard_write,
 				      guard_seek, guard_exists, guard_is_open,
@@ -262,8 +281,14 @@ libbfio_handle_t *e4_bfio_open(const char *path, int follow, char *why,
 	return h;
 }
 
-libbfio_pool_t *e4_bfio_pool(char *const *names, int n, int follow_first,
-			     char *why, size_t whylen)
+libbfio_handle_t *e4_bfio_open(const char *path, int flags, char *why,
+			       size_t whylen)
+{
+	return bfio_open(path, path, flags, why, whylen);
+}
+
+libbfio_pool_t *e4_bfio_pool(const char *member, char *const *names, int n,
+			     const char *given, char *why, size_t whylen)
 {
 	libbfio_pool_t *p = NULL;
 
@@ -275,9 +300,13 @@ libbfio_pool_t *e4_bfio_pool(char *const *names, int n, int follow_first,
 	for (int i = 0; i < n; i++) {
 		libbfio_handle_t *h;
 
+		char who[4200];
+
 		if (!names[i])
 			continue;
-		h = e4_bfio_open(names[i], follow_first && i == 0, why, whylen);
+		snprintf(who, sizeof(who), "%s %d (%s)", member, i + 1, names[i]);
+		h = bfio_open(names[i], who, strcmp(names[i], given) ? 0 : E4_BFIO_FOLLOW,
+			      why, whylen);
 		if (!h) {
 			libbfio_pool_free(&p, NULL);
 			return NULL;

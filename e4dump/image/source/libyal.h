@@ -29,24 +29,33 @@
  * "unknown error". */
 void e4_container_why(const char *text, char *why, size_t whylen);
 
-/* Open path read-only as a member of an evidence set, not following a
- * final symbolic link unless follow: a file descriptor on a regular file
- * or block device and its size, or -1 with why (naming path) and errno
- * set. */
-int e4_evidence_open(const char *path, int follow, uint64_t *size,
-		     char *why, size_t whylen);
+/* Open path read-only as a member of an evidence set (e4_evidence_fd),
+ * not following a final symbolic link unless follow: a file descriptor on
+ * a regular file or block device and its size, or -1 with why (naming
+ * the file as who, or path when NULL) and errno set. */
+int e4_evidence_open(const char *path, const char *who, int follow,
+		     uint64_t *size, char *why, size_t whylen);
 
-/* A libbfio handle, open, reading path as e4_evidence_open opened it
- * (follow as there), or NULL with why.  libbfio_handle_free frees it. */
-libbfio_handle_t *e4_bfio_open(const char *path, int follow, char *why,
+/* A libbfio handle, open, reading path as e4_evidence_open opened it, or
+ * NULL with why.  libbfio_handle_free frees it.  flags: */
+#define E4_BFIO_FOLLOW 1 /* follow a symbolic link (the examiner named it) */
+#define E4_BFIO_SHORT 2  /* a read that starts inside the file and runs past
+			  * its end gives the bytes up to the end (the rest
+			  * of the buffer zeroed) and says so in its count,
+			  * for the one read that relies on it: libvmdk reads
+			  * "up to 2048 bytes" of a text descriptor and uses
+			  * the count (libvmdk_handle_open_read_signature) */
+libbfio_handle_t *e4_bfio_open(const char *path, int flags, char *why,
 			       size_t whylen);
 
-/* A pool of such handles on names[0..n) in order, the first followed
- * when follow_first (the path the examiner gave), the others never; a
- * NULL name leaves its entry empty (a VMDK zero extent).  NULL with why.
- * libbfio_pool_free frees it and its handles. */
-libbfio_pool_t *e4_bfio_pool(char *const *names, int n, int follow_first,
-			     char *why, size_t whylen);
+/* A pool of such handles on names[0..n) in order: a symbolic link is
+ * followed only under the name given (the path the examiner gave; the
+ * other members the library found by name); a NULL name leaves its entry
+ * empty (a VMDK zero extent); member names them in messages ("segment"
+ * gives "segment 2 (NAME): ...").  NULL with why.  libbfio_pool_free frees it
+ * and its handles. */
+libbfio_pool_t *e4_bfio_pool(const char *member, char *const *names, int n,
+			     const char *given, char *why, size_t whylen);
 
 /* Why the last refused read of a handle or pool made here failed (a read
  * past the end of a member), or NULL: the libraries' own reason is

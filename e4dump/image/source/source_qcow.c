@@ -62,7 +62,7 @@ static struct qcow *qcow_open_file(const char *path, char *why, size_t whylen)
 		snprintf(why, whylen, "out of memory");
 		return NULL;
 	}
-	if (!(q->io = e4_bfio_open(path, 1, why, whylen))) {
+	if (!(q->io = e4_bfio_open(path, E4_BFIO_FOLLOW, why, whylen))) {
 		free(q);
 		return NULL;
 	}
