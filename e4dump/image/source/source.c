@@ -280,6 +280,9 @@ static int handles_read(void *arg, uint64_t off, void *buf, size_t len)
 	unsigned int i;
 	int rc = 0;
 
+	/* what a library says it read and did not is zeros, never what the
+	 * buffer held before */
+	memset(buf, 0, len);
 	pthread_mutex_lock(&z->lock);
 	i = take_handle(z);
 	pthread_mutex_unlock(&z->lock);

@@ -181,9 +181,10 @@ static int qcow_check_tables(const char *path, char *why, size_t whylen)
 		if (!l2_off)
 			continue;
 		if (l2_off % cs || l2_off > size || cs > size - l2_off) {
-			snprintf(why, whylen, "L1 entry %llu: its L2 table at byte %llu %s the end of the file (%llu bytes; clusters of %llu bytes): not read",
+			snprintf(why, whylen, "L1 entry %llu: its L2 table at byte %llu %s (the file has %llu bytes; clusters of %llu bytes): not read",
 				 (unsigned long long)i, (unsigned long long)l2_off,
-				 l2_off % cs ? "is not at a cluster boundary, before" : "runs past",
+				 l2_off % cs ? "is not at a cluster boundary" :
+					       "runs past the end of the file",
 				 (unsigned long long)size, (unsigned long long)cs);
 			rc = -1;
 			break;
