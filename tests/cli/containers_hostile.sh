@@ -80,6 +80,9 @@ cmp -s "$W/a/set.E02" "$W/b/set.E02"
 check "the second segments differ" '[ $? = 1 ]'
 must_run "E01 set: cat /big" "$W/big.a" -- "$E4DUMP" cat "$W/a/set.E01" /big &&
 	check "E01 set: /big is mke2fs's" 'cmp -s "$W/big.a" "$W/src/big"'
+must_run "E01 set: volumes" "$W/vol.a" -- "$E4DUMP" volumes "$W/a/set.E01" &&
+	check "E01 set: volumes shows the set identifier" \
+		'grep -qx "  set identifier: 0f1e2d3c4b5a69788796a5b4c3d2e1f0" "$W/vol.a"'
 mkdir -p "$W/mixed" && cp "$W"/a/set.E?? "$W/mixed/" && cp "$W/b/set.E02" "$W/mixed/set.E02"
 refused "E01 set with another acquisition's second segment: refused, naming it" \
 	'segment 2 \(.*mixed/set.E02\) belongs to another set: its set identifier 00112233445566778899aabbccddeeff' \

@@ -197,10 +197,13 @@ static void hex16(const uint8_t *g, char *out)
  * first segment's, the same set identifier and geometry.  libewf 20140813
  * reads a segment of another acquisition of the same geometry in place of
  * the set's own without a word.  0, or -1 with why naming the segment. */
-static int ewf_check_set(struct segments *g, char *why, size_t whylen)
+static int ewf_check_set(struct segments *g, struct ewf_set *set, char *why,
+			 size_t whylen)
 {
 	struct ewf_set first, s;
 	char a[33], b[33];
+
+	memset(set, 0, sizeof(*set));
 
 	for (int i = 0; i < g->n; i++) {
 		char who[4200];
@@ -231,7 +234,31 @@ static int ewf_check_set(struct segments *g, char *why, size_t whylen)
 			return -1;
 		}
 	}
+	*set = first;
 	return 0;
+}
+
+/* The set identifier among the facts: its GUID, or that there is none
+ * (ewfacquire without libuuid writes zeros): then a segment of another
+ * acquisition of the same geometry cannot be told from the set's own,
+ * short of reading the whole set against its stored hash. */
+static void ewf_describe_set(struct e4_source *facts, const struct ewf_set *set,
+			     int segments)
+{
+	static const uint8_t zero[16];
+	char hex[33];
+	const char *none = segments > 1 ?
+		"none (all zero): a segment of another acquisition of the same geometry cannot be told from this set's own; check the stored hash" :
+		"none (all zero)";
+
+	if (!set->found)
+		return;
+	if (memcmp(set->guid, zero, sizeof(zero))) {
+		hex16(set->guid, hex);
+		e4_source_add_meta(facts, "set identifier", hex, strlen(hex));
+	} else {
+		e4_source_add_meta(facts, "set identifier", none, strlen(none));
+	}
 }
 
 #define EWF_VALUE_MAX (1u << 20) /* longer values are left out */
@@ -293,6 +320,7 @@ enum e4_status e4_source_open_ewf(const char *path, struct e4_source **out,
 	libewf_error_t *err = NULL;
 	struct ewf *e;
 	struct segments *g = calloc(1, sizeof(*g));
+	struct ewf_set set;
 	int corrupt = 0, globbed;
 	size64_t size = 0;
 
@@ -318,7 +346,7 @@ enum e4_status e4_source_open_ewf(const char *path, struct e4_source **out,
 	/* only the name the examiner gave may be a symbolic link (the
 	 * others libewf found by name) */
 	g->given = g->one[0];
-	if (ewf_check_set(g, why, whylen)) {
+	if (ewf_check_set(g, &set, why, whylen)) {
 		segments_free(g);
 		return E4_CORRUPT;
 	}
@@ -342,6 +370,7 @@ enum e4_status e4_source_open_ewf(const char *path, struct e4_source **out,
 		enum e4_status st;
 
 		ewf_describe(&facts, e->h);
+		ewf_describe_set(&facts, &set, g->n);
 		st = e4_source_handles(&ewf_ops, g, e, (uint64_t)size, path, "EWF", out);
 		if (st == E4_OK) {
 			(*out)->meta = facts.meta;
