@@ -96,8 +96,12 @@ static struct ewf *ewf_open_handle(struct segments *g, char *why, size_t whylen)
 		} else {
 			ewf_why(err, why, whylen);
 		}
-		if (e->h)
+		/* close too: libewf 20140813 keeps the segment table of a
+		 * failed open until then (LeakSanitizer, fuzz_container) */
+		if (e->h) {
+			libewf_handle_close(e->h, NULL);
 			libewf_handle_free(&e->h, NULL);
+		}
 		ewf_close(e);
 		return NULL;
 	}
