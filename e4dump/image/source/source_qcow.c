@@ -123,20 +123,25 @@ static uint32_t be32(const uint8_t *p)
 #define QCOW_OFFSET_MASK 0x00fffffffffffe00ULL
 #define QCOW_COMPRESSED (1ULL << 62)
 
-/* The tables, checked before libqcow reads them.  libqcow 20201213
- * copies a whole cluster from a file that ends inside it: an L2 table or
- * data cluster the file cuts short overflowed its buffer or showed the
- * process's heap as the cluster's bytes.  Every read libqcow makes now
- * goes through a guarded handle that refuses reads past the end
- * (libyal.h), so such an image fails on the read; this check says so at
- * open, naming the entry, for every table the reads of the volume go
- * through: the L1 table, every L2 table (at a cluster boundary, whole
- * inside the file), every data cluster (the same) and every compressed
- * cluster's byte range (qcow2.txt: "Compressed Clusters Descriptor").
- * Host offsets are only 512-aligned in the entry, so a file whose size is
- * a multiple of the cluster size is checked too.  Version 1 is left to the
- * guard.  0 when all are inside, -1 with why.  Each L2 table is read
- * once (a bitmap by cluster), so the work is bounded by the file's size. */
+/* The tables, checked before libqcow reads them: the guarded handle
+ * (libyal.h) is not enough here.  libqcow 20201213 cuts its read of a
+ * cluster at the end of the file and then copies the whole cluster out of
+ * its buffer: an L2 table, data cluster or compressed cluster that starts
+ * inside the file and runs past its end showed the process's heap as the
+ * cluster's bytes, or crashed (AddressSanitizer: a heap overflow in
+ * libqcow_internal_file_read_buffer_from_file_io_handle).  So every such
+ * entry is refused before libqcow sees the file: the L1 table must be
+ * inside the file, every L2 table at a cluster boundary (qemu refuses
+ * others too; the bitmap below relies on it), and no L2 table, data
+ * cluster or compressed cluster's byte range (qcow2.txt, "Compressed
+ * Clusters Descriptor") may start inside the file and end past it, whatever
+ * the cluster size and whether or not the file's size is a multiple of it
+ * (host offsets are only 512-aligned in an entry).  One wholly past the end
+ * is left to libqcow, which fails those reads: those blocks are I/O errors
+ * and the rest of the volume is read.  Version 1 is left to libqcow (it
+ * rounds offsets down to a cluster and fails a cut read) and to the guard.
+ * 0 when all are safe, -1 with why.  Each L2 table is read once (a bitmap
+ * by cluster), so the work is bounded by the file's size. */
 static int qcow_check_tables(const char *path, char *why, size_t whylen)
 {
 	uint8_t h[48], *l1 = NULL, *l2 = NULL, *seen = NULL;
@@ -180,7 +185,7 @@ static int qcow_check_tables(const char *path, char *why, size_t whylen)
 
 		if (!l2_off)
 			continue;
-		if (l2_off % cs || l2_off > size || cs > size - l2_off) {
+		if (l2_off % cs || (l2_off < size && cs > size - l2_off)) {
 			snprintf(why, whylen, "L1 entry %llu: its L2 table at byte %llu %s (the file has %llu bytes; clusters of %llu bytes): not read",
 				 (unsigned long long)i, (unsigned long long)l2_off,
 				 l2_off % cs ? "is not at a cluster boundary" :
@@ -189,6 +194,8 @@ static int qcow_check_tables(const char *path, char *why, size_t whylen)
 			rc = -1;
 			break;
 		}
+		if (l2_off >= size)
+			continue; /* libqcow fails its reads */
 		c = l2_off / cs;
 		if (seen[c / 8] & (1u << (c % 8)))
 			continue;
@@ -212,17 +219,10 @@ static int qcow_check_tables(const char *path, char *why, size_t whylen)
 				off = v & QCOW_OFFSET_MASK;
 				len = cs;
 				what = "data cluster";
-				if (off % cs) {
-					snprintf(why, whylen, "L2 table at byte %llu, entry %llu: its data cluster at byte %llu is not at a cluster boundary (clusters of %llu bytes): not read",
-						 (unsigned long long)l2_off, (unsigned long long)j,
-						 (unsigned long long)off, (unsigned long long)cs);
-					rc = -1;
-					break;
-				}
 			}
 			if (!off)
 				continue;
-			if (off > size || len > size - off) {
+			if (off < size && len > size - off) {
 				snprintf(why, whylen, "L2 table at byte %llu, entry %llu: a %s at byte %llu runs past the end of the file (%llu bytes): not read",
 					 (unsigned long long)l2_off, (unsigned long long)j,
 					 what, (unsigned long long)off,
