@@ -119,29 +119,32 @@ static uint32_t be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* The host offset bits of an L1 or L2 entry (QEMU docs/interop/qcow2.txt). */
-#define QCOW_OFFSET_MASK 0x00fffffffffffe00ULL
+/* An L1 or L2 entry of version 2 and 3 as libqcow 20201213 reads it
+ * (libqcow_file.c: offset_bit_mask, compression_flag_bit_mask), not as
+ * qcow2.txt defines it (offset bits 9-55): the check below must see the
+ * offsets libqcow will read. */
+#define QCOW_OFFSET_MASK 0x3fffffffffffffffULL
 #define QCOW_COMPRESSED (1ULL << 62)
+#define QCOW_MAX_BITS 21 /* 2 MiB, the largest cluster qemu writes */
 
 /* The tables, checked before libqcow reads them: the guarded handle
  * (libyal.h) is not enough here.  libqcow 20201213 cuts its read of a
- * cluster at the end of the file and then copies the whole cluster out of
- * its buffer: an L2 table, data cluster or compressed cluster that starts
- * inside the file and runs past its end showed the process's heap as the
- * cluster's bytes, or crashed (AddressSanitizer: a heap overflow in
- * libqcow_internal_file_read_buffer_from_file_io_handle).  So every such
- * entry is refused before libqcow sees the file: the L1 table must be
- * inside the file, every L2 table at a cluster boundary (qemu refuses
- * others too; the bitmap below relies on it), and no L2 table, data
- * cluster or compressed cluster's byte range (qcow2.txt, "Compressed
- * Clusters Descriptor") may start inside the file and end past it, whatever
- * the cluster size and whether or not the file's size is a multiple of it
- * (host offsets are only 512-aligned in an entry).  One wholly past the end
- * is left to libqcow, which fails those reads: those blocks are I/O errors
- * and the rest of the volume is read.  Version 1 is left to libqcow (it
- * rounds offsets down to a cluster and fails a cut read) and to the guard.
- * 0 when all are safe, -1 with why.  Each L2 table is read once (a bitmap
- * by cluster), so the work is bounded by the file's size. */
+ * version 2 or 3 data cluster at the end of the file and then copies the
+ * whole cluster out of its buffer: a data cluster that starts inside the
+ * file and runs past its end showed the process's heap as the cluster's
+ * bytes, or crashed (AddressSanitizer: a heap overflow in
+ * libqcow_internal_file_read_buffer_from_file_io_handle).  So such an
+ * entry is refused before libqcow sees the file, read as libqcow reads
+ * entries (QCOW_OFFSET_MASK, whatever the cluster size and whether or not
+ * the file's size is a multiple of it; offsets are not even 512-aligned
+ * to libqcow).  The L1 table must be inside the file and every L2 table
+ * at a cluster boundary (qemu refuses others too; the bitmap below relies
+ * on it) and whole in the file, clusters at most 2 MiB.  A data cluster
+ * wholly past the end is left to libqcow, which fails those reads: those
+ * blocks are I/O errors and the rest of the volume is read.  Compressed
+ * clusters libqcow bounds by the file; version 1 clusters it reads whole
+ * or fails.  0 when all are safe, -1 with why.  Each L2 table is read
+ * once (a bitmap by cluster), so the work is bounded by the file's size. */
 static int qcow_check_tables(const char *path, char *why, size_t whylen)
 {
 	uint8_t h[48], *l1 = NULL, *l2 = NULL, *seen = NULL;
@@ -155,8 +158,15 @@ static int qcow_check_tables(const char *path, char *why, size_t whylen)
 		return 0; /* libqcow says why */
 	}
 	bits = be32(h + 20);
-	if (be32(h) != 0x514649fbu || be32(h + 4) < 2 || bits < 9 || bits > 21)
+	if (be32(h) != 0x514649fbu || be32(h + 4) < 2 || be32(h + 4) > 3 || bits < 9)
 		goto out; /* version 1, or not one libqcow opens */
+	if (bits > QCOW_MAX_BITS) {
+		/* libqcow takes up to 2^63 */
+		snprintf(why, whylen, "clusters of 2^%u bytes: larger than qemu writes (2 MiB): not read",
+			 bits);
+		rc = -1;
+		goto out;
+	}
 	cs = (uint64_t)1 << bits;
 	l1_off = be64(h + 40);
 	l1_n = be32(h + 36);
@@ -203,30 +213,17 @@ static int qcow_check_tables(const char *path, char *why, size_t whylen)
 		if (pread(fd, l2, cs, (off_t)l2_off) != (ssize_t)cs)
 			break;
 		for (uint64_t j = 0; j < cs / 8; j++) {
-			uint64_t v = be64(l2 + 8 * j), off, len;
-			const char *what;
+			uint64_t v = be64(l2 + 8 * j), off = v & QCOW_OFFSET_MASK;
 
-			if (v & QCOW_COMPRESSED) {
-				/* x = 62 - (cluster_bits - 8) offset bits, then
-				 * the count of 512-byte sectors less one */
-				unsigned int x = 62 - (bits - 8);
-
-				off = v & ((1ULL << x) - 1);
-				len = (((v >> x) & ((1ULL << (bits - 8)) - 1)) + 1) * 512 -
-				      (off & 511);
-				what = "compressed cluster";
-			} else {
-				off = v & QCOW_OFFSET_MASK;
-				len = cs;
-				what = "data cluster";
-			}
-			if (!off)
+			/* a compressed cluster's range libqcow bounds by the
+			 * file itself (libqcow_internal_file_read_cluster_block) */
+			if ((v & QCOW_COMPRESSED) || !off)
 				continue;
-			if (off < size && len > size - off) {
-				snprintf(why, whylen, "L2 table at byte %llu, entry %llu: a %s at byte %llu runs past the end of the file (%llu bytes): not read",
+			if (off < size && cs > size - off) {
+				snprintf(why, whylen, "L2 table at byte %llu, entry %llu: a data cluster at byte %llu runs past the end of the file (%llu bytes; clusters of %llu bytes): not read",
 					 (unsigned long long)l2_off, (unsigned long long)j,
-					 what, (unsigned long long)off,
-					 (unsigned long long)size);
+					 (unsigned long long)off, (unsigned long long)size,
+					 (unsigned long long)cs);
 				rc = -1;
 				break;
 			}
