@@ -217,7 +217,8 @@ static off64_t guard_seek(intptr_t *io, off64_t off, int whence,
 		base = (off64_t)g->size;
 	else
 		return -1;
-	if ((off < 0 && -off > base) || (off > 0 && off > INT64_MAX - base))
+	if ((off < 0 && (off == INT64_MIN || -off > base)) ||
+	    (off > 0 && off > INT64_MAX - base))
 		return -1;
 	g->pos = (uint64_t)(base + off);
 	return (off64_t)g->pos;
