@@ -16,7 +16,7 @@ out=$1
 PATH=$PATH:/sbin:/usr/sbin
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete; do
+for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container; do
 	rm -rf "${out:?}/$t"
 	mkdir -p "$out/$t"
 done
@@ -279,6 +279,34 @@ for m in dircycle samename reserved badlink aclhigh; do
 	BS=1024 FSSIZE=3M JMB=1 python3 "$root/tests/cli/hostile_journal.py" $m \
 		"$out/undelete/$m.img" >/dev/null 2>&1 || rm -f "$out/undelete/$m.img"
 done
-for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete; do
+# container (fuzz_container.c): a selector byte (0 EWF, 1 QCOW, 2 VHD, 3
+# VMDK, 4 split raw, 5 Android sparse, 6 by signature), a member file, and
+# for sets "\n--e4dump-member--\n" and the second member
+seed() { # NAME SELECTOR FILE [SECOND]
+	{
+		printf "\\$(printf %03o "$2")"
+		cat "$3"
+		[ -z "${4:-}" ] || { printf '\n--e4dump-member--\n'; cat "$4"; }
+	} >"$out/container/$1"
+}
+for f in container.e01:0 container.qcow2:1 container.vmdk:3 container.simg:5 \
+	container.qcow2:6 container.e01:6; do
+	[ -e "$out/image/${f%%:*}" ] && seed "${f%%:*}.${f##*:}" "${f##*:}" "$out/image/${f%%:*}"
+done
+head -c 131072 "$p4k" >"$tmp/s1" && tail -c +131073 "$p4k" >"$tmp/s2" &&
+	seed split.4 4 "$tmp/s1" "$tmp/s2"
+if command -v qemu-img >/dev/null; then
+	qemu-img convert -c -O qcow2 "$p4k" "$tmp/c.qcow2" >/dev/null 2>&1 &&
+		seed compressed.qcow2.1 1 "$tmp/c.qcow2"
+	qemu-img convert -O vpc "$p4k" "$tmp/d.vhd" >/dev/null 2>&1 &&
+		[ "$(stat -c %s "$tmp/d.vhd")" -lt 1000000 ] && seed dynamic.vhd.2 2 "$tmp/d.vhd"
+	qemu-img convert -O vhdx "$p4k" "$tmp/d.vhdx" >/dev/null 2>&1 &&
+		[ "$(stat -c %s "$tmp/d.vhdx")" -lt 1000000 ] && seed d.vhdx.2 2 "$tmp/d.vhdx"
+	# a descriptor naming the flat extent file "f"
+	qemu-img convert -O vmdk -o subformat=monolithicFlat "$p4k" "$tmp/m.vmdk" >/dev/null 2>&1 &&
+		sed 's/"m-flat.vmdk"/"f"/' "$tmp/m.vmdk" >"$tmp/m2.vmdk" &&
+		seed flat.vmdk.3 3 "$tmp/m2.vmdk" "$tmp/m-flat.vmdk"
+fi
+for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container; do
 	echo "make-seeds: $t: $(ls "$out/$t" | wc -l) inputs"
 done

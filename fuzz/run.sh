@@ -19,7 +19,7 @@
 # Installs nothing: needs clang with libFuzzer (Debian: clang,
 # libclang-rt-14-dev), cmake and the build dependencies of e4dump.
 set -eu
-all=(context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete)
+all=(context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container)
 if [ $# -lt 1 ] || ! [[ $1 =~ ^[0-9]+$ ]] || [ "$1" -lt 1 ]; then
 	echo "usage: $0 SECONDS [TARGET...] (targets: ${all[*]})" >&2
 	exit 2
@@ -57,7 +57,7 @@ for t in "${targets[@]}"; do
 	mkdir -p "$corpus" "$findings"
 	extra=()
 	case $t in
-	image) extra=(-max_len=1048576) ;;
+	image | container) extra=(-max_len=1048576) ;;
 	names | symlink) extra=(-max_len=8194) ;;
 	dirblock) extra=(-max_len=65537) ;;     # flag byte and up to 64 KiB
 	extent) extra=(-max_len=16445) ;;       # flag, i_block, 16 tree blocks

@@ -7,7 +7,7 @@ set -eu
 tool=(
 	build-essential cmake pkg-config xz-utils libxml2-dev uuid-dev
 	libext2fs-dev comerr-dev e2fsprogs libssl-dev libjson-c-dev
-	libewf-dev libqcow-dev libvhdi-dev libvmdk-dev libsmraw-dev libblkid-dev
+	libewf-dev libqcow-dev libvhdi-dev libvmdk-dev libsmraw-dev libbfio-dev libblkid-dev
 	android-libsparse-dev libfuse3-dev fuse3
 )
 tests=(

@@ -40,22 +40,6 @@ static const struct {
 
 #define SUPPORTED "raw images, split raw (NAME.000 or NAME.001, ...), EWF (E01, split E01/E02/...), QCOW (qcow, qcow2), VHD, VHDX, VMDK and Android sparse images"
 
-void e4_container_why(const char *text, char *why, size_t whylen)
-{
-	const char *colon = strstr(text, ": ");
-	size_t n;
-
-	if (colon && colon < text + strcspn(text, " \n"))
-		text = colon + 2;
-	n = strcspn(text, "\n");
-	if (n && text[n - 1] == '.')
-		n--;
-	if (!n)
-		snprintf(why, whylen, "unknown error");
-	else
-		snprintf(why, whylen, "%.*s", (int)n, text);
-}
-
 #define NSIGNATURES (sizeof(signatures) / sizeof(signatures[0]))
 
 /* The signature head starts with, or NSIGNATURES. */
@@ -106,7 +90,7 @@ enum e4_status e4_source_open_any(const char *path, struct e4_source **out,
 	uint8_t head[128], tail[128];
 	ssize_t got;
 	size_t i;
-	int fd, split;
+	int split;
 	enum e4_status st;
 	char lib[400];
 
@@ -118,16 +102,17 @@ enum e4_status e4_source_open_any(const char *path, struct e4_source **out,
 		snprintf(why, whylen, "%s", strerror(errno));
 		return st;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	got = fd < 0 ? -1 : pread(fd, head, sizeof(head), 0);
+	/* the head through the source just opened: a second open() could
+	 * find another file (or a FIFO) under the name */
+	got = (ssize_t)((*out)->size < sizeof(head) ? (*out)->size : sizeof(head));
+	if (got > 0 && e4_source_read(*out, 0, head, (size_t)got) != E4_OK)
+		got = -1;
 	/* a fixed VHD is the raw disk and a footer: its signature is in the
 	 * last 512 bytes (a dynamic one has a copy of it at the start) */
 	if (got > 0 && (*out)->size >= 1024 && match(head, (size_t)got) == NSIGNATURES &&
-	    pread(fd, tail, sizeof(tail), (off_t)((*out)->size - 512)) == sizeof(tail) &&
+	    e4_source_read(*out, (*out)->size - 512, tail, sizeof(tail)) == E4_OK &&
 	    !memcmp(tail, "conectix", 8))
 		memcpy(head, tail, sizeof(head));
-	if (fd >= 0)
-		close(fd);
 	i = got > 0 ? match(head, (size_t)got) : NSIGNATURES;
 	split = i == NSIGNATURES ? split_raw(path) : 0;
 	if (i == NSIGNATURES && !split)

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include "source.h"
+#include "readers.h"
 
 /* Each library handle keeps every segment file it has read open: the
  * libraries' bound on open files (set_maximum_number_of_open_handles)
@@ -21,28 +22,5 @@
  * errno is set for E4_IO from the file itself. */
 enum e4_status e4_source_open_any(const char *path, struct e4_source **out,
 				  char *why, size_t whylen);
-
-/* The readers of single kinds (they do not check the signature). */
-enum e4_status e4_source_open_ewf(const char *path, struct e4_source **out,
-				  char *why, size_t whylen);
-enum e4_status e4_source_open_qcow(const char *path, struct e4_source **out,
-				   char *why, size_t whylen);
-enum e4_status e4_source_open_vhdi(const char *path, struct e4_source **out,
-				   char *why, size_t whylen);
-enum e4_status e4_source_open_smraw(const char *path, struct e4_source **out,
-				    char *why, size_t whylen);
-enum e4_status e4_source_open_sparse(const char *path, struct e4_source **out,
-				     char *why, size_t whylen);
-enum e4_status e4_source_open_vmdk(const char *path, struct e4_source **out,
-				   char *why, size_t whylen);
-
-/* How many segments libsmraw finds for path as the first of a split raw
- * set (disk.001, disk.002, ...), or 0. */
-int e4_split_raw_segments(const char *path);
-
-/* why from a libyal error backtrace: its first line (the innermost
- * reason) without the "function_name: " prefix and the final period, or
- * "unknown error". */
-void e4_container_why(const char *text, char *why, size_t whylen);
 
 #endif

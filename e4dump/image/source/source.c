@@ -45,17 +45,16 @@ static void file_close(void *arg)
 
 static const struct e4_source_ops file_ops = { file_read, file_close };
 
-enum e4_status e4_source_open_file(const char *path, struct e4_source **out)
+int e4_evidence_fd(const char *path, int follow, uint64_t *size)
 {
-	struct file_source *f;
 	struct stat st;
-	uint64_t size;
-	int fd, err;
+	int fd, err, flags;
 
-	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: open() of a FIFO without a writer would wait for one */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+			(follow ? 0 : O_NOFOLLOW));
 	if (fd < 0)
-		return E4_IO;
+		return -1;
 	if (fstat(fd, &st) || (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))) {
 		/* a directory, FIFO, socket or terminal is no image */
 		err = errno;
@@ -63,8 +62,35 @@ enum e4_status e4_source_open_file(const char *path, struct e4_source **out)
 			err = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
 		close(fd);
 		errno = err;
-		return E4_IO;
+		return -1;
 	}
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	*size = (uint64_t)st.st_size;
+	if (S_ISBLK(st.st_mode)) {
+		uint64_t bytes = 0;
+
+		if (!ioctl(fd, BLKGETSIZE64, &bytes))
+			*size = bytes;
+	}
+	return fd;
+}
+
+enum e4_status e4_source_open_file(const char *path, struct e4_source **out)
+{
+	struct file_source *f;
+	uint64_t size;
+	int fd;
+
+	*out = NULL;
+	fd = e4_evidence_fd(path, 1, &size);
+	if (fd < 0)
+		return E4_IO;
 	f = calloc(1, sizeof(*f));
 	if (!f) {
 		close(fd);
@@ -72,13 +98,6 @@ enum e4_status e4_source_open_file(const char *path, struct e4_source **out)
 		return E4_NOMEM;
 	}
 	f->fd = fd;
-	size = (uint64_t)st.st_size;
-	if (S_ISBLK(st.st_mode)) {
-		uint64_t bytes = 0;
-
-		if (!ioctl(fd, BLKGETSIZE64, &bytes))
-			size = bytes;
-	}
 	/* pread: concurrent */
 	return e4_source_new(&file_ops, f, size, path, 1, "raw", out);
 }
@@ -261,6 +280,9 @@ static int handles_read(void *arg, uint64_t off, void *buf, size_t len)
 	unsigned int i;
 	int rc = 0;
 
+	/* what a library says it read and did not is zeros, never what the
+	 * buffer held before */
+	memset(buf, 0, len);
 	pthread_mutex_lock(&z->lock);
 	i = take_handle(z);
 	pthread_mutex_unlock(&z->lock);

@@ -66,8 +66,16 @@ enum e4_status e4_source_handles(const struct e4_handle_ops *ops, void *ctx,
 				 void *first, uint64_t size, const char *name,
 				 const char *kind, struct e4_source **out);
 
-/* Open a regular file or block device read-only (O_RDONLY; the path is
- * taken literally, '?' included).  E4_IO with errno set on failure. */
+/* Open a file of the evidence read-only: only a regular file or a block
+ * device is (a directory: EISDIR; a FIFO, socket or terminal: EINVAL,
+ * without blocking in open()); a final symbolic link is followed only
+ * when follow (else ELOOP).  The descriptor and the size (a block
+ * device's from BLKGETSIZE64), or -1 with errno. */
+int e4_evidence_fd(const char *path, int follow, uint64_t *size);
+
+/* Open a regular file or block device read-only (e4_evidence_fd,
+ * following a symbolic link: the examiner named it; the path is taken
+ * literally, '?' included).  E4_IO with errno set on failure. */
 enum e4_status e4_source_open_file(const char *path, struct e4_source **out);
 
 /* A window [offset, offset + size) of another source, which it takes over

@@ -1,10 +1,14 @@
 /* Expert Witness evidence files (E01 and its segments .E02 ...; also
  * Ex01, S01, L01 as far as libewf reads them) through libewf. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#define LIBEWF_HAVE_BFIO
 #include <libewf.h>
-#include "container.h"
+#include "readers.h"
+#include "libyal.h"
 
 /* libewf's reason for err (then freed): the first line of its
  * backtrace, the innermost. */
@@ -19,10 +23,18 @@ static void ewf_why(libewf_error_t *err, char *why, size_t whylen)
 	e4_container_why(text, why, whylen);
 }
 
+/* A library handle and the pool of guarded segment files it reads
+ * (libyal.h). */
+struct ewf {
+	libewf_handle_t *h;
+	libbfio_pool_t *pool;
+};
+
 static ssize_t ewf_read_at(void *h, void *buf, size_t len, uint64_t off)
 {
+	struct ewf *e = h;
 	libewf_error_t *err = NULL;
-	ssize_t n = libewf_handle_read_random(h, buf, len, (off64_t)off, &err);
+	ssize_t n = libewf_handle_read_random(e->h, buf, len, (off64_t)off, &err);
 
 	libewf_error_free(&err);
 	return n;
@@ -30,10 +42,15 @@ static ssize_t ewf_read_at(void *h, void *buf, size_t len, uint64_t off)
 
 static void ewf_close(void *h)
 {
-	libewf_handle_t *handle = h;
+	struct ewf *e = h;
 
-	libewf_handle_close(handle, NULL);
-	libewf_handle_free(&handle, NULL);
+	if (e->h) {
+		libewf_handle_close(e->h, NULL);
+		libewf_handle_free(&e->h, NULL);
+	}
+	if (e->pool)
+		libbfio_pool_free(&e->pool, NULL);
+	free(e);
 }
 
 /* The segment files of a set. */
@@ -41,6 +58,7 @@ struct segments {
 	char **names;
 	int n;
 	int globbed;        /* names from libewf_glob */
+	const char *given;  /* the path the examiner gave (not owned) */
 	char *one[1];       /* else the path alone */
 };
 
@@ -54,31 +72,198 @@ static void segments_free(void *arg)
 	free(g);
 }
 
-/* An open handle on the segments, or NULL with err. */
-static libewf_handle_t *ewf_open_handle(struct segments *g, libewf_error_t **err)
+/* An open handle on the segments, or NULL with why. */
+static struct ewf *ewf_open_handle(struct segments *g, char *why, size_t whylen)
 {
-	libewf_handle_t *h = NULL;
+	libewf_error_t *err = NULL;
+	struct ewf *e = calloc(1, sizeof(*e));
 
-	if (libewf_handle_initialize(&h, err) != 1)
-		return NULL;
-	if (libewf_handle_open(h, g->names, g->n, LIBEWF_OPEN_READ, err) != 1) {
-		libewf_handle_free(&h, NULL);
+	if (!e) {
+		snprintf(why, whylen, "out of memory");
 		return NULL;
 	}
-	return h;
+	if (!(e->pool = e4_bfio_pool("segment", g->names, g->n, g->given, why, whylen))) {
+		free(e);
+		return NULL;
+	}
+	if (libewf_handle_initialize(&e->h, &err) != 1 ||
+	    libewf_handle_open_file_io_pool(e->h, e->pool, LIBEWF_OPEN_READ, &err) != 1) {
+		const char *r = e4_bfio_pool_refused(e->pool);
+
+		if (r) {
+			snprintf(why, whylen, "%s", r);
+			libewf_error_free(&err);
+		} else {
+			ewf_why(err, why, whylen);
+		}
+		/* close too: libewf 20140813 keeps the segment table of a
+		 * failed open until then (LeakSanitizer, fuzz_container) */
+		if (e->h) {
+			libewf_handle_close(e->h, NULL);
+			libewf_handle_free(&e->h, NULL);
+		}
+		ewf_close(e);
+		return NULL;
+	}
+	return e;
 }
 
 static void *ewf_reopen(void *g)
 {
-	libewf_error_t *err = NULL;
-	libewf_handle_t *h = ewf_open_handle(g, &err);
+	char why[400];
 
-	libewf_error_free(&err);
-	return h;
+	return ewf_open_handle(g, why, sizeof(why));
 }
 
 static const struct e4_handle_ops ewf_ops = { ewf_read_at, ewf_close,
 					      ewf_reopen, segments_free };
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+/* What names a segment's set (EWF.asciidoc, "Segment file set identifier
+ * GUID"): the volume (or disk) section of the first segment, the data
+ * section of the others, the same 1052 bytes in EWF-E01: the media
+ * geometry (bytes 0-23) and the set identifier GUID (64-79). */
+struct ewf_set {
+	int found;
+	uint8_t geometry[24];
+	uint8_t guid[16];
+	unsigned int segment;   /* the number in the file header */
+};
+
+#define EWF_SECTION 76       /* a section descriptor */
+#define EWF_VOLUME 1052      /* EWF-E01 volume/data section data */
+#define EWF_SECTIONS_MAX 64  /* the set's description is near the start */
+
+/* The set description of one segment file, opened as e4_evidence_open
+ * (follow: the examiner gave its name).  0 (found may be 0: a SMART or
+ * EWF2 file, or none in the first sections), -1 with why. */
+static int ewf_segment_set(const char *path, const char *who, int follow,
+			   struct ewf_set *set, char *why, size_t whylen)
+{
+	uint8_t hdr[13], d[EWF_SECTION], v[EWF_VOLUME];
+	uint64_t size = 0, off = sizeof(hdr);
+	int fd = e4_evidence_open(path, who, follow, &size, why, whylen);
+
+	memset(set, 0, sizeof(*set));
+	if (fd < 0)
+		return -1;
+	if (pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
+	    (memcmp(hdr, "EVF\x09\x0d\x0a\xff\x00", 8) &&
+	     memcmp(hdr, "LVF\x09\x0d\x0a\xff\x00", 8))) {
+		close(fd);
+		return 0; /* not EWF-E01/L01: libewf says */
+	}
+	set->segment = (unsigned int)hdr[9] | (unsigned int)hdr[10] << 8;
+	/* the section chain, forward only */
+	for (int i = 0; i < EWF_SECTIONS_MAX && off <= size && size - off >= EWF_SECTION; i++) {
+		uint64_t next, len;
+
+		if (pread(fd, d, sizeof(d), (off_t)off) != (ssize_t)sizeof(d))
+			break;
+		next = le64(d + 16);
+		len = le64(d + 24);
+		if ((!memcmp(d, "volume\0", 7) || !memcmp(d, "disk\0", 5) ||
+		     !memcmp(d, "data\0", 5)) && len >= EWF_SECTION + EWF_VOLUME &&
+		    size - off >= EWF_SECTION + EWF_VOLUME) {
+			if (pread(fd, v, sizeof(v), (off_t)(off + EWF_SECTION)) == (ssize_t)sizeof(v)) {
+				memcpy(set->geometry, v, sizeof(set->geometry));
+				memcpy(set->guid, v + 64, sizeof(set->guid));
+				set->found = 1;
+			}
+			break;
+		}
+		if (!memcmp(d, "done\0", 5) || !memcmp(d, "next\0", 5) || next <= off)
+			break;
+		off = next;
+	}
+	close(fd);
+	return 0;
+}
+
+static void hex16(const uint8_t *g, char *out)
+{
+	for (int i = 0; i < 16; i++)
+		sprintf(out + 2 * i, "%02x", g[i]);
+}
+
+/* Every segment of the set is what it claims: its header's number is its
+ * place in the set, and its set description (struct ewf_set) is the
+ * first segment's, the same set identifier and geometry.  libewf 20140813
+ * reads a segment of another acquisition of the same geometry in place of
+ * the set's own without a word.  0, or -1 with why naming the segment. */
+static int ewf_check_set(struct segments *g, struct ewf_set *set, char *why,
+			 size_t whylen)
+{
+	struct ewf_set first, s;
+	char a[33], b[33];
+
+	memset(set, 0, sizeof(*set));
+
+	for (int i = 0; i < g->n; i++) {
+		char who[4200];
+
+		snprintf(who, sizeof(who), "segment %d (%s)", i + 1, g->names[i]);
+		if (ewf_segment_set(g->names[i], who, !strcmp(g->names[i], g->given),
+				    i ? &s : &first, why, whylen))
+			return -1;
+		if (!i)
+			continue;
+		if (first.segment && s.segment && s.segment != (unsigned int)i + 1) {
+			snprintf(why, whylen, "segment %d (%s): its header says it is segment %u: not read as a member of this set",
+				 i + 1, g->names[i], s.segment);
+			return -1;
+		}
+		if (!first.found || !s.found)
+			continue;
+		if (memcmp(first.guid, s.guid, sizeof(s.guid))) {
+			hex16(first.guid, a);
+			hex16(s.guid, b);
+			snprintf(why, whylen, "segment %d (%s) belongs to another set: its set identifier %s is not the first segment's (%s)",
+				 i + 1, g->names[i], b, a);
+			return -1;
+		}
+		if (memcmp(first.geometry, s.geometry, sizeof(s.geometry))) {
+			snprintf(why, whylen, "segment %d (%s) belongs to another set: its media description (chunks, sectors) is not the first segment's",
+				 i + 1, g->names[i]);
+			return -1;
+		}
+	}
+	*set = first;
+	return 0;
+}
+
+/* The set identifier among the facts: its GUID, or that there is none
+ * (ewfacquire without libuuid writes zeros): then a segment of another
+ * acquisition of the same geometry cannot be told from the set's own,
+ * short of reading the whole set against its stored hash. */
+static void ewf_describe_set(struct e4_source *facts, const struct ewf_set *set,
+			     int segments)
+{
+	static const uint8_t zero[16];
+	char hex[33];
+	const char *none = segments > 1 ?
+		"none (all zero): a segment of another acquisition of the same geometry cannot be told from this set's own; check the stored hash" :
+		"none (all zero)";
+
+	if (!set->found)
+		return;
+	if (memcmp(set->guid, zero, sizeof(zero))) {
+		hex16(set->guid, hex);
+		e4_source_add_meta(facts, "set identifier", hex, strlen(hex));
+	} else {
+		e4_source_add_meta(facts, "set identifier", none, strlen(none));
+	}
+}
 
 #define EWF_VALUE_MAX (1u << 20) /* longer values are left out */
 
@@ -137,9 +322,10 @@ enum e4_status e4_source_open_ewf(const char *path, struct e4_source **out,
 				  char *why, size_t whylen)
 {
 	libewf_error_t *err = NULL;
-	libewf_handle_t *h;
+	struct ewf *e;
 	struct segments *g = calloc(1, sizeof(*g));
-	int corrupt = 0;
+	struct ewf_set set;
+	int corrupt = 0, globbed;
 	size64_t size = 0;
 
 	*out = NULL;
@@ -150,24 +336,36 @@ enum e4_status e4_source_open_ewf(const char *path, struct e4_source **out,
 	}
 	/* the segments are found by name from the first, as ewfmount does;
 	 * a name without a segment extension is one segment by itself */
-	if (libewf_glob(path, strlen(path), LIBEWF_FORMAT_UNKNOWN, &g->names,
-			&g->n, &err) == 1) {
+	globbed = libewf_glob(path, strlen(path), LIBEWF_FORMAT_UNKNOWN, &g->names,
+			      &g->n, &err);
+	if (globbed == 1 && g->n >= 1) {
 		g->globbed = 1;
 	} else {
 		libewf_error_free(&err);
+		if (globbed == 1)
+			libewf_glob_free(g->names, g->n, NULL);
 		g->names = g->one;
 		g->n = 1;
 	}
-	h = ewf_open_handle(g, &err);
-	if (!h || libewf_handle_get_media_size(h, &size, &err) != 1 ||
-	    (corrupt = libewf_handle_segment_files_corrupted(h, &err)) != 0) {
+	/* only the name the examiner gave may be a symbolic link (the
+	 * others libewf found by name) */
+	g->given = g->one[0];
+	if (ewf_check_set(g, &set, why, whylen)) {
+		segments_free(g);
+		return E4_CORRUPT;
+	}
+	if (!(e = ewf_open_handle(g, why, whylen))) {
+		segments_free(g);
+		return E4_IO;
+	}
+	if (libewf_handle_get_media_size(e->h, &size, &err) != 1 ||
+	    (corrupt = libewf_handle_segment_files_corrupted(e->h, &err)) != 0) {
 		if (corrupt == 1)
 			snprintf(why, whylen, "segment files missing or corrupt "
 				 "(the last one found does not end the set)");
 		else
 			ewf_why(err, why, whylen);
-		if (h)
-			ewf_close(h);
+		ewf_close(e);
 		segments_free(g);
 		return E4_IO;
 	}
@@ -175,8 +373,9 @@ enum e4_status e4_source_open_ewf(const char *path, struct e4_source **out,
 		struct e4_source facts = { 0 };
 		enum e4_status st;
 
-		ewf_describe(&facts, h);
-		st = e4_source_handles(&ewf_ops, g, h, (uint64_t)size, path, "EWF", out);
+		ewf_describe(&facts, e->h);
+		ewf_describe_set(&facts, &set, g->n);
+		st = e4_source_handles(&ewf_ops, g, e, (uint64_t)size, path, "EWF", out);
 		if (st == E4_OK) {
 			(*out)->meta = facts.meta;
 			(*out)->n_meta = facts.n_meta;

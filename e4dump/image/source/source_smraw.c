@@ -3,9 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#define LIBSMRAW_HAVE_BFIO
 #include <libsmraw.h>
-#include "container.h"
+#include "readers.h"
+#include "libyal.h"
 
 static void smraw_why(libsmraw_error_t *err, char *why, size_t whylen)
 {
@@ -18,10 +19,18 @@ static void smraw_why(libsmraw_error_t *err, char *why, size_t whylen)
 	e4_container_why(text, why, whylen);
 }
 
+/* A library handle and the pool of guarded segment files it reads
+ * (libyal.h). */
+struct smraw {
+	libsmraw_handle_t *h;
+	libbfio_pool_t *pool;
+};
+
 static ssize_t smraw_read_at(void *h, void *buf, size_t len, uint64_t off)
 {
+	struct smraw *r = h;
 	libsmraw_error_t *err = NULL;
-	ssize_t n = libsmraw_handle_read_buffer_at_offset(h, buf, len,
+	ssize_t n = libsmraw_handle_read_buffer_at_offset(r->h, buf, len,
 							  (off64_t)off, &err);
 
 	libsmraw_error_free(&err);
@@ -30,15 +39,21 @@ static ssize_t smraw_read_at(void *h, void *buf, size_t len, uint64_t off)
 
 static void smraw_close(void *h)
 {
-	libsmraw_handle_t *handle = h;
+	struct smraw *r = h;
 
-	libsmraw_handle_close(handle, NULL);
-	libsmraw_handle_free(&handle, NULL);
+	if (r->h) {
+		libsmraw_handle_close(r->h, NULL);
+		libsmraw_handle_free(&r->h, NULL);
+	}
+	if (r->pool)
+		libbfio_pool_free(&r->pool, NULL);
+	free(r);
 }
 
 struct segments {
 	char **names;
 	int n;
+	char *given;        /* the path the examiner gave */
 };
 
 static void segments_free(void *arg)
@@ -46,30 +61,47 @@ static void segments_free(void *arg)
 	struct segments *g = arg;
 
 	libsmraw_glob_free(g->names, g->n, NULL);
+	free(g->given);
 	free(g);
 }
 
-static libsmraw_handle_t *smraw_open_handle(struct segments *g,
-					    libsmraw_error_t **err)
+/* An open handle on the segments, or NULL with why. */
+static struct smraw *smraw_open_handle(struct segments *g, char *why, size_t whylen)
 {
-	libsmraw_handle_t *h = NULL;
+	libsmraw_error_t *err = NULL;
+	struct smraw *r = calloc(1, sizeof(*r));
 
-	if (libsmraw_handle_initialize(&h, err) != 1)
-		return NULL;
-	if (libsmraw_handle_open(h, g->names, g->n, LIBSMRAW_OPEN_READ, err) != 1) {
-		libsmraw_handle_free(&h, NULL);
+	if (!r) {
+		snprintf(why, whylen, "out of memory");
 		return NULL;
 	}
-	return h;
+	if (!(r->pool = e4_bfio_pool("segment", g->names, g->n, g->given, why, whylen))) {
+		free(r);
+		return NULL;
+	}
+	if (libsmraw_handle_initialize(&r->h, &err) != 1 ||
+	    libsmraw_handle_open_file_io_pool(r->h, r->pool, LIBSMRAW_OPEN_READ, &err) != 1) {
+		const char *refused = e4_bfio_pool_refused(r->pool);
+
+		if (refused) {
+			snprintf(why, whylen, "%s", refused);
+			libsmraw_error_free(&err);
+		} else {
+			smraw_why(err, why, whylen);
+		}
+		if (r->h)
+			libsmraw_handle_free(&r->h, NULL);
+		smraw_close(r);
+		return NULL;
+	}
+	return r;
 }
 
 static void *smraw_reopen(void *g)
 {
-	libsmraw_error_t *err = NULL;
-	libsmraw_handle_t *h = smraw_open_handle(g, &err);
+	char why[400];
 
-	libsmraw_error_free(&err);
-	return h;
+	return smraw_open_handle(g, why, sizeof(why));
 }
 
 static const struct e4_handle_ops smraw_ops = { smraw_read_at, smraw_close,
@@ -93,7 +125,7 @@ enum e4_status e4_source_open_smraw(const char *path, struct e4_source **out,
 				    char *why, size_t whylen)
 {
 	libsmraw_error_t *err = NULL;
-	libsmraw_handle_t *h = NULL;
+	struct smraw *r;
 	struct segments *g = calloc(1, sizeof(*g));
 	size64_t size = 0;
 
@@ -107,25 +139,28 @@ enum e4_status e4_source_open_smraw(const char *path, struct e4_source **out,
 		free(g);
 		return E4_IO;
 	}
-	/* libsmraw would block on a FIFO segment */
-	for (int i = 0; i < g->n; i++) {
-		struct stat st;
-
-		if (stat(g->names[i], &st) || (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))) {
-			snprintf(why, whylen, "segment %d (%s): not a regular file or block device",
-				 i + 1, g->names[i]);
-			segments_free(g);
-			return E4_IO;
-		}
-	}
-	h = smraw_open_handle(g, &err);
-	if (!h || libsmraw_handle_get_media_size(h, &size, &err) != 1) {
-		smraw_why(err, why, whylen);
-		if (h)
-			smraw_close(h);
+	if (g->n < 1) {
+		snprintf(why, whylen, "no segments");
 		segments_free(g);
 		return E4_IO;
 	}
-	return e4_source_handles(&smraw_ops, g, h, (uint64_t)size, path,
+	/* only the name the examiner gave may be a symbolic link; a FIFO
+	 * segment is refused without blocking (libyal.h) */
+	if (!(g->given = strdup(path))) {
+		segments_free(g);
+		snprintf(why, whylen, "out of memory");
+		return E4_NOMEM;
+	}
+	if (!(r = smraw_open_handle(g, why, whylen))) {
+		segments_free(g);
+		return E4_IO;
+	}
+	if (libsmraw_handle_get_media_size(r->h, &size, &err) != 1) {
+		smraw_why(err, why, whylen);
+		smraw_close(r);
+		segments_free(g);
+		return E4_IO;
+	}
+	return e4_source_handles(&smraw_ops, g, r, (uint64_t)size, path,
 				 "split raw", out);
 }

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sparse/sparse.h>
-#include "container.h"
+#include "readers.h"
 
 #define SPARSE_MAGIC 0xed26ff3au
 #define CHUNK_RAW 0xcac1u
@@ -226,6 +226,7 @@ enum e4_status e4_source_open_sparse(const char *path, struct e4_source **out,
 	struct sparse_file *checked;
 	uint64_t blocks = 0;
 	uint32_t hdr, chdr, chunks;
+	uint64_t fsize = 0;
 	off_t size;
 
 	*out = NULL;
@@ -233,10 +234,11 @@ enum e4_status e4_source_open_sparse(const char *path, struct e4_source **out,
 		snprintf(why, whylen, "out of memory");
 		return E4_NOMEM;
 	}
-	s->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* a regular file or block device, never waiting on a FIFO */
+	s->fd = e4_evidence_fd(path, 1, &fsize);
+	size = (off_t)fsize;
 	/* the import reads from the file position: at the start */
-	if (s->fd < 0 || (size = lseek(s->fd, 0, SEEK_END)) < 0 ||
-	    lseek(s->fd, 0, SEEK_SET) != 0) {
+	if (s->fd < 0 || lseek(s->fd, 0, SEEK_SET) != 0) {
 		snprintf(why, whylen, "%s", strerror(errno));
 		goto fail;
 	}

@@ -3,8 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#define LIBVHDI_HAVE_BFIO
 #include <libvhdi.h>
-#include "container.h"
+#include "readers.h"
+#include "libyal.h"
 
 /* libvhdi's reason for err (then freed), as ewf_why. */
 static void vhdi_why(libvhdi_error_t *err, char *why, size_t whylen)
@@ -18,10 +20,17 @@ static void vhdi_why(libvhdi_error_t *err, char *why, size_t whylen)
 	e4_container_why(text, why, whylen);
 }
 
+/* A library handle and the guarded file it reads (libyal.h). */
+struct vhdi {
+	libvhdi_file_t *f;
+	libbfio_handle_t *io;
+};
+
 static ssize_t vhdi_read_at(void *h, void *buf, size_t len, uint64_t off)
 {
+	struct vhdi *v = h;
 	libvhdi_error_t *err = NULL;
-	ssize_t n = libvhdi_file_read_buffer_at_offset(h, buf, len, (off64_t)off, &err);
+	ssize_t n = libvhdi_file_read_buffer_at_offset(v->f, buf, len, (off64_t)off, &err);
 
 	libvhdi_error_free(&err);
 	return n;
@@ -29,33 +38,53 @@ static ssize_t vhdi_read_at(void *h, void *buf, size_t len, uint64_t off)
 
 static void vhdi_close(void *h)
 {
-	libvhdi_file_t *f = h;
+	struct vhdi *v = h;
 
-	libvhdi_file_close(f, NULL);
-	libvhdi_file_free(&f, NULL);
+	if (v->f) {
+		libvhdi_file_close(v->f, NULL);
+		libvhdi_file_free(&v->f, NULL);
+	}
+	libbfio_handle_free(&v->io, NULL);
+	free(v);
 }
 
-/* An open file, or NULL with err. */
-static libvhdi_file_t *vhdi_open_file(const char *path, libvhdi_error_t **err)
+/* An open file, or NULL with why. */
+static struct vhdi *vhdi_open_file(const char *path, char *why, size_t whylen)
 {
-	libvhdi_file_t *f = NULL;
+	libvhdi_error_t *err = NULL;
+	struct vhdi *v = calloc(1, sizeof(*v));
 
-	if (libvhdi_file_initialize(&f, err) != 1)
-		return NULL;
-	if (libvhdi_file_open(f, path, LIBVHDI_OPEN_READ, err) != 1) {
-		libvhdi_file_free(&f, NULL);
+	if (!v) {
+		snprintf(why, whylen, "out of memory");
 		return NULL;
 	}
-	return f;
+	if (!(v->io = e4_bfio_open(path, E4_BFIO_FOLLOW, why, whylen))) {
+		free(v);
+		return NULL;
+	}
+	if (libvhdi_file_initialize(&v->f, &err) != 1 ||
+	    libvhdi_file_open_file_io_handle(v->f, v->io, LIBVHDI_OPEN_READ, &err) != 1) {
+		const char *r = e4_bfio_refused(v->io);
+
+		if (r) {
+			snprintf(why, whylen, "%s", r);
+			libvhdi_error_free(&err);
+		} else {
+			vhdi_why(err, why, whylen);
+		}
+		if (v->f)
+			libvhdi_file_free(&v->f, NULL);
+		vhdi_close(v);
+		return NULL;
+	}
+	return v;
 }
 
 static void *vhdi_reopen(void *path)
 {
-	libvhdi_error_t *err = NULL;
-	libvhdi_file_t *f = vhdi_open_file(path, &err);
+	char why[400];
 
-	libvhdi_error_free(&err);
-	return f;
+	return vhdi_open_file(path, why, sizeof(why));
 }
 
 static const struct e4_handle_ops vhdi_ops = { vhdi_read_at, vhdi_close,
@@ -65,30 +94,30 @@ enum e4_status e4_source_open_vhdi(const char *path, struct e4_source **out,
 				   char *why, size_t whylen)
 {
 	libvhdi_error_t *err = NULL;
-	libvhdi_file_t *f;
+	struct vhdi *v;
 	size64_t size = 0;
 	uint32_t type = 0;
-	int ok;
 	char *ctx;
 
 	*out = NULL;
-	f = vhdi_open_file(path, &err);
-	ok = f && libvhdi_file_get_media_size(f, &size, &err) == 1 &&
-	     libvhdi_file_get_disk_type(f, &type, &err) == 1;
-	if (!ok || type == LIBVHDI_DISK_TYPE_DIFFERENTIAL) {
-		if (ok)
-			/* read alone, its parent's sectors would be zeros */
-			snprintf(why, whylen, "a differential disk (it has a parent): not supported; merge or convert it first");
-		else
-			vhdi_why(err, why, whylen);
-		if (f)
-			vhdi_close(f);
+	if (!(v = vhdi_open_file(path, why, whylen)))
+		return E4_IO;
+	if (libvhdi_file_get_media_size(v->f, &size, &err) != 1 ||
+	    libvhdi_file_get_disk_type(v->f, &type, &err) != 1) {
+		vhdi_why(err, why, whylen);
+		vhdi_close(v);
+		return E4_IO;
+	}
+	if (type == LIBVHDI_DISK_TYPE_DIFFERENTIAL) {
+		/* read alone, its parent's sectors would be zeros */
+		snprintf(why, whylen, "a differential disk (it has a parent): not supported; merge or convert it first");
+		vhdi_close(v);
 		return E4_IO;
 	}
 	if (!(ctx = strdup(path))) {
-		vhdi_close(f);
+		vhdi_close(v);
 		snprintf(why, whylen, "out of memory");
 		return E4_NOMEM;
 	}
-	return e4_source_handles(&vhdi_ops, ctx, f, (uint64_t)size, path, "VHD", out);
+	return e4_source_handles(&vhdi_ops, ctx, v, (uint64_t)size, path, "VHD", out);
 }

@@ -3,8 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#define LIBVMDK_HAVE_BFIO
 #include <libvmdk.h>
-#include "container.h"
+#include "readers.h"
+#include "libyal.h"
 
 /* libvmdk's reason for err (then freed), as ewf_why. */
 static void vmdk_why(libvmdk_error_t *err, char *why, size_t whylen)
@@ -18,10 +20,19 @@ static void vmdk_why(libvmdk_error_t *err, char *why, size_t whylen)
 	e4_container_why(text, why, whylen);
 }
 
+/* A library handle, the guarded descriptor file and the pool of guarded
+ * extent files it reads (libyal.h). */
+struct vmdk {
+	libvmdk_handle_t *h;
+	libbfio_handle_t *io;
+	libbfio_pool_t *pool;
+};
+
 static ssize_t vmdk_read_at(void *h, void *buf, size_t len, uint64_t off)
 {
+	struct vmdk *v = h;
 	libvmdk_error_t *err = NULL;
-	ssize_t n = libvmdk_handle_read_buffer_at_offset(h, buf, len, (off64_t)off, &err);
+	ssize_t n = libvmdk_handle_read_buffer_at_offset(v->h, buf, len, (off64_t)off, &err);
 
 	libvmdk_error_free(&err);
 	return n;
@@ -29,24 +40,137 @@ static ssize_t vmdk_read_at(void *h, void *buf, size_t len, uint64_t off)
 
 static void vmdk_close(void *h)
 {
-	libvmdk_handle_t *v = h;
+	struct vmdk *v = h;
 
-	libvmdk_handle_close(v, NULL);
-	libvmdk_handle_free(&v, NULL);
+	if (v->h) {
+		libvmdk_handle_close(v->h, NULL);
+		libvmdk_handle_free(&v->h, NULL);
+	}
+	if (v->pool)
+		libbfio_pool_free(&v->pool, NULL);
+	if (v->io)
+		libbfio_handle_free(&v->io, NULL);
+	free(v);
 }
 
-/* An open handle with its extent files, or NULL with err. */
-static libvmdk_handle_t *vmdk_open_handle(const char *path, libvmdk_error_t **err)
+/* The extent files the descriptor names, as libvmdk finds them (its
+ * open_extent_data_files): the last component of each name, beside the
+ * descriptor; NULL for a zero extent (no file).  0, or -1 with why. */
+static int vmdk_extent_names(libvmdk_handle_t *h, const char *path, char ***names,
+			     int *n, char *why, size_t whylen)
 {
-	libvmdk_handle_t *v = NULL;
+	libvmdk_error_t *err = NULL;
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path + 1) : 0;
+	char **v;
 
-	if (libvmdk_handle_initialize(&v, err) != 1)
-		return NULL;
-	if (libvmdk_handle_open(v, path, LIBVMDK_OPEN_READ, err) != 1) {
-		libvmdk_handle_free(&v, NULL);
+	*names = NULL;
+	if (libvmdk_handle_get_number_of_extents(h, n, &err) != 1 || *n < 1 || *n > 65536) {
+		if (err)
+			vmdk_why(err, why, whylen);
+		else
+			snprintf(why, whylen, "%d extents", *n);
+		return -1;
+	}
+	if (!(v = calloc((size_t)*n, sizeof(*v)))) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	*names = v;
+	for (int i = 0; i < *n; i++) {
+		libvmdk_extent_descriptor_t *d = NULL;
+		uint8_t name[4096];
+		size_t size = 0;
+		int type = 0;
+		const char *base;
+
+		if (libvmdk_handle_get_extent_descriptor(h, i, &d, &err) != 1 ||
+		    libvmdk_extent_descriptor_get_type(d, &type, &err) != 1) {
+			vmdk_why(err, why, whylen);
+			libvmdk_extent_descriptor_free(&d, NULL);
+			return -1;
+		}
+		if (type == LIBVMDK_EXTENT_TYPE_ZERO) {
+			libvmdk_extent_descriptor_free(&d, NULL);
+			continue;
+		}
+		if (libvmdk_extent_descriptor_get_utf8_filename_size(d, &size, &err) != 1 ||
+		    size < 2 || size > sizeof(name) ||
+		    libvmdk_extent_descriptor_get_utf8_filename(d, name, size, &err) != 1) {
+			if (err)
+				vmdk_why(err, why, whylen);
+			else
+				snprintf(why, whylen, "extent %d: no file name", i + 1);
+			libvmdk_extent_descriptor_free(&d, NULL);
+			return -1;
+		}
+		libvmdk_extent_descriptor_free(&d, NULL);
+		name[size - 1] = 0;
+		base = strrchr((char *)name, '/');
+		base = base ? base + 1 : (const char *)name;
+		if (!*base || (v[i] = malloc((size_t)dirlen + strlen(base) + 1)) == NULL) {
+			snprintf(why, whylen, *base ? "out of memory" : "extent %d: no file name", i + 1);
+			return -1;
+		}
+		memcpy(v[i], path, (size_t)dirlen);
+		strcpy(v[i] + dirlen, base);
+	}
+	return 0;
+}
+
+static void names_free(char **names, int n)
+{
+	for (int i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* An open handle with its extent files, or NULL with why. */
+static struct vmdk *vmdk_open_handle(const char *path, char *why, size_t whylen)
+{
+	libvmdk_error_t *err = NULL;
+	struct vmdk *v = calloc(1, sizeof(*v));
+	char **names = NULL;
+	int n = 0;
+	const char *r;
+
+	if (!v) {
+		snprintf(why, whylen, "out of memory");
 		return NULL;
 	}
-	if (libvmdk_handle_open_extent_data_files(v, err) != 1) {
+	if (!(v->io = e4_bfio_open(path, E4_BFIO_FOLLOW | E4_BFIO_SHORT, why, whylen))) {
+		free(v);
+		return NULL;
+	}
+	if (libvmdk_handle_initialize(&v->h, &err) != 1 ||
+	    libvmdk_handle_open_file_io_handle(v->h, v->io, LIBVMDK_OPEN_READ, &err) != 1) {
+		if ((r = e4_bfio_refused(v->io))) {
+			snprintf(why, whylen, "%s", r);
+			libvmdk_error_free(&err);
+		} else {
+			vmdk_why(err, why, whylen);
+		}
+		if (v->h)
+			libvmdk_handle_free(&v->h, NULL);
+		vmdk_close(v);
+		return NULL;
+	}
+	/* the extent files: only the descriptor the examiner named may be
+	 * a symbolic link (a monolithic sparse file is its own extent) */
+	if (vmdk_extent_names(v->h, path, &names, &n, why, whylen) ||
+	    !(v->pool = e4_bfio_pool("extent file", names, n, path, why, whylen))) {
+		names_free(names, n);
+		vmdk_close(v);
+		return NULL;
+	}
+	names_free(names, n);
+	if (libvmdk_handle_open_extent_data_files_file_io_pool(v->h, v->pool, &err) != 1) {
+		if ((r = e4_bfio_pool_refused(v->pool)) || (r = e4_bfio_refused(v->io))) {
+			snprintf(why, whylen, "%s", r);
+			libvmdk_error_free(&err);
+		} else {
+			vmdk_why(err, why, whylen);
+		}
 		vmdk_close(v);
 		return NULL;
 	}
@@ -55,11 +179,9 @@ static libvmdk_handle_t *vmdk_open_handle(const char *path, libvmdk_error_t **er
 
 static void *vmdk_reopen(void *path)
 {
-	libvmdk_error_t *err = NULL;
-	libvmdk_handle_t *v = vmdk_open_handle(path, &err);
+	char why[400];
 
-	libvmdk_error_free(&err);
-	return v;
+	return vmdk_open_handle(path, why, sizeof(why));
 }
 
 static const struct e4_handle_ops vmdk_ops = { vmdk_read_at, vmdk_close,
@@ -69,24 +191,25 @@ enum e4_status e4_source_open_vmdk(const char *path, struct e4_source **out,
 				   char *why, size_t whylen)
 {
 	libvmdk_error_t *err = NULL;
-	libvmdk_handle_t *v;
+	struct vmdk *v;
 	size64_t size = 0;
 	size_t parent = 0;
-	int ok, has_parent = 0;
+	int has_parent = 0;
 	char *ctx;
 
 	*out = NULL;
-	v = vmdk_open_handle(path, &err);
-	ok = v && libvmdk_handle_get_media_size(v, &size, &err) == 1 &&
-	     (has_parent = libvmdk_handle_get_utf8_parent_filename_size(v, &parent, &err)) != -1;
-	if (!ok || (has_parent == 1 && parent > 1)) {
-		if (ok)
-			/* read alone, its parent's grains would be zeros */
-			snprintf(why, whylen, "a differential disk (it has a parent): not supported; convert it first");
-		else
-			vmdk_why(err, why, whylen);
-		if (v)
-			vmdk_close(v);
+	if (!(v = vmdk_open_handle(path, why, whylen)))
+		return E4_IO;
+	if (libvmdk_handle_get_media_size(v->h, &size, &err) != 1 ||
+	    (has_parent = libvmdk_handle_get_utf8_parent_filename_size(v->h, &parent, &err)) == -1) {
+		vmdk_why(err, why, whylen);
+		vmdk_close(v);
+		return E4_IO;
+	}
+	if (has_parent == 1 && parent > 1) {
+		/* read alone, its parent's grains would be zeros */
+		snprintf(why, whylen, "a differential disk (it has a parent): not supported; convert it first");
+		vmdk_close(v);
 		return E4_IO;
 	}
 	if (!(ctx = strdup(path))) {
