@@ -213,25 +213,26 @@ static int open_parent(struct undel *u, const struct e4_deleted *d,
 }
 
 struct sink {
+	struct outdir *od;
 	int fd;
 	int err;
+	int capped;             /* --max-output refused it */
+	uint64_t bytes;         /* counted against od->max_output */
 };
 
+/* Through the output directory's writer: what undelete writes counts
+ * against --max-output as extract's files do. */
 static int write_at(void *arg, uint64_t off, const uint8_t *data, size_t len)
 {
 	struct sink *k = arg;
+	int rc = outdir_write(k->od, k->fd, data, len, off);
 
-	while (len) {
-		ssize_t w = pwrite(k->fd, data, len, (off_t)off);
-
-		if (w <= 0) {
-			k->err = errno ? errno : EIO;
-			return 1;
-		}
-		data += w;
-		off += (uint64_t)w;
-		len -= (size_t)w;
+	if (rc) {
+		k->capped = rc == 2;
+		k->err = errno ? errno : EIO;
+		return 1;
 	}
+	k->bytes += len;
 	return 0;
 }
 
@@ -290,7 +291,7 @@ static void write_file(struct undel *u, const struct e4_deleted *d, int dirfd,
 		       char *name, struct verdict *v, struct e4_recovery *rec)
 {
 	struct out_file f;
-	struct sink k = { -1, 0 };
+	struct sink k = { &u->od, -1, 0, 0, 0 };
 	struct timespec ts[2];
 
 	if (outdir_file_open(&u->od, dirfd, name, d->inode.mode & 0777, &f)) {
@@ -312,7 +313,12 @@ static void write_file(struct undel *u, const struct e4_deleted *d, int dirfd,
 	if (e4_recovery_stream(rec, write_at, &k) != E4_OK ||
 	    ftruncate(f.fd, (off_t)e4_recovery_size(rec))) {
 		outdir_file_abort(&f);
-		because(v, k.err ? strerror(k.err) : "cannot be written");
+		outdir_unwrite(&u->od, k.bytes);
+		if (k.capped)
+			report_max_output(u->s->report, &u->od, u->path, d->ino,
+					  e4_recovery_size(rec));
+		because(v, k.capped ? "more than --max-output allows (its block map claims blocks more than once?)" :
+			k.err ? strerror(k.err) : "cannot be written");
 		v->word = "not recovered";
 		return;
 	}
@@ -575,8 +581,8 @@ static int one_deleted(void *arg, const struct e4_deleted *d)
 		else
 			out_name(u, parent, d->ino, d->file_type == 2, &d->parts[i], names[i]);
 	}
-	recover(u, d, &v, names);
 	path_of(d, names, path, sizeof(u->path));
+	recover(u, d, &v, names);
 	/* shown as names are (valid UTF-8 kept, other bytes escaped) */
 	{
 		size_t len = strlen(path);
@@ -650,6 +656,7 @@ int cmd_undelete(const struct options *o, struct report *r)
 		session_close(&s);
 		return EXIT_FATAL;
 	}
+	u.od.max_output = o->max_output_set ? o->max_output : e4_fs_image_size(s.fs);
 	u.od.root_fd = open(o->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (u.od.root_fd < 0) {
 		report_error(r, "%s: cannot open: %s", o->out_dir, strerror(errno));

@@ -99,6 +99,20 @@ a|c)
 	if [ $SC = a ] && undelete "undelete --keep-locked without a key" "$W/locked" --keep-locked "$img"; then
 		verdict locked nokey "$man" "$W/locked.json" "$W/locked" --locked
 	fi
+	# --max-output bounds what undelete writes, as extract's: with one
+	# byte allowed, every file of more is refused (named, exit 1) and
+	# nothing larger is left in the output
+	if [ $SC = a ]; then
+		rm -rf "$W/cap"
+		"$E4DUMP" undelete --json --max-output 1 "${keys[@]}" "$img" -o "$W/cap" \
+			>"$W/cap.json" 2>"$W/cap.err"
+		rc=$?
+		check "undelete --max-output 1: exit 1 (rc $rc)" '[ $rc = 1 ]'
+		check "undelete --max-output 1: files refused for --max-output" \
+			'grep -q "more than --max-output allows" "$W/cap.json"'
+		check "undelete --max-output 1: no file of more than one byte written" \
+			'[ -z "$(find "$W/cap" -type f ! -name "*.e4dump.json" -size +1c)" ]'
+	fi
 	;;
 b)
 	if undelete "undelete with the key" "$W/rec" "${keys[@]}" "$img"; then
