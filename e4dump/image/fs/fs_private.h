@@ -1,6 +1,6 @@
-/* Inside libe4dump: the filesystem context and helpers shared by its
- * files (and by the tool's verify, which reads ext4 structures itself).
- * Not installed. */
+/* Inside libe4dump: the filesystem context and what its files share,
+ * each section headed by the file that owns it (a checker that reads
+ * ext4 structures itself uses fs_ext2.h instead).  Not installed. */
 #ifndef E4_FS_PRIVATE_H
 #define E4_FS_PRIVATE_H
 
@@ -11,6 +11,8 @@
 #include "fs.h"
 #include "fs_ext2.h"
 #include "inode.h"
+
+/* ---- fs.c: the context, its reports, its block reads ---------------- */
 
 /* A policy met, and what opens it. */
 struct e4_policy_slot {
@@ -70,6 +72,19 @@ struct e4_fs {
 	void *moment_arg;
 };
 
+/* Report a diagnostic (printf-style message; never key bytes). */
+void e4_report_p(struct e4_fs *fs, enum e4_diag_level level,
+		 enum e4_status status, enum e4_problem problem, uint32_t ino,
+		 const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+#define e4_report(fs, level, status, ino, path, ...) \
+	e4_report_p(fs, level, status, E4_P_OTHER, ino, path, __VA_ARGS__)
+
+/* Claim metadata block pblk for inode ino.  E4_OK, or E4_CORRUPT with
+ * *other set when another inode has it; E4_NOMEM. */
+enum e4_status e4_claim_block(struct e4_fs *fs, uint64_t pblk, uint32_t ino,
+			      uint32_t *other);
+
 /* The filesystem as it was at a moment (journal/: the journal copies of
  * a given time): while entered, every reader of the core (inodes, block
  * maps, directories, symlinks, xattrs) reads its blocks through read --
@@ -88,87 +103,7 @@ void e4_fs_moment_enter(struct e4_fs *fs, e4_moment_read_fn read, void *arg,
 			struct e4_fs_moment_save *save);
 void e4_fs_moment_leave(struct e4_fs *fs, struct e4_fs_moment_save *save);
 
-/* Report a diagnostic (printf-style message; never key bytes). */
-void e4_report_p(struct e4_fs *fs, enum e4_diag_level level,
-		 enum e4_status status, enum e4_problem problem, uint32_t ino,
-		 const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 7, 8)));
-#define e4_report(fs, level, status, ino, path, ...) \
-	e4_report_p(fs, level, status, E4_P_OTHER, ino, path, __VA_ARGS__)
-
-
-/* Decode and check an inode libext2fs read (e4_inode_read's rules). */
-enum e4_status e4_inode_decode(struct e4_fs *fs, uint32_t ino,
-			       const struct ext2_inode_large *disk,
-			       const char *path, struct e4_inode *out);
-
-/* The inline data of an inode: the 60 bytes of i_block followed by the
- * "system.data" xattr value (malloc'd).  Reported errors. */
-enum e4_status e4_inline_data(struct e4_fs *fs, const struct e4_inode *in,
-			      const char *path, uint8_t **data, size_t *len);
-
-/* The directory reader: every valid entry in use (dots included; unused
- * space and the csum tail left out), block by block in logical order.
- * A block that cannot be read or parsed, and a hole, is reported and
- * marks the directory damaged; the rest is read.  fn returns non-zero to
- * stop (E4_STOPPED). */
-struct e4_dirent;
-typedef int (*e4_dirent_fn)(void *arg, const struct e4_dirent *de);
-
-struct e4_dir_read_info {
-	int hashed;             /* entries store a casefold hash pair */
-	int htree_hash;         /* readdir would give Linux's hash pair: the
-				 * directory is read through the htree code */
-	int hash_version;       /* then with this version (unsigned adjusted) */
-	int damaged;
-};
-
-/* A listing of given entries of directory in (journal copies of its
- * blocks, say), made by the rules of e4_dir_list: names decrypted with
- * the cipher of context ctx (NULL: none known, every name its no-key
- * name) under the same trust rule, no-key names from info's hash facts
- * (hashed, htree_hash, hash_version), order (E4_LIST_UNSORTED keeps the
- * given one) and duplicates.  Nothing is reported about single names.
- * E4_OK, E4_NOMEM. */
-struct e4_dirent;
-struct e4_dir;
-enum e4_status e4_dir_list_given(struct e4_fs *fs, const struct e4_inode *in,
-				 const struct e4_context *ctx,
-				 const struct e4_dir_read_info *info,
-				 const struct e4_dirent *ents, size_t n,
-				 unsigned int flags, struct e4_dir **out);
-
-/* Does Linux 6.1's readdir give entries the hash pair of the htree code
- * (which no-key names then carry)?  is_dx_dir(): with dir_index, for
- * indexed directories, one-block ones and inline ones; an index that
- * dx_probe rejects falls back to linear reading (hash 0).  flags: the
- * directory's i_flags; blocks: its size in blocks; dx_info: bytes
- * 0x18..0x1f of its block 0 when it is a valid dx_root, else NULL.  The
- * hash version (unsigned adjusted), or -1. */
-int e4_dir_readdir_hash(struct e4_fs *fs, uint32_t flags, uint64_t blocks,
-			const uint8_t *dx_info);
-
-/* The no-key name Linux shows for stored name raw[len] of a directory
- * (tree/dir.c: the one rule, for listings and journal copies alike):
- * hashed (casefold + encrypt: the stored hash pair, has_hash), else
- * readdir_hash (the htree hash version readdir uses, -1 none) hashes the
- * ciphertext.  "?" when there is none.  out: E4_NOKEY_NAME_MAX + 1. */
-void e4_nokey_name_of(struct e4_fs *fs, int hashed, int readdir_hash,
-		       const uint8_t *raw, size_t len, int has_hash, uint32_t hash,
-		       uint32_t minor, char *out);
-
-enum e4_status e4_dir_iterate(struct e4_fs *fs, const struct e4_inode *in,
-			      const char *path, e4_dirent_fn fn, void *arg,
-			      struct e4_dir_read_info *info);
-
-/* The cipher of inode ino, reporting why there is none (naming path):
- * E4_NO_KEY ("no key for descriptor ..."), an unsupported mode, ...
- * out NULL: only whether the policy is open, reported the same way. */
-enum e4_status e4_fs_inode_cipher_reported(struct e4_fs *fs, uint32_t ino,
-					   const struct e4_context *ctx,
-					   enum e4_key_use use,
-					   const char *path,
-					   struct e4_cipher **out);
+/* ---- itable.c, scan.c, index.c: inode tables, their scan, the index --- */
 
 /* Check the inode tables' geometry at open (s_inodes_per_group, each
  * group's table inside the filesystem); groups whose table is not are
@@ -195,16 +130,93 @@ void e4_icache_free(struct e4_fs *fs);
 int e4_index_add(struct e4_fs *fs, const struct e4_inode *in);
 void e4_index_done(struct e4_fs *fs, enum e4_status st);
 
-/* Claim metadata block pblk for inode ino.  E4_OK, or E4_CORRUPT with
- * *other set when another inode has it; E4_NOMEM. */
-enum e4_status e4_claim_block(struct e4_fs *fs, uint64_t pblk, uint32_t ino,
-			      uint32_t *other);
+/* ---- inode.c, xattr.c: one inode -------------------------------------- */
 
-/* The first index of sorted v[0..n-1] whose value is >= x (n: none). */
-size_t e4_u64_lower_bound(const uint64_t *v, size_t n, uint64_t x);
+/* Decode and check an inode libext2fs read (e4_inode_read's rules). */
+enum e4_status e4_inode_decode(struct e4_fs *fs, uint32_t ino,
+			       const struct ext2_inode_large *disk,
+			       const char *path, struct e4_inode *out);
+
+/* The inline data of an inode: the 60 bytes of i_block followed by the
+ * "system.data" xattr value (malloc'd).  Reported errors. */
+enum e4_status e4_inline_data(struct e4_fs *fs, const struct e4_inode *in,
+			      const char *path, uint8_t **data, size_t *len);
 
 /* Does this directory store a hash pair in its entries (casefolded and
  * encrypted)? */
 int e4_inode_hashed_dir(const struct e4_inode *in);
+
+/* ---- dirread.c: the directory reader (raw entries, checked) ------------ */
+
+/* The directory reader: every valid entry in use (dots included; unused
+ * space and the csum tail left out), block by block in logical order.
+ * A block that cannot be read or parsed, and a hole, is reported and
+ * marks the directory damaged; the rest is read.  fn returns non-zero to
+ * stop (E4_STOPPED). */
+struct e4_dirent;
+typedef int (*e4_dirent_fn)(void *arg, const struct e4_dirent *de);
+
+struct e4_dir_read_info {
+	int hashed;             /* entries store a casefold hash pair */
+	int htree_hash;         /* readdir would give Linux's hash pair: the
+				 * directory is read through the htree code */
+	int hash_version;       /* then with this version (unsigned adjusted) */
+	int damaged;
+};
+
+enum e4_status e4_dir_iterate(struct e4_fs *fs, const struct e4_inode *in,
+			      const char *path, e4_dirent_fn fn, void *arg,
+			      struct e4_dir_read_info *info);
+
+/* Does Linux 6.1's readdir give entries the hash pair of the htree code
+ * (which no-key names then carry)?  is_dx_dir(): with dir_index, for
+ * indexed directories, one-block ones and inline ones; an index that
+ * dx_probe rejects falls back to linear reading (hash 0).  flags: the
+ * directory's i_flags; blocks: its size in blocks; dx_info: bytes
+ * 0x18..0x1f of its block 0 when it is a valid dx_root, else NULL.  The
+ * hash version (unsigned adjusted), or -1. */
+int e4_dir_readdir_hash(struct e4_fs *fs, uint32_t flags, uint64_t blocks,
+			const uint8_t *dx_info);
+
+/* ---- keys.c: which key opens a policy --------------------------------- */
+
+/* The cipher of inode ino, reporting why there is none (naming path):
+ * E4_NO_KEY ("no key for descriptor ..."), an unsupported mode, ...
+ * out NULL: only whether the policy is open, reported the same way. */
+enum e4_status e4_fs_inode_cipher_reported(struct e4_fs *fs, uint32_t ino,
+					   const struct e4_context *ctx,
+					   enum e4_key_use use,
+					   const char *path,
+					   struct e4_cipher **out);
+
+/* ---- journal_fs.c: sorted block lists --------------------------------- */
+
+/* The first index of sorted v[0..n-1] whose value is >= x (n: none). */
+size_t e4_u64_lower_bound(const uint64_t *v, size_t n, uint64_t x);
+
+/* ---- tree/dir.c: listings, for journal/ (names of journal copies) ----- */
+
+/* The no-key name Linux shows for stored name raw[len] of a directory
+ * (tree/dir.c: the one rule, for listings and journal copies alike):
+ * hashed (casefold + encrypt: the stored hash pair, has_hash), else
+ * readdir_hash (the htree hash version readdir uses, -1 none) hashes the
+ * ciphertext.  "?" when there is none.  out: E4_NOKEY_NAME_MAX + 1. */
+void e4_nokey_name_of(struct e4_fs *fs, int hashed, int readdir_hash,
+		       const uint8_t *raw, size_t len, int has_hash, uint32_t hash,
+		       uint32_t minor, char *out);
+
+/* A listing of given entries of directory in (journal copies of its
+ * blocks, say), made by the rules of e4_dir_list: names decrypted with
+ * the cipher of context ctx (NULL: none known, every name its no-key
+ * name) under the same trust rule, no-key names from info's hash facts
+ * (hashed, htree_hash, hash_version), order (E4_LIST_UNSORTED keeps the
+ * given one) and duplicates.  Nothing is reported about single names.
+ * E4_OK, E4_NOMEM. */
+struct e4_dir;
+enum e4_status e4_dir_list_given(struct e4_fs *fs, const struct e4_inode *in,
+				 const struct e4_context *ctx,
+				 const struct e4_dir_read_info *info,
+				 const struct e4_dirent *ents, size_t n,
+				 unsigned int flags, struct e4_dir **out);
 
 #endif
