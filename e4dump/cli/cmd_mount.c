@@ -690,12 +690,15 @@ static enum e4_walk_action walk_entry(void *arg, const struct e4_walk_node *n)
 	return E4_WALK_CONTINUE;
 }
 
-/* The library's messages: none during that walk (ls -R shows them). */
+/* The library's messages: none about single entries during that walk
+ * (ls -R shows them; the mount reports each when the kernel asks), but
+ * what is said once per policy (which key opens it, or that none does)
+ * is said then or never. */
 static void mount_diag(void *arg, const struct e4_diag *d)
 {
 	struct mount *m = arg;
 
-	if (!m->walking)
+	if (!m->walking || d->problem == E4_P_NO_KEY || d->level == E4_DIAG_INFO)
 		report_diag(m->r, d);
 }
 
