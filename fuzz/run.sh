@@ -59,6 +59,7 @@ for t in "${targets[@]}"; do
 	case $t in
 	image | container) extra=(-max_len=1048576) ;;
 	undelete) extra=(-max_len=4194304) ;;   # whole images of 3 MiB
+	volume) extra=(-max_len=1048580) ;;     # size word and a disk's first MiB
 	names | symlink) extra=(-max_len=8194) ;;
 	dirblock) extra=(-max_len=65537) ;;     # flag byte and up to 64 KiB
 	extent) extra=(-max_len=16445) ;;       # flag, i_block, 16 tree blocks
