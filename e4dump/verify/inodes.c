@@ -206,7 +206,6 @@ static void check_symlink_padding(struct verify *v, uint32_t ino,
 
 static void check_symlink(struct verify *v, const struct e4_inode *in)
 {
-	struct ext2_inode_large raw;
 	unsigned int bs = v->info.block_size;
 	uint64_t size = in->size, meta;
 	uint8_t *blob = NULL, *plain = NULL;
@@ -223,10 +222,9 @@ static void check_symlink(struct verify *v, const struct e4_inode *in)
 		      (unsigned long long)size, bs - 1);
 		return;
 	}
-	e4_inode_ext2(in, &raw);
-	meta = raw.i_file_acl || raw.osd2.linux2.l_i_file_acl_high ? bs / 512 : 0;
+	meta = in->file_acl ? bs / 512 : 0;
 	if (!(in->flags & E4_INODE_INLINE_DATA_FL) && in->blocks <= meta &&
-	    size > sizeof(raw.i_block)) {
+	    size > sizeof(in->i_block)) {
 		vfind(v, CHECK_SYMLINK_HEADER, in->ino, NULL,
 		      "i_size %llu does not fit in i_block of a fast symlink",
 		      (unsigned long long)size);

@@ -158,7 +158,7 @@ START_TEST(test_block_map_outside_refused)
 	ck_assert(in.flags & E4_INODE_EXTENTS_FL);
 	/* the first extent of the in-inode tree (ext4_extent at i_block +
 	 * 12): its start moved past the end of the filesystem */
-	leaf = in.raw + 0x28 + 12;
+	leaf = in.i_block + 12;
 	leaf[6] = 0xff, leaf[7] = 0xff;         /* ee_start_hi */
 	errors = 0;
 	ck_assert_int_eq(e4_inode_runs(fs, &in, "/plain/hello.txt", 1, &runs, &nruns),

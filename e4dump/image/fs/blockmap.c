@@ -103,7 +103,6 @@ enum e4_status e4_inode_map_tree(struct e4_fs *fs, const struct e4_inode *in,
 				 const char *path, uint64_t lblk_end,
 				 e4_run_fn fn, e4_tree_block_fn tree, void *arg)
 {
-	struct ext2_inode_large raw;
 	struct emit em;
 	struct walk_arg w = { fs, &em, in->ino, 0, tree, arg };
 	const char *why = NULL;
@@ -117,9 +116,8 @@ enum e4_status e4_inode_map_tree(struct e4_fs *fs, const struct e4_inode *in,
 	if (in->flags & E4_INODE_INLINE_DATA_FL)
 		return bad_map(fs, in, path, E4_INVALID, "block map",
 			       "inline data has none", 0);
-	e4_inode_ext2(in, &raw);
 	st = ((in->flags & E4_INODE_EXTENTS_FL) ? e4_extent_walk : e4_indirect_walk)(
-		(const uint8_t *)raw.i_block, fs->info.block_size, &fs->range,
+		in->i_block, fs->info.block_size, &fs->range,
 		lblk_end, read_block, extent_cb, &w, &why, &bad);
 	flush(&em);
 	if (st == E4_NOMEM)

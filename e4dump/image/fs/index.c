@@ -7,7 +7,6 @@
 
 int e4_index_add(struct e4_fs *fs, const struct e4_inode *in)
 {
-	struct ext2_inode_large raw;
 	struct e4_enc_inode e;
 
 	fs->in_use++;
@@ -16,9 +15,8 @@ int e4_index_add(struct e4_fs *fs, const struct e4_inode *in)
 	e.mode = in->mode;
 	e.flagged = in->encrypted;
 	/* Only inodes that can hold xattrs can have a context. */
-	e4_inode_ext2(in, &raw);
-	if (!e.flagged && !raw.i_file_acl && !raw.osd2.linux2.l_i_file_acl_high &&
-	    raw.i_extra_isize + EXT2_GOOD_OLD_INODE_SIZE + 4 >=
+	if (!e.flagged && !in->file_acl &&
+	    in->extra_isize + EXT2_GOOD_OLD_INODE_SIZE + 4 >=
 		    EXT2_INODE_SIZE(fs->ext2->super))
 		return 0;
 	e.ctx_status = e4_inode_context(fs, in, &e.ctx, &e.why);

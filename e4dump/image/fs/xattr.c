@@ -15,7 +15,6 @@ static enum e4_status get_xattr(struct e4_fs *fs, const struct e4_inode *in,
 {
 	struct ext2_super_block *sb = fs->ext2->super;
 	unsigned int isize = EXT2_INODE_SIZE(sb), bs = fs->info.block_size;
-	struct ext2_inode_large raw;
 	struct e4_xattr x;
 	const uint8_t *ib;
 	uint8_t *blk = NULL;
@@ -25,23 +24,22 @@ static enum e4_status get_xattr(struct e4_fs *fs, const struct e4_inode *in,
 	*val = NULL;
 	*len = 0;
 	*why = NULL;
-	e4_inode_ext2(in, &raw);
 	/* EXT4_INODE_HAS_XATTR_SPACE: a non-zero i_extra_isize leaving room
 	 * for the magic and a terminator. */
-	if (raw.i_extra_isize &&
-	    EXT2_GOOD_OLD_INODE_SIZE + raw.i_extra_isize + 8u <= isize) {
+	if (in->extra_isize &&
+	    EXT2_GOOD_OLD_INODE_SIZE + in->extra_isize + 8u <= isize) {
 		st = e4_inode_bytes(fs, in->ino, &ib);
 		if (st != E4_OK) {
 			*why = "the inode cannot be read again";
 			return E4_IO;
 		}
-		st = e4_xattr_find_ibody(ib + EXT2_GOOD_OLD_INODE_SIZE + raw.i_extra_isize,
-					 isize - EXT2_GOOD_OLD_INODE_SIZE - raw.i_extra_isize,
+		st = e4_xattr_find_ibody(ib + EXT2_GOOD_OLD_INODE_SIZE + in->extra_isize,
+					 isize - EXT2_GOOD_OLD_INODE_SIZE - in->extra_isize,
 					 index, name, &x, why);
 		if (st == E4_CORRUPT)
 			return st;
 	}
-	acl = raw.i_file_acl | (uint64_t)raw.osd2.linux2.l_i_file_acl_high << 32;
+	acl = in->file_acl;
 	if (st == E4_NOT_FOUND && acl && !body_only) {
 		if (acl <= fs->range.first_data_block || acl >= fs->range.blocks) {
 			*why = "xattr block outside the filesystem";
@@ -120,17 +118,16 @@ enum e4_status e4_inline_data(struct e4_fs *fs, const struct e4_inode *in,
 			  "inline data: %s", why ? why : e4_status_str(st));
 		return st == E4_NOMEM ? st : E4_CORRUPT;
 	}
-	e4_inode_ext2(in, &raw);
-	buf = malloc(sizeof(raw.i_block) + extra_len + 1);
+	buf = malloc(sizeof(in->i_block) + extra_len + 1);
 	if (!buf) {
 		free(extra);
 		return E4_NOMEM;
 	}
 	/* EXT4_MIN_INLINE_DATA_SIZE bytes in i_block, the rest in the
 	 * "system.data" value. */
-	memcpy(buf, raw.i_block, sizeof(raw.i_block));
+	memcpy(buf, in->i_block, sizeof(in->i_block));
 	if (extra_len)
-		memcpy(buf + sizeof(raw.i_block), extra, extra_len);
+		memcpy(buf + sizeof(in->i_block), extra, extra_len);
 	free(extra);
 	*data = buf;
 	*len = sizeof(raw.i_block) + extra_len;
