@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include "commands.h"
+#include "kdf.h"
 #include "session.h"
 
 #ifndef E4DUMP_VERSION
@@ -153,6 +154,20 @@ static void more_open_files(void)
 	}
 }
 
+/* Key material passes through registers that a callee may spill below
+ * main's frame and leave there (glibc's lazy binder saves the vector
+ * registers on the stack when it resolves a symbol, OpenSSL's assembly
+ * keeps round keys in them): the stack the command used is cleared
+ * before the process ends. */
+#define STACK_WIPE (512u << 10)
+
+static __attribute__((noinline)) void wipe_stack(void)
+{
+	uint8_t below[STACK_WIPE];
+
+	e4_wipe(below, sizeof(below));
+}
+
 int main(int argc, char **argv)
 {
 	struct report r = { 0 };
@@ -216,5 +231,6 @@ int main(int argc, char **argv)
 	}
 	rc = cmd->run(&o, &r);
 	options_free(&o);
+	wipe_stack();
 	return rc;
 }
