@@ -31,6 +31,7 @@ struct manifest_row {
 	uint64_t size;
 	char ct[65];
 	char times[4][48];      /* atime, mtime, ctime, crtime ("-": none) */
+	const char *hashes_of;  /* "plaintext", or "ciphertext" (kept locked) */
 };
 
 static const char *const time_names[4] = { "atime", "mtime", "ctime", "crtime" };
@@ -144,7 +145,7 @@ struct manifest *manifest_open(const char *tsv, const char *dfxml,
 				close(fd);
 			goto fail;
 		}
-		fputs("path\tinode\tsize\tmd5\tsha1\tsha256\tciphertext_sha256\tatime\tmtime\tctime\tcrtime\tunreadable\n",
+		fputs("path\tinode\tsize\tmd5\tsha1\tsha256\tciphertext_sha256\tatime\tmtime\tctime\tcrtime\tunreadable\thashes_of\n",
 		      m->f);
 	}
 	if (dfxml) {
@@ -228,6 +229,7 @@ struct manifest_row *manifest_row_start(const char *out_path,
 	e4_escape((const uint8_t *)out_path, n, row->path, 0);
 	row->ino = in->ino;
 	row->size = in->size;
+	row->hashes_of = "plaintext";
 	snprintf(row->ct, sizeof(row->ct), "%s", ct_sha256_hex);
 	iso(&in->atime, row->times[0], sizeof(row->times[0]));
 	iso(&in->mtime, row->times[1], sizeof(row->times[1]));
@@ -236,6 +238,12 @@ struct manifest_row *manifest_row_start(const char *out_path,
 	if (in->has_crtime)
 		iso(&in->crtime, row->times[3], sizeof(row->times[3]));
 	return row;
+}
+
+void manifest_row_ciphertext(struct manifest_row *row)
+{
+	if (row)
+		row->hashes_of = "ciphertext";
 }
 
 void manifest_row_free(struct manifest_row *row)
@@ -326,6 +334,9 @@ static int dfxml_row(xmlTextWriterPtr x, const struct manifest_row *row,
 		      xmlTextWriterWriteString(x, BAD_CAST digest[i]) < 0 ||
 		      xmlTextWriterEndElement(x) < 0;
 	}
+	if (!bad && !strcmp(row->hashes_of, "ciphertext"))
+		bad = xmlTextWriterWriteElement(x, BAD_CAST "e4dump:hashes_of",
+						BAD_CAST row->hashes_of) < 0;
 	if (!bad && strcmp(row->ct, "-"))
 		bad = xmlTextWriterWriteElement(x, BAD_CAST "e4dump:ciphertext_sha256",
 						BAD_CAST row->ct) < 0;
@@ -344,10 +355,10 @@ int manifest_write(struct manifest *m, struct manifest_row *row,
 	if (!row)
 		return -1;
 	pthread_mutex_lock(&m->lock);
-	if (m->f && fprintf(m->f, "%s\t%" PRIu32 "\t%" PRIu64 "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+	if (m->f && fprintf(m->f, "%s\t%" PRIu32 "\t%" PRIu64 "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			    row->path, row->ino, row->size, hashes, row->ct,
 			    row->times[0], row->times[1], row->times[2], row->times[3],
-			    unreadable ? unreadable : "-") < 0)
+			    unreadable ? unreadable : "-", row->hashes_of) < 0)
 		m->failed = rc = -1;
 	if (m->x && dfxml_row(m->x, row, hashes, unreadable))
 		m->failed = rc = -1;

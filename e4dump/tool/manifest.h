@@ -1,7 +1,8 @@
 /* extract --manifest FILE: one tab-separated row per extracted regular
  * file, with its plaintext's MD5, SHA-1 and SHA-256 (read back from what
  * was written), the SHA-256 of its stored ciphertext, its times, and the
- * file blocks that could not be read ("-": none).
+ * file blocks that could not be read ("-": none), and what the hashes
+ * are of: "plaintext", or "ciphertext" for a file kept locked.
  * Rows come from the writer threads, in the order files are finished.
  * --dfxml FILE: the same rows as DFXML fileobjects (libxml2). */
 #ifndef E4DUMP_MANIFEST_H
@@ -35,6 +36,12 @@ struct manifest_row *manifest_row_start(const char *out_path,
 					const struct e4_inode *in,
 					const char *ct_sha256_hex);
 void manifest_row_free(struct manifest_row *row);
+
+/* Mark the row's MD5, SHA-1 and SHA-256 as those of the ciphertext file
+ * written for a file kept locked (extract --keep-locked: its stored data
+ * units, holes left out), not of a plaintext: the TSV's last column
+ * "hashes_of" (plaintext | ciphertext), DFXML's e4dump:hashes_of. */
+void manifest_row_ciphertext(struct manifest_row *row);
 
 /* The MD5, SHA-1 and SHA-256 of the file open at fd (from its start, size
  * bytes), tab-separated, into hashes (MANIFEST_HASHES bytes); "-" for each

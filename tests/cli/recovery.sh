@@ -104,7 +104,7 @@ for line in open(blocks):
 partial = 0
 for row in open(tsv).read().splitlines()[1:]:
     f = row.split("\t")
-    path, ino, un = f[0], f[1], f[-1]
+    path, ino, un = f[0], f[1], f[11]
     assert un == want[ino], (path, un, want[ino])
     got = open(out + "/" + path, "rb").read()
     exp = open(good + "/" + path, "rb").read()
@@ -121,7 +121,7 @@ recs = [json.loads(l) for l in open(js)]
 assert recs[-1]["type"] == "summary" and recs[-1]["partial"] == partial, recs[-1]
 parts = {r["path"].lstrip("/"): r["unreadable"] for r in recs
          if r["type"] == "extracted" and r.get("status") == "partial"}
-rows = {l.split("\t")[0]: l.split("\t")[-1] for l in open(tsv).read().splitlines()[1:]}
+rows = {l.split("\t")[0]: l.split("\t")[11] for l in open(tsv).read().splitlines()[1:]}
 assert parts == {p: u for p, u in rows.items() if u != "-"}, (parts, rows)
 s = recs[-1]
 line = ("e4dump: extract: %d directories, %d files, %d symlinks, %d bytes; %d renamed, "
