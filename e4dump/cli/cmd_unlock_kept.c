@@ -158,6 +158,8 @@ static void decrypt_names(struct e4_cipher *c, json_object *entries,
 		size_t m = 0;
 		int ok;
 
+		if (keep) /* only what decrypts here is a name */
+			json_object_object_del(e, "plain_hex");
 		if (len <= 0)
 			continue;
 		ok = e4_decrypt_name(c, raw, (size_t)len, plain, &m) == E4_OK;
@@ -482,7 +484,6 @@ static int decrypt_file(struct uk *u, int src, const char *cname, json_object *s
 bad:
 	report_error_at(u->r, shown, 0, "its sidecar's data units run past its i_size");
 	outdir_file_abort(&f);
-	rc = -2;
 	goto out;
 fail:
 	report_error_at(u->r, shown, 0, "cannot decrypt into the output: %s", strerror(errno));
@@ -694,6 +695,7 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 		json_object *ent = NULL, *side = NULL, *sh, *ph;
 		uint8_t plain[256];
 		struct stat st;
+		size_t listed = json_object_array_length(kept_out);
 		int pl;
 
 		if (strlen(sname) >= OUTDIR_NAME_MAX)
@@ -766,10 +768,10 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 				}
 				fchmod(d2, m);
 				futimens(d2, ts);
-				json_object_put(sub);
 				close(d2);
 				u->dirs++;
 				emit(u, path, orel, sl, "directory", "complete", NULL);
+				json_object_put(sub);
 			}
 			if (s2 >= 0)
 				close(s2);
@@ -843,6 +845,15 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 			report_error_at(u->r, path, 0, "not a file, directory or symlink: not copied");
 			u->skipped++;
 		}
+		if (keep_names && ent && json_object_array_length(kept_out) == listed) {
+			/* its name stays the stored one: listed again (made
+			 * here, so without a sidecar) */
+			json_object *e = json_tokener_parse(json_object_to_json_string(ent));
+
+			json_object_object_del(e, "sidecar");
+			json_object_object_del(e, "sidecar_hex");
+			json_object_array_add(kept_out, e);
+		}
 next:
 		json_object_put(side);
 		free(path);
@@ -852,19 +863,12 @@ next:
 	if (keep_names || json_object_array_length(kept_out)) {
 		json_object *o = json_object_get(dfile);
 
-		if (keep_names) {
-			/* every entry keeps its output name and stored name */
-			for (size_t i = 0; i < json_object_array_length(ents); i++)
-				json_object_object_del(json_object_array_get_idx(ents, i), "plain_hex");
-		} else {
-			if (!o) {
-				o = json_record("kept_directory");
-				json_object_object_add(o, "path", json_object_new_string(shown));
-				json_object_object_add(o, "names_locked", json_object_new_boolean(0));
-			}
-			json_object_object_add(o, "names_locked", json_object_new_boolean(0));
-			json_object_object_add(o, "entries", json_object_get(kept_out));
+		if (!o) {
+			o = json_record("kept_directory");
+			json_object_object_add(o, "path", json_object_new_string(shown));
 		}
+		json_object_object_add(o, "names_locked", json_object_new_boolean(keep_names));
+		json_object_object_add(o, "entries", json_object_get(kept_out));
 		if (kept_write_json(&u->od, dst, KEPT_DIR_FILE, o)) {
 			report_error_at(u->r, shown, 0, "cannot write %s: %s", KEPT_DIR_FILE, strerror(errno));
 			u->skipped++;
