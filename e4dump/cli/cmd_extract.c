@@ -47,6 +47,8 @@ struct xdir {
 	const char *why;        /* skip_top: why */
 	int locked;             /* --keep-locked: its names stay encrypted */
 	int casefolded;
+	int has_ctx;            /* ctx: its context (encrypted, not broken) */
+	struct e4_context ctx;
 	json_object *kept;      /* --keep-locked: its entries for KEPT_DIR_FILE */
 };
 
@@ -380,6 +382,8 @@ static void write_dir_file(struct extract *x, struct xdir *d,
 	json_object_object_add(o, "path", json_name(n->path));
 	json_object_object_add(o, "names_locked", json_object_new_boolean(d->locked));
 	json_object_object_add(o, "casefolded", json_object_new_boolean(d->casefolded));
+	if (d->locked && d->has_ctx)
+		json_object_object_add(o, "encryption", kept_encryption_json(&d->ctx));
 	json_object_object_add(o, "decrypt_later", kept_inode_json(x->s->fs, n->inode, n->path));
 	json_object_object_add(o, "entries", d->kept ? d->kept : json_object_new_array());
 	d->kept = NULL;
@@ -704,6 +708,8 @@ static void keep_facts(struct extract *x, struct xdir *d,
 		return;
 	d->locked = f->encrypted && !f->have_key;
 	d->casefolded = f->casefolded;
+	d->has_ctx = f->encrypted && !f->broken;
+	d->ctx = f->ctx;
 	nameset_add(&d->names, KEPT_DIR_FILE);
 }
 

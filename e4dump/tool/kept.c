@@ -8,6 +8,7 @@
 #include "context.h"
 #include "jsonout.h"
 #include "kept.h"
+#include "modes.h"
 
 #define ADD(o, k, v) json_object_object_add((o), (k), (v))
 
@@ -108,6 +109,28 @@ json_object *kept_inode_json(struct e4_fs *fs, const struct e4_inode *in,
 		free(runs);
 		ADD(o, "data_units", a);
 	}
+	return o;
+}
+
+json_object *kept_encryption_json(const struct e4_context *c)
+{
+	json_object *o = json_object_new_object(), *fl = json_object_new_array();
+	char names[E4_FLAGS_NAME_MAX];
+
+	e4_policy_flags_name(c->flags, names);
+	for (char *save = NULL, *t = strtok_r(names, "|", &save); t; t = strtok_r(NULL, "|", &save))
+		json_object_array_add(fl, json_object_new_string(t));
+	ADD(o, "policy_version", json_object_new_int(c->version));
+	ADD(o, "contents_mode", json_object_new_int(c->contents_mode));
+	ADD(o, "contents", json_object_new_string(e4_mode_name(c->contents_mode)));
+	ADD(o, "filenames_mode", json_object_new_int(c->filenames_mode));
+	ADD(o, "filenames", json_object_new_string(e4_mode_name(c->filenames_mode)));
+	ADD(o, "flags", fl);
+	ADD(o, c->version == E4_CONTEXT_V1 ? "descriptor" : "identifier",
+	    json_hex(c->key_id, c->key_id_size));
+	ADD(o, "nonce", json_hex(c->nonce, sizeof(c->nonce)));
+	ADD(o, "key", NULL);
+	ADD(o, "state", json_object_new_string("locked"));
 	return o;
 }
 

@@ -45,6 +45,11 @@ json_object *kept_hashes_json(const char *of, const char *hashes);
 json_object *kept_inode_json(struct e4_fs *fs, const struct e4_inode *in,
 			     const char *path);
 
+/* A locked context in the record vocabulary's "encryption" form
+ * (policy_version, modes and their names, flags by name, descriptor or
+ * identifier, nonce, key null, state "locked"). */
+json_object *kept_encryption_json(const struct e4_context *c);
+
 /* The export header (KEPT_EXPORT_FILE). */
 json_object *kept_export_json(struct e4_fs *fs, const char *image,
 			      const char *path);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Decrypt later on the kernel-written sample: extract --keep-locked without
 # the key hashes each kept file's ciphertext (manifest hashes_of
-# "ciphertext", JSON hashes.of: hashlib's of the kept files); unlock-kept
+# "ciphertext", JSON hashes.of: hashlib's of the kept files) and saves what
+# decrypting needs (tests/lib/ext4img.py finds it in the image); unlock-kept
 # with the key, from the export alone, writes what a direct extract with
 # the key writes and what the guest's manifest holds.  Hostile exports
 # (tests/cli/unlock_kept_craft.py): a ciphertext changed after export, data
@@ -22,6 +23,8 @@ expect "extract --keep-locked without the key" 1 'locked kept' -- \
 cp "$W/out" "$W/kl.json"
 n=$(/usr/bin/python3 "$CHECK" hashes "$W/kl" "$W/kl.tsv" "$W/kl.json" 2>&1)
 check "the ciphertext hashes of every kept file ($n)" '[[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 2 ]'
+r=$(/usr/bin/python3 "$CHECK" export "$W/kl" "$W/s.img" 2>&1)
+check "what the export saved is the image's (ext4img.py): $r" '[ $? = 0 ]'
 expect "direct extract with the key" 0 '' -- "$E4DUMP" extract --key-file "$K" "$W/s.img" -o "$W/direct"
 mv "$W/s.img" "$W/s.img.away"
 expect "unlock-kept with the key" 0 'unlock-kept: .* 0 kept locked, 0 skipped' -- \

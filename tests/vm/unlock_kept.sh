@@ -28,6 +28,8 @@ for scn in "$@"; do
 	check "$s: extract --keep-locked without a key: exit 1 ($rc)" '[ $rc = 1 ]'
 	n=$(/usr/bin/python3 "$top/tests/vm/unlock_kept_check.py" hashes "$D/kl" "$D/kl.tsv" "$D/kl.json" 2>&1)
 	check "$s: the ciphertext hashes of every kept file ($n)" '[[ $n =~ ^[0-9]+$ ]]'
+	n=$(/usr/bin/python3 "$top/tests/vm/unlock_kept_check.py" export "$D/kl" "$img" 2>&1)
+	check "$s: what the export saved is the image's (ext4img.py): $(echo $n | tail -c 300)" '[ $? = 0 ]'
 	"$E4DUMP" extract "${keys[@]}" "$img" -o "$D/direct" 2>"$D/direct.err"
 	check "$s: direct extract with the keys: exit 0" '[ $? = 0 ]'
 	mv "$img" "$img.away" # the export alone
