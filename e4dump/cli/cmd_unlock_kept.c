@@ -31,7 +31,9 @@
 #include "symlink.h"
 
 #define MAX_JSON ((size_t)1 << 30)   /* a directory file of 4M entries */
-#define MAX_DEPTH 4096
+/* directories deeper are not entered (each level holds two descriptors
+ * and a frame of about 2 KiB) */
+#define MAX_DEPTH 1024
 /* a policy's key is trusted on this much evidence (image/fs/keys.c) */
 #define TRIAL_EVIDENCE_BITS 32
 #define TRIAL_EVIDENCE_MIN 16
@@ -737,7 +739,9 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 			char sc[OUTDIR_NAME_MAX + 1];
 			long sl = kept_unhex(json_object_get_string(sh), (uint8_t *)sc, OUTDIR_NAME_MAX - 1);
 
-			if (sl > 0) {
+			/* a name in src, never a path */
+			if (sl > 0 && !memchr(sc, '/', (size_t)sl) && !memchr(sc, 0, (size_t)sl) &&
+			    strcmp(sc, ".") && strcmp(sc, "..")) {
 				sc[sl] = 0;
 				side = read_json(src, sc);
 			}
@@ -751,7 +755,11 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 			int s2 = openat(src, sname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			int d2 = s2 >= 0 && depth < MAX_DEPTH ? outdir_mkdir(&u->od, dst, dname) : -1;
 
-			if (d2 < 0) {
+			if (depth >= MAX_DEPTH) {
+				report_error_at(u->r, path, 0, "directories nested deeper than %d: not entered",
+						MAX_DEPTH);
+				u->skipped++;
+			} else if (d2 < 0) {
 				report_error_at(u->r, path, 0, "cannot make directory: %s", strerror(errno));
 				u->skipped++;
 			} else {
@@ -779,11 +787,11 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 			json_object *sl = field(side, "decrypt_later", json_type_object);
 			json_object *blobhex = field(side, "symlink_stored_hex", json_type_string);
 			struct e4_cipher *c = cipher_of(u, sl, E4_KEY_NAMES, path);
-			uint8_t blob[4096], out[4097];
-			long bl = blobhex ? kept_unhex(json_object_get_string(blobhex), blob, sizeof(blob)) : -1;
+			uint8_t *blob = malloc(4096), *out = malloc(4097);
+			long bl = blobhex && blob ? kept_unhex(json_object_get_string(blobhex), blob, 4096) : -1;
 			size_t tl = 0;
 
-			if (!c) {
+			if (!c || !out) {
 				keep_entry(u, src, sname, side, dst, dname, &names, ent, kept_out, 1, path, orel);
 			} else if (bl <= 0 || e4_symlink_decrypt(c, blob, (size_t)bl, out, &tl) != E4_OK ||
 				   !tl || memchr(out, 0, tl)) {
@@ -803,6 +811,10 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 					emit(u, path, orel, sl, "symlink", "complete", NULL);
 				}
 			}
+			if (out)
+				e4_wipe(out, 4097);
+			free(blob);
+			free(out);
 			e4_cipher_free(c);
 		} else if (S_ISLNK(st.st_mode)) {
 			if (copy_symlink(u, src, sname, dst, dname, NULL, NULL)) {

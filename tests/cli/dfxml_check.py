@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """extract --dfxml against --manifest: every fileobject of the DFXML
 (fiwalk's elements: filename, inode, filesize, the four times, hashdigest
-md5/sha1/sha256, e4dump:ciphertext_sha256, e4dump:unreadable_blocks) is a
+md5/sha1/sha256, e4dump:ciphertext_sha256, e4dump:unreadable_blocks, e4dump:hashes_of) is a
 row of the manifest and every row is one fileobject; the document names
 its creator and source.
 usage: dfxml_check.py DFXML MANIFEST"""
@@ -31,10 +31,11 @@ def main():
                  hashes.get("md5", "-"), hashes.get("sha1", "-"), hashes.get("sha256", "-"),
                  text(fo, "e:ciphertext_sha256"),
                  text(fo, "d:atime"), text(fo, "d:mtime"), text(fo, "d:ctime"),
-                 text(fo, "d:crtime"), text(fo, "e:unreadable_blocks")))
+                 text(fo, "d:crtime"), text(fo, "e:unreadable_blocks"),
+                 text(fo, "e:hashes_of", "plaintext")))
     with open(sys.argv[2], newline="") as f:
         rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-    assert rows[0][-1] == "unreadable", rows[0]
+    assert rows[0][11:] == ["unreadable", "hashes_of"], rows[0]
     want = set(tuple(r) for r in rows[1:])
     if got != want or not want:
         print("only in DFXML:", sorted(got - want))
