@@ -24,7 +24,8 @@ cp "$W/out" "$W/kl.json"
 n=$(/usr/bin/python3 "$CHECK" hashes "$W/kl" "$W/kl.tsv" "$W/kl.json" 2>&1)
 check "the ciphertext hashes of every kept file ($n)" '[[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 2 ]'
 r=$(/usr/bin/python3 "$CHECK" export "$W/kl" "$W/s.img" 2>&1)
-check "what the export saved is the image's (ext4img.py): $r" '[ $? = 0 ]'
+st=$?
+check "what the export saved is the image's (ext4img.py): $r" '[ $st = 0 ]'
 expect "direct extract with the key" 0 '' -- "$E4DUMP" extract --key-file "$K" "$W/s.img" -o "$W/direct"
 mv "$W/s.img" "$W/s.img.away"
 expect "unlock-kept with the key" 0 'unlock-kept: .* 0 kept locked, 0 skipped' -- \
@@ -54,7 +55,8 @@ for edit in tamper units context name; do
 		check "name: inode $p made under its no-key name ($k)" '[ -d "$W/o.$edit/$k" ]'
 	else
 		k=$(/usr/bin/python3 "$top/tests/cli/unlock_kept_craft.py" "$W/o.$edit" kept "$p" 2>&1)
-		check "$edit: inode $p stays kept in OUT ($k)" '[ $? = 0 ] && [ -f "$W/o.$edit/%e4dump-export.json" ]'
+		st=$?
+		check "$edit: inode $p stays kept in OUT ($k)" '[ $st = 0 ] && [ -f "$W/o.$edit/%e4dump-export.json" ]'
 	fi
 	check "$edit: the rest decrypted (plain/hello.txt, secret/...)" \
 		'cmp -s "$W/direct/plain/hello.txt" "$W/o.$edit/plain/hello.txt" && [ "$(find "$W/o.$edit/secret" -type f ! -name "*.json" | wc -l)" -ge 2 ]'

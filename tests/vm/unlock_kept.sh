@@ -29,16 +29,19 @@ for scn in "$@"; do
 	n=$(/usr/bin/python3 "$top/tests/vm/unlock_kept_check.py" hashes "$D/kl" "$D/kl.tsv" "$D/kl.json" 2>&1)
 	check "$s: the ciphertext hashes of every kept file ($n)" '[[ $n =~ ^[0-9]+$ ]]'
 	n=$(/usr/bin/python3 "$top/tests/vm/unlock_kept_check.py" export "$D/kl" "$img" 2>&1)
-	check "$s: what the export saved is the image's (ext4img.py): $(echo $n | tail -c 300)" '[ $? = 0 ]'
+	st=$?
+	check "$s: what the export saved is the image's (ext4img.py): $(echo $n | tail -c 300)" '[ $st = 0 ]'
 	"$E4DUMP" extract "${keys[@]}" "$img" -o "$D/direct" 2>"$D/direct.err"
-	check "$s: direct extract with the keys: exit 0" '[ $? = 0 ]'
+	st=$?
+	check "$s: direct extract with the keys: exit 0" '[ $st = 0 ]'
 	mv "$img" "$img.away" # the export alone
 	"$E4DUMP" unlock-kept "${keys[@]}" --manifest "$D/u.tsv" --json "$D/kl" -o "$D/u" \
 		>"$D/u.json" 2>"$D/u.err"
 	rc=$?
 	check "$s: unlock-kept with the keys: exit 0 ($rc): $(tail -1 "$D/u.err")" '[ $rc = 0 ]'
 	r=$(/usr/bin/python3 "$top/tests/vm/unlock_kept_check.py" same "$D/direct" "$D/u" 2>&1)
-	check "$s: unlock-kept = direct extract: $(echo $r | head -c 300)" '[ $? = 0 ]'
+	st=$?
+	check "$s: unlock-kept = direct extract: $(echo $r | head -c 300)" '[ $st = 0 ]'
 	check "$s: diff -r" 'diff -r --no-dereference "$D/direct" "$D/u" >/dev/null'
 	check "$s: unlock-kept = the guest's manifest" \
 		'check_extract -q --apply-removed "$img.manifest" "$D/u" >/dev/null 2>&1'
