@@ -18,9 +18,14 @@
 #define MAX_SCANNED 64
 
 /* The encrypted inodes of the ext volume at [start, start + size) of
- * disk, or -1 when it cannot be read. */
-static long count_encrypted(struct e4_source *disk, uint64_t start, uint64_t size)
+ * disk, or -1 when it cannot be read; what of the filesystem its
+ * superblock declares lies past the end of the image is a warning (what
+ * names the volume). */
+static long count_encrypted(struct e4_source *disk, uint64_t start, uint64_t size,
+			    struct report *r, const char *what)
 {
+	struct e4_fs_info info;
+	char shortfall[400];
 	struct e4_fs_options fo = { .listing = 1 };
 	struct e4_source *view;
 	struct e4_fs *fs;
@@ -31,6 +36,9 @@ static long count_encrypted(struct e4_source *disk, uint64_t start, uint64_t siz
 	if (e4_source_view(disk, start, size, &view) != E4_OK ||
 	    e4_fs_open_source(&fs, view, &fo) != E4_OK)
 		return -1;
+	e4_fs_get_info(fs, &info);
+	if (e4_fs_shortfall(&info, shortfall, sizeof(shortfall)))
+		report_warning(r, "%s: %s", what, shortfall);
 	if (e4_fs_encrypted_inodes(fs, &v, &n, NULL) != E4_OK)
 		flagged = -1;
 	else
@@ -121,7 +129,7 @@ int cmd_volumes(const struct options *o, struct report *r)
 	struct e4_source *disk;
 	struct e4_volume_table t;
 	json_object *container, *table, *meta, *rows;
-	char why[1024], *e;
+	char why[1024], *e, *name;
 	enum e4_status st;
 	int rc;
 
@@ -163,9 +171,17 @@ int cmd_volumes(const struct options *o, struct report *r)
 	ADD(table, "sector_size", t.scheme[0] ? json_object_new_int(t.sector_size) : NULL);
 	ADD(table, "note", t.note[0] ? json_object_new_string(t.note) : NULL);
 	rows = json_object_new_array();
+	e = escaped(path, 4096);
+	if (e4_volumes_shortfall(&t, why, sizeof(why)))
+		report_warning(r, "%s: %s", e ? e : "?", why);
+	for (size_t i = 0; i < t.n; i++)
+		if (t.v[i].missing && t.v[i].size)
+			report_warning(r, "%s: partition %u: %llu bytes of it lie past the end of the image",
+				       e ? e : "?", t.v[i].index,
+				       (unsigned long long)t.v[i].missing);
 	if (e4_has_ext_superblock(disk, 0))
 		json_object_array_add(rows, volume_record(NULL, 0, disk->size, "ext4",
-			count_encrypted(disk, 0, disk->size),
+			count_encrypted(disk, 0, disk->size, r, e ? e : "?"),
 			t.n ? "(whole image; overlaps the table)" : "(whole image)", "", NULL));
 	for (size_t i = 0, scanned = 0; i < t.n; i++) {
 		const struct e4_volume *v = &t.v[i];
@@ -173,17 +189,23 @@ int cmd_volumes(const struct options *o, struct report *r)
 		long enc = -3;
 
 		snprintf(index, sizeof(index), "%u", v->index);
-		if (v->ext)
-			enc = scanned++ < MAX_SCANNED ? count_encrypted(disk, v->start, v->size) : -2;
+		if (v->ext) {
+			char what[4200];
+
+			snprintf(what, sizeof(what), "%s: partition %u", e ? e : "?", v->index);
+			enc = scanned++ < MAX_SCANNED ?
+			      count_encrypted(disk, v->start, v->size, r, what) : -2;
+		}
 		snprintf(type, sizeof(type), "%s%s%s%s", v->type,
 			 v->extended ? " (extended)" : v->logical ? " (logical)" : "",
 			 v->missing && v->size ? " (cut short)" : "",
 			 v->odd & E4_VOL_BLOCKING ? " (odd)" : "");
-		e = escaped(v->name, sizeof(v->name));
+		name = escaped(v->name, sizeof(v->name));
 		json_object_array_add(rows, volume_record(index, v->start, v->size,
-			v->extended ? "" : v->fs, enc, type, e ? e : "", v));
-		free(e);
+			v->extended ? "" : v->fs, enc, type, name ? name : "", v));
+		free(name);
 	}
+	free(e);
 	rc = EXIT_DONE;
 	if (o->json) {
 		json_emit(container);
