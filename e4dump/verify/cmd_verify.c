@@ -112,6 +112,10 @@ int cmd_verify(const struct options *o, struct report *r)
 	verify_tree(&v);
 	progress_end(&v.progress);
 	check_keys(&v);
+	if (o->evidence && verify_evidence(&v, s.image, o->quiet)) {
+		rc = EXIT_FATAL;
+		goto out;
+	}
 	if (v.nomem) {
 		report_error(r, "%s: out of memory", s.image);
 		rc = EXIT_FATAL;

@@ -371,6 +371,21 @@ def image_short(img):
     os.truncate(img.path, cut * bs)
 
 
+def evidence_hash(img):
+    # the sample as an E01 (ewfacquire: its MD5 and SHA-1 stored) with a
+    # byte flipped in chunk 100's data (free space: the filesystem reads
+    # the same), in the case image's place
+    sys.path.insert(0, os.path.join(TOP, "tests", "cli"))
+    from evidence_craft import flip_chunk  # noqa: E402
+    acq = img.path + ".acq"
+    subprocess.run(["ewfacquire", "-u", "-q", "-t", acq, "-f", "encase6",
+                    "-c", "deflate:fast", "-d", "sha1", "-C", "case", "-E", "ev",
+                    "-e", "examiner", "-D", "verify corpus", "-N", "notes", img.path],
+                   check=True, capture_output=True)
+    flip_chunk(acq + ".E01", 100)
+    os.replace(acq + ".E01", img.path)
+
+
 def format_htree_decides(img):
     # two stored lengths only the 2015 rule makes (17, 18 under padding
     # 32), in a directory after /pad4/bigdir in inode order: the htree's
