@@ -14,17 +14,9 @@
 # usage: evidence_e01.sh E4DUMP WORKDIR
 set -u
 . "$(dirname "$0")/../lib/common.sh"
-E4DUMP=$1
-workdir "$2"
+. "$(dirname "$0")/evidence_common.sh"
+evidence_setup "$1" "$2" ewfacquire ewfverify ewfinfo debugfs
 CRAFT="python3 $top/tests/cli/evidence_craft.py"
-for t in ewfacquire ewfverify ewfinfo mke2fs debugfs; do
-	command -v $t >/dev/null || give_up "$t not installed (scripts/install-deps.sh)"
-done
-mkdir -p "$W/src"
-python3 -c 'import sys; sys.stdout.buffer.write(b"".join(b"evidence line %06d\n" % i for i in range(2000)))' >"$W/src/h"
-head -c 3000000 /dev/urandom >"$W/src/big"
-mke2fs -q -F -b 4096 -t ext4 -d "$W/src" "$W/vol.raw" 8M >"$W/mke2fs.log" 2>&1 ||
-	give_up "mke2fs: $(tail -3 "$W/mke2fs.log")"
 ewfacquire -u -q -t "$W/good" -f encase6 -c deflate:fast -d sha1 -C case-28 -E ev-28 \
 	-e examiner -D volume -N notes "$W/vol.raw" >"$W/acq.log" 2>&1 ||
 	give_up "ewfacquire: $(tail -3 "$W/acq.log")"

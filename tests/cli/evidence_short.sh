@@ -12,19 +12,9 @@
 # usage: evidence_short.sh E4DUMP WORKDIR
 set -u
 . "$(dirname "$0")/../lib/common.sh"
-E4DUMP=$1
-workdir "$2"
-for t in mke2fs dumpe2fs sgdisk mmls; do
-	command -v $t >/dev/null || give_up "$t not installed (scripts/install-deps.sh)"
-done
-mkdir -p "$W/src"
-python3 -c 'import sys; sys.stdout.buffer.write(b"".join(b"evidence line %06d\n" % i for i in range(2000)))' >"$W/src/h"
-head -c 3000000 /dev/urandom >"$W/src/big"
-mke2fs -q -F -b 4096 -t ext4 -d "$W/src" "$W/vol.raw" 8M >"$W/mke2fs.log" 2>&1 ||
-	give_up "mke2fs: $(tail -3 "$W/mke2fs.log")"
-bs=$(dumpe2fs -h "$W/vol.raw" 2>/dev/null | sed -n 's/^Block size: *//p')
-bc=$(dumpe2fs -h "$W/vol.raw" 2>/dev/null | sed -n 's/^Block count: *//p')
-declared=$((bc * bs))
+. "$(dirname "$0")/evidence_common.sh"
+evidence_setup "$1" "$2" dumpe2fs sgdisk mmls
+declared=$(fs_declared "$W/vol.raw")
 check "dumpe2fs: the filesystem's size ($declared)" '[ "$declared" -gt 6291456 ]'
 
 # a JSON Lines file has a diagnostic of problem short_image whose reason

@@ -10,16 +10,8 @@
 # usage: evidence_split.sh E4DUMP WORKDIR
 set -u
 . "$(dirname "$0")/../lib/common.sh"
-E4DUMP=$1
-workdir "$2"
-for t in mke2fs split dumpe2fs; do
-	command -v $t >/dev/null || give_up "$t not installed (scripts/install-deps.sh)"
-done
-mkdir -p "$W/src"
-python3 -c 'import sys; sys.stdout.buffer.write(b"".join(b"evidence line %06d\n" % i for i in range(2000)))' >"$W/src/h"
-head -c 3000000 /dev/urandom >"$W/src/big"
-mke2fs -q -F -b 4096 -t ext4 -d "$W/src" "$W/vol.raw" 8M >"$W/mke2fs.log" 2>&1 ||
-	give_up "mke2fs: $(tail -3 "$W/mke2fs.log")"
+. "$(dirname "$0")/evidence_common.sh"
+evidence_setup "$1" "$2" split dumpe2fs
 mkdir -p "$W/set"
 split -d -a 3 --numeric-suffixes=1 -b 3M "$W/vol.raw" "$W/set/d." || give_up split
 check "split wrote three members" '[ "$(ls "$W/set" | wc -l)" = 3 ]'
@@ -78,9 +70,7 @@ refused "a later member given" \
 # superblock declares (dumpe2fs -h), said by info and verify
 fresh tail && truncate -s 1M "$W/tail/d.003"
 have=$(( $(stat -c %s "$W/tail/d.001") + $(stat -c %s "$W/tail/d.002") + $(stat -c %s "$W/tail/d.003") ))
-bs=$(dumpe2fs -h "$W/vol.raw" 2>/dev/null | sed -n 's/^Block size: *//p')
-bc=$(dumpe2fs -h "$W/vol.raw" 2>/dev/null | sed -n 's/^Block count: *//p')
-missing=$((bc * bs - have))
+missing=$(($(fs_declared "$W/vol.raw") - have))
 check "the last member cut short: bytes missing ($missing)" '[ "$missing" -gt 0 ]'
 expect "the last member cut short: info warns" 0 \
 	"warning: .*/tail/d\.001: the image ends at byte $have of the filesystem, $missing bytes short" -- \
