@@ -703,6 +703,8 @@ static int run(const struct options *o, struct report *r)
 	const char *path = o->n_args > 1 ? o->args[1] : "/";
 	struct stat img;
 	uint32_t ino;
+	struct e4_fs_info info;
+	uint64_t missing;
 	int rc;
 
 	if (!o->out_dir) {
@@ -777,11 +779,19 @@ static int run(const struct options *o, struct report *r)
 	close(x.od.root_fd);
 	nameset_free(&x.root.names);
 	hardlinks_free(&x.links);
-	/* the accounting, always */
+	/* the accounting, always; an image cut short is named in it (the
+	 * files it made partial are among the partial ones) */
+	e4_fs_get_info(s.fs, &info);
+	missing = e4_fs_shortfall(&info, NULL, 0);
 	fprintf(stderr, "e4dump: extract: %zu directories, %zu files, %zu symlinks, %" PRIu64
-		" bytes; %zu renamed, %zu partial, %zu locked kept, %zu skipped\n",
+		" bytes; %zu renamed, %zu partial, %zu locked kept, %zu skipped",
 		x.dirs, x.files, x.symlinks, x.bytes, x.renamed, totals.partial,
 		x.locked, x.skipped);
+	if (missing)
+		fprintf(stderr, "; the image ends at byte %" PRIu64 " of the filesystem, %"
+			PRIu64 " bytes short of what its superblock declares: files with blocks past its end are partial",
+			info.source_size, missing);
+	fputc('\n', stderr);
 	rc = x.skipped || x.stop || totals.partial || x.locked ? EXIT_SKIPPED :
 	     session_status(&s);
 	if (o->json) {

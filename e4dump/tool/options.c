@@ -76,6 +76,10 @@ static const struct opt_def defs[] = {
 	{ OPT_OFFSET, 0, "offset", "BYTES",
 	  "the volume at BYTES into the image; with a suffix s, in\n"
 	  "                      512-byte sectors (as mmls shows them)" },
+	{ OPT_EVIDENCE, 0, "evidence", NULL,
+	  "also read the whole media and check it against the\n"
+	  "                      hashes its container stores (an E01's MD5,\n"
+	  "                      SHA-1), as ewfverify does" },
 	{ OPT_QUIET, 'q', "quiet", NULL,
 	  "no progress line (shown on a terminal only)" },
 	{ OPT_VERBOSE, 'v', "verbose", NULL,
@@ -137,6 +141,7 @@ static int apply(struct options *o, const struct opt_def *d, const char *arg,
 	case OPT_KEEP_LOCKED: o->keep_locked = 1; break;
 	case OPT_FORCE: o->force = 1; break;
 	case OPT_QUIET: o->quiet = 1; break;
+	case OPT_EVIDENCE: o->evidence = 1; break;
 	case OPT_KEEP_SETID: o->keep_setid = 1; break;
 	case OPT_JSON: o->json = 1; break;
 	case OPT_SEED: o->seed = arg; break;

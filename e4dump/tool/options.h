@@ -15,6 +15,7 @@ enum opt_id {
 	OPT_MAX_DEPTH,
 	OPT_THREADS, OPT_PARTITION, OPT_OFFSET, OPT_FULL_TIME, OPT_MANIFEST, OPT_QUIET,
 	OPT_DFXML, OPT_KEEP_LOCKED, OPT_FOREGROUND, OPT_MOUNT_OPTIONS, OPT_MAX_OUTPUT,
+	OPT_EVIDENCE,
 	OPT_COUNT
 };
 
@@ -37,6 +38,7 @@ struct options {
 	int keep_locked;          /* extract --keep-locked */
 	int force;                /* extract --force */
 	int quiet;                /* extract, verify --quiet: no progress */
+	int evidence;             /* verify --evidence: hash the media */
 	int keep_setid;           /* extract --keep-setid */
 	enum e4_name_format format;
 	int dummy_key;

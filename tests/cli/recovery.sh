@@ -127,7 +127,8 @@ s = recs[-1]
 line = ("e4dump: extract: %d directories, %d files, %d symlinks, %d bytes; %d renamed, "
         "%d partial, %d locked kept, %d skipped" % (s["directories"], s["files"], s["symlinks"],
         s["bytes"], s["renamed"], s["partial"], s["locked_kept"], s["skipped"]))
-assert open(err).read().splitlines()[-1] == line
+# the image is cut short: the accounting says where it ends
+assert open(err).read().splitlines()[-1].startswith(line + "; the image ends at byte %d of the filesystem, " % (cut * 4096))
 print(partial)
 PY
 )
