@@ -129,7 +129,7 @@ static void manifest_link(struct extract *x, struct xdir *d, const char *name,
 	if (n->inode->encrypted && manifest_ct_sha256(x->s->fs, n->inode, n->path, ct))
 		snprintf(ct, sizeof(ct), "-");
 	rel = out_rel(d, name);
-	row = rel ? manifest_row_start(rel, n->inode, ct) : NULL;
+	row = rel ? manifest_row_entry(x->man, x->s, n, rel, ct) : NULL;
 	free(rel);
 	fd = openat(d->fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (row && fd >= 0)
@@ -220,7 +220,7 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 			snprintf(ct, sizeof(ct), "-");
 		rel = out_rel(d, name);
 		job.man = x->man;
-		job.man_row = rel ? manifest_row_start(rel, in, ct) : NULL;
+		job.man_row = rel ? manifest_row_entry(x->man, x->s, n, rel, ct) : NULL;
 		free(rel);
 		rel = NULL;
 		if (!job.man_row)
@@ -259,6 +259,22 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 	return 0;
 }
 
+/* The manifest row of a directory or symlink written at name in d (the
+ * DFXML has one; the TSV has regular files only). */
+static void manifest_entry(struct extract *x, struct xdir *d, const char *name,
+			   const struct e4_walk_node *n)
+{
+	char *rel;
+
+	if (!x->man)
+		return;
+	rel = out_rel(d, name);
+	if (rel)
+		manifest_write(x->man, manifest_row_entry(x->man, x->s, n, rel, "-"),
+			       MANIFEST_NO_HASHES, NULL);
+	free(rel);
+}
+
 static int write_symlink(struct extract *x, struct xdir *d, const char *name,
 			 const struct e4_walk_node *n)
 {
@@ -276,6 +292,7 @@ static int write_symlink(struct extract *x, struct xdir *d, const char *name,
 	}
 	free(target);
 	set_times(d->fd, name, -1, n->inode);
+	manifest_entry(x, d, name, n);
 	emit(x, n, d, name, "ok");
 	return 0;
 }
@@ -386,6 +403,7 @@ static int write_locked(struct extract *x, struct xdir *d, const char *name,
 			goto out;
 		}
 		set_times(d->fd, name, -1, in);
+		manifest_entry(x, d, name, n);
 	} else {
 		struct out_file f;
 		uint64_t stored = e4_inode_size_blocks(x->s->fs, in) * block_size(x);
@@ -584,6 +602,7 @@ static void finish_dir(struct extract *x, struct xdir *d,
 		set_times(-1, NULL, d->fd, n->inode);
 		close(d->fd);
 		x->dirs++;
+		manifest_entry(x, d->parent, d->name, n);
 		emit(x, n, d->parent, d->name, "ok");
 	}
 	nameset_free(&d->names);
@@ -737,7 +756,7 @@ static int run(const struct options *o, struct report *r)
 	x.root.fd = x.od.root_fd;
 	x.root.name = (char *)"";
 	if ((o->manifest || o->dfxml) &&
-	    !(x.man = manifest_open(o->manifest, o->dfxml, s.image, o->argc, o->argv, r))) {
+	    !(x.man = manifest_open(o->manifest, o->dfxml, s.image, s.fs, o->argc, o->argv, r))) {
 		close(x.od.root_fd);
 		session_close(&s);
 		return EXIT_FATAL;
