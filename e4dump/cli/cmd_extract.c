@@ -259,8 +259,8 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 	return 0;
 }
 
-/* The manifest row of a directory or symlink written at name in d (the
- * DFXML has one; the TSV has regular files only). */
+/* The manifest row of a directory, symlink or locked file written at name
+ * in d, without hashes (the DFXML has one; the TSV has files only). */
 static void manifest_entry(struct extract *x, struct xdir *d, const char *name,
 			   const struct e4_walk_node *n)
 {
@@ -403,7 +403,6 @@ static int write_locked(struct extract *x, struct xdir *d, const char *name,
 			goto out;
 		}
 		set_times(d->fd, name, -1, in);
-		manifest_entry(x, d, name, n);
 	} else {
 		struct out_file f;
 		uint64_t stored = e4_inode_size_blocks(x->s->fs, in) * block_size(x);
@@ -443,6 +442,8 @@ static int write_locked(struct extract *x, struct xdir *d, const char *name,
 		json_object_object_add(extra, "plaintext_size", json_object_new_uint64(in->size));
 	}
 	rc = write_sidecar(x, d, name, n, extra);
+	if (!rc)
+		manifest_entry(x, d, name, n);
 out:
 	json_object_put(extra);
 	return rc;
