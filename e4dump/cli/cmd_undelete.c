@@ -235,7 +235,7 @@ static void times_of(const struct e4_inode *in, struct timespec ts[2])
 }
 
 /* --manifest: the row of a file written (its hashes read back); the
- * last column lists the suspect blocks. */
+ * unreadable column lists the suspect blocks. */
 static void manifest_add(struct undel *u, const struct e4_deleted *d, int dirfd,
 			 const char *name, const struct e4_suspect *sus, size_t nsus)
 {
