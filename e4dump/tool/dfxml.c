@@ -98,13 +98,13 @@ static void el(struct dfxml *x, const char *name, const char *text)
 		x->failed = 1;
 }
 
-static void num_el(struct dfxml *x, const char *name, uint64_t v)
+/* v in decimal, in buf (24 bytes) */
+static const char *u64(char *buf, uint64_t v)
 {
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	el(x, name, buf);
+	snprintf(buf, 24, "%" PRIu64, v);
+	return buf;
 }
+#define NUM(v) u64((char[24]){ 0 }, (v))
 
 static void start(struct dfxml *x, const char *name)
 {
@@ -122,14 +122,6 @@ static void attr(struct dfxml *x, const char *name, const char *value)
 {
 	if (!x->failed && xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST value) < 0)
 		x->failed = 1;
-}
-
-static void num_attr(struct dfxml *x, const char *name, uint64_t v)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	attr(x, name, buf);
 }
 
 static void library(struct dfxml *x, const char *name, const char *version)
@@ -174,7 +166,7 @@ static void creator(struct dfxml *x, int argc, char **argv)
 		text_el(x, "arch", u.machine, 0);
 	}
 	text_el(x, "command_line", cmd, 0);
-	num_el(x, "uid", getuid());
+	el(x, "uid", NUM(getuid()));
 	if (gmtime_r(&t, &tm) && strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm))
 		el(x, "start_time", now);
 	end(x);
@@ -222,23 +214,23 @@ struct dfxml *dfxml_open(int fd, const char *path, const char *image,
 	/* the source's size and container have no DFXML element: attributes
 	 * of e4dump's namespace */
 	start(x, "source");
-	num_attr(x, "e4:image_size", fi.image_size);
+	attr(x, "e4:image_size", NUM(fi.image_size));
 	attr(x, "e4:container", fi.container);
 	text_el(x, "image_filename", image, 0);
 	end(x);
 	/* the volume as fiwalk gives it; the fileobjects inside it */
 	start(x, "volume");
-	num_attr(x, "offset", fi.offset);
-	num_el(x, "partition_offset", fi.offset);
-	num_el(x, "block_size", fi.block_size);
-	num_el(x, "ftype", TSK_FS_TYPE_EXT4);
+	attr(x, "offset", NUM(fi.offset));
+	el(x, "partition_offset", NUM(fi.offset));
+	el(x, "block_size", NUM(fi.block_size));
+	el(x, "ftype", NUM(TSK_FS_TYPE_EXT4));
 	el(x, "ftype_str", "ext4");
 	if (fi.blocks_count >= 2) { /* block_count, last_block: positive */
-		num_el(x, "block_count", fi.blocks_count);
-		num_el(x, "first_block", 0);
-		num_el(x, "last_block", fi.blocks_count - 1);
+		el(x, "block_count", NUM(fi.blocks_count));
+		el(x, "first_block", "0");
+		el(x, "last_block", NUM(fi.blocks_count - 1));
 	}
-	num_el(x, "allocated_only", 1);
+	el(x, "allocated_only", "1");
 	if (x->failed)
 		report_error(r, "--dfxml %s: write failed", path);
 	return x;
@@ -252,13 +244,13 @@ static void encryption(struct dfxml *x, const struct manifest_policy *p)
 
 	start(x, "e4:encryption");
 	if (p->version)
-		num_el(x, "e4:policy_version", p->version);
+		el(x, "e4:policy_version", NUM(p->version));
 	if (p->error[0])
 		el(x, "e4:error", p->error);
 	if (p->known) {
-		num_el(x, "e4:contents_mode", p->contents_mode);
+		el(x, "e4:contents_mode", NUM(p->contents_mode));
 		el(x, "e4:contents", e4_mode_name(p->contents_mode));
-		num_el(x, "e4:filenames_mode", p->filenames_mode);
+		el(x, "e4:filenames_mode", NUM(p->filenames_mode));
 		el(x, "e4:filenames", e4_mode_name(p->filenames_mode));
 		/* the names, space-separated (an XML list) */
 		e4_policy_flags_name(p->flags, flags);
@@ -292,10 +284,10 @@ static void byte_runs(struct dfxml *x, const struct manifest_row *row)
 		if (len > row->size - off)
 			len = row->size - off;
 		start(x, "byte_run");
-		num_attr(x, "file_offset", off);
-		num_attr(x, "fs_offset", r->pblk * bs);
-		num_attr(x, "img_offset", x->offset + r->pblk * bs);
-		num_attr(x, "len", len);
+		attr(x, "file_offset", NUM(off));
+		attr(x, "fs_offset", NUM(r->pblk * bs));
+		attr(x, "img_offset", NUM(x->offset + r->pblk * bs));
+		attr(x, "len", NUM(len));
 		end(x);
 	}
 	end(x);
@@ -319,17 +311,17 @@ int dfxml_fileobject(struct dfxml *x, const struct manifest_row *row,
 		return -1;
 	start(x, "fileobject");
 	text_el(x, "filename", row->path, 1);
-	num_el(x, "id", ++x->id);
+	el(x, "id", NUM(++x->id));
 	el(x, "name_type", tsk_type[kind].name_type);
-	num_el(x, "filesize", row->described ? row->shown_size : row->size);
-	num_el(x, "alloc", 1);
-	num_el(x, "inode", row->ino);
+	el(x, "filesize", NUM(row->described ? row->shown_size : row->size));
+	el(x, "alloc", "1");
+	el(x, "inode", NUM(row->ino));
 	if (row->described) {
-		num_el(x, "meta_type", (uint64_t)tsk_type[kind].meta_type);
-		num_el(x, "mode", row->mode & 07777);
-		num_el(x, "nlink", row->links);
-		num_el(x, "uid", row->uid);
-		num_el(x, "gid", row->gid);
+		el(x, "meta_type", NUM((uint64_t)tsk_type[kind].meta_type));
+		el(x, "mode", NUM(row->mode & 07777));
+		el(x, "nlink", NUM(row->links));
+		el(x, "uid", NUM(row->uid));
+		el(x, "gid", NUM(row->gid));
 	}
 	for (int i = 0; i < 4; i++)
 		if (strcmp(row->times[times[i].i], "-"))
