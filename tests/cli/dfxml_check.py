@@ -37,8 +37,8 @@ usage: dfxml_check.py DFXML [--schema 1.1.1|2.0] [--tsv MANIFEST.tsv]
    lost+found.
    An entry of an encrypted tree has the tree's policy (the manifest's
    tree line: descriptor or identifier, modes, flags).
-6. --image IMG: each regular file's byte runs are the blocks debugfs lists
-   for its inode; each e4:encryption is the context debugfs shows (ea_get
+6. --image IMG: each regular file's byte runs map its blocks as debugfs's
+   stat does; each e4:encryption is the context debugfs shows (ea_get
    c: version, modes, flags by their linux/fscrypt.h names, descriptor or
    identifier, nonce), and a fileobject without one has no context.
 --mutants: instead, that the rules of 1. reject each of a few changes of
@@ -506,7 +506,8 @@ def debugfs(img, cmds):
     """debugfs's output of each command (-f; -n: checksums not verified),
     by command"""
     r = subprocess.run(["debugfs", "-n", "-f", "-", img],
-                       input="".join(c + "\n" for c in cmds).encode(), capture_output=True)
+                       input="".join(c + "\n" for c in cmds).encode(), capture_output=True,
+                       env=dict(os.environ, DEBUGFS_PAGER="__none__", PAGER="__none__"))
     if b"while trying to open" in r.stderr:
         why = [ln for ln in r.stderr.decode(errors="replace").splitlines() if "open" in ln]
         sys.exit(f"dfxml_check: debugfs cannot open {img}: {why[0] if why else '?'}")
@@ -544,21 +545,29 @@ def check_contexts(c, img, by_path):
 
 
 def check_blocks(c, img, by_path, bs):
+    """Each byte run's blocks are where debugfs's stat maps those logical
+    blocks; a file without holes has all of its blocks in its runs."""
     fos = [fo for fo in by_path.values() if t(fo, "name_type") == "r" and
            fo.find("{%s}byte_runs" % D) is not None]
-    cmd = {id(fo): f"blocks <{t(fo, 'inode')}>" for fo in fos}
+    cmd = {id(fo): f"stat <{t(fo, 'inode')}>" for fo in fos}
     got = debugfs(img, list(cmd.values()))
     for fo in fos:
         size = int(t(fo, "filesize"))
-        mine = []
+        text = " ".join(got.get(cmd[id(fo)], []))
+        theirs = {}  # logical -> physical, from "(L-L2):P-P2" (not ETB/IND blocks)
+        for m in re.finditer(r"\((\d+)(?:-(\d+))?\):(\d+)(?:-(\d+))?", text.split("EXTENTS:")[-1]
+                             .split("BLOCKS:")[-1]):
+            lo, hi, p = int(m.group(1)), int(m.group(2) or m.group(1)), int(m.group(3))
+            theirs.update({lo + i: p + i for i in range(hi - lo + 1)})
+        mine = {}
         for run in fo.findall("{%s}byte_runs/{%s}byte_run" % (D, D)):
-            n = (int(run.get("len")) + bs - 1) // bs
-            mine += range(int(run.get("fs_offset")) // bs, int(run.get("fs_offset")) // bs + n)
-        theirs = [int(x) for line in got.get(cmd[id(fo)], []) for x in line.split()]
-        lens = sum(int(r.get("len")) for r in fo.iter("{%s}byte_run" % D))
-        # every block of a file without holes, in order; else some of them
-        ok = mine == theirs[:len(mine)] if lens == size else set(mine) <= set(theirs)
-        c.check(ok and mine, f"{t(fo, 'filename')}: byte runs {mine[:8]}, debugfs blocks {theirs[:8]}")
+            lo, p = int(run.get("file_offset")) // bs, int(run.get("fs_offset")) // bs
+            mine.update({lo + i: p + i for i in range((int(run.get("len")) + bs - 1) // bs)})
+        ok = mine and all(theirs.get(k) == v for k, v in mine.items())
+        if sum(int(r.get("len")) for r in fo.iter("{%s}byte_run" % D)) == size:
+            ok = ok and all(k in mine for k in theirs if k < (size + bs - 1) // bs)
+        c.check(ok, f"{t(fo, 'filename')}: byte runs map {sorted(mine.items())[:6]}, "
+                    f"debugfs {sorted(theirs.items())[:6]}")
 
 
 MUTANTS = {
