@@ -186,7 +186,7 @@ static void policy_of(struct session *s, const struct e4_inode *in,
 struct manifest_row *manifest_row_entry(struct manifest *m, struct session *s,
 					const struct e4_walk_node *n,
 					const char *out_path,
-					const char *ct_sha256_hex)
+					const char *ct_sha256_hex, int map_read)
 {
 	const struct e4_inode *in = n->inode;
 	struct manifest_row *row = manifest_row_start(out_path, in, ct_sha256_hex);
@@ -220,7 +220,7 @@ struct manifest_row *manifest_row_entry(struct manifest *m, struct session *s,
 			e4_hex_encode(n->entry->raw, n->entry->raw_len, row->raw_name_hex);
 	}
 	/* where its bytes are: a file, directory or slow symlink not inline */
-	if ((row->kind != MANIFEST_SYMLINK || in->blocks) &&
+	if (map_read && (row->kind != MANIFEST_SYMLINK || in->blocks) &&
 	    !(in->flags & E4_INODE_INLINE_DATA_FL) &&
 	    e4_inode_runs(s->fs, in, n->path, e4_inode_size_blocks(s->fs, in),
 			  &row->runs, &row->nruns) != E4_OK) {

@@ -88,11 +88,13 @@ struct manifest_row *manifest_row_start(const char *out_path,
 /* The row of walk node n (a file, directory or symlink) written at
  * out_path: manifest_row_start with n's path in the image and, when m
  * writes DFXML, n's facts (type, owner, links, symlink target, name
- * state, block runs, encryption).  NULL when out of memory. */
+ * state, encryption, and its block runs when map_read: its map was read
+ * without an error, so reading it again reports nothing twice).  NULL
+ * when out of memory. */
 struct manifest_row *manifest_row_entry(struct manifest *m, struct session *s,
 					const struct e4_walk_node *n,
 					const char *out_path,
-					const char *ct_sha256_hex);
+					const char *ct_sha256_hex, int map_read);
 /* Set a row's path in the image (display form, copied).  0 or -1. */
 int manifest_row_path(struct manifest_row *row, const char *image_path);
 void manifest_row_free(struct manifest_row *row);
