@@ -129,7 +129,7 @@ static void manifest_link(struct extract *x, struct xdir *d, const char *name,
 	if (n->inode->encrypted && manifest_ct_sha256(x->s->fs, n->inode, n->path, ct))
 		snprintf(ct, sizeof(ct), "-");
 	rel = out_rel(d, name);
-	row = rel ? manifest_row_start(rel, n->inode, ct) : NULL;
+	row = rel ? manifest_row_entry(x->man, x->s, n, rel, ct, 1) : NULL;
 	free(rel);
 	fd = openat(d->fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (row && fd >= 0)
@@ -220,7 +220,7 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 			snprintf(ct, sizeof(ct), "-");
 		rel = out_rel(d, name);
 		job.man = x->man;
-		job.man_row = rel ? manifest_row_start(rel, in, ct) : NULL;
+		job.man_row = rel ? manifest_row_entry(x->man, x->s, n, rel, ct, 1) : NULL;
 		free(rel);
 		rel = NULL;
 		if (!job.man_row)
@@ -259,6 +259,22 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 	return 0;
 }
 
+/* The manifest row of a directory, symlink or locked file written at name
+ * in d, without hashes (the DFXML has one; the TSV has files only). */
+static void manifest_entry(struct extract *x, struct xdir *d, const char *name,
+			   const struct e4_walk_node *n, int map_read)
+{
+	char *rel;
+
+	if (!x->man)
+		return;
+	rel = out_rel(d, name);
+	if (rel)
+		manifest_write(x->man, manifest_row_entry(x->man, x->s, n, rel, "-", map_read),
+			       MANIFEST_NO_HASHES, NULL);
+	free(rel);
+}
+
 static int write_symlink(struct extract *x, struct xdir *d, const char *name,
 			 const struct e4_walk_node *n)
 {
@@ -276,6 +292,7 @@ static int write_symlink(struct extract *x, struct xdir *d, const char *name,
 	}
 	free(target);
 	set_times(d->fd, name, -1, n->inode);
+	manifest_entry(x, d, name, n, 1);
 	emit(x, n, d, name, "ok");
 	return 0;
 }
@@ -425,6 +442,8 @@ static int write_locked(struct extract *x, struct xdir *d, const char *name,
 		json_object_object_add(extra, "plaintext_size", json_object_new_uint64(in->size));
 	}
 	rc = write_sidecar(x, d, name, n, extra);
+	if (!rc)
+		manifest_entry(x, d, name, n, 1);
 out:
 	json_object_put(extra);
 	return rc;
@@ -571,7 +590,7 @@ static void trim_fds(struct extract *x, struct xdir *d)
 }
 
 static void finish_dir(struct extract *x, struct xdir *d,
-		       const struct e4_walk_node *n)
+		       const struct e4_walk_node *n, const struct e4_dir *listing)
 {
 	if (d->skip_top == d && d->below)
 		report_error_at(x->r, n->path, n->ino, "skipped %zu entries below it: %s",
@@ -584,6 +603,8 @@ static void finish_dir(struct extract *x, struct xdir *d,
 		set_times(-1, NULL, d->fd, n->inode);
 		close(d->fd);
 		x->dirs++;
+		manifest_entry(x, d->parent, d->name, n,
+			       !listing || !e4_dir_facts(listing)->damaged);
 		emit(x, n, d->parent, d->name, "ok");
 	}
 	nameset_free(&d->names);
@@ -670,7 +691,6 @@ static void leave(void *arg, const struct e4_walk_node *n,
 	struct xdir *d = data, *p;
 	struct stat st;
 
-	(void)listing;
 	if (d == &x->root) {
 		if (d->skip && d->below)
 			report_error_at(x->r, n->path, n->ino, "skipped %zu entries below it: %s",
@@ -689,7 +709,7 @@ static void leave(void *arg, const struct e4_walk_node *n,
 			x->stop = 1;
 		}
 	}
-	finish_dir(x, d, n);
+	finish_dir(x, d, n, listing);
 }
 
 static int run(const struct options *o, struct report *r)
@@ -739,7 +759,7 @@ static int run(const struct options *o, struct report *r)
 	x.root.fd = x.od.root_fd;
 	x.root.name = (char *)"";
 	if ((o->manifest || o->dfxml) &&
-	    !(x.man = manifest_open(o->manifest, o->dfxml, s.image, o->argc, o->argv, r))) {
+	    !(x.man = manifest_open(o->manifest, o->dfxml, s.image, s.fs, o->argc, o->argv, r))) {
 		close(x.od.root_fd);
 		session_close(&s);
 		return EXIT_FATAL;

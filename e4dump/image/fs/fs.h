@@ -100,6 +100,9 @@ struct e4_fs_info {
 	const char *container;      /* "raw", "EWF", "QCOW" (container.h) */
 	const char *volume;         /* which part of it: "the whole image",
 				     * "partition 2 (gpt, ...)", "offset N" */
+	uint64_t offset;            /* of the volume in the image (the disk, or
+				     * a container's media), bytes */
+	uint64_t image_size;        /* of that image, bytes */
 	unsigned int block_size;
 	uint64_t blocks_count;
 	uint32_t inodes_count;

@@ -94,6 +94,8 @@ static void fill_info(struct e4_fs *fs)
 	if (!fs->volume[0])
 		snprintf(fs->volume, sizeof(fs->volume), "the whole image");
 	i->volume = fs->volume;
+	i->offset = fs->src->disk_offset;
+	i->image_size = fs->src->disk_size;
 	i->block_size = fs->ext2->blocksize;
 	i->blocks_count = ext2fs_blocks_count(sb);
 	i->inodes_count = sb->s_inodes_count;
