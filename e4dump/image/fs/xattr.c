@@ -1,8 +1,9 @@
 /* Extended attributes of an inode (lib/xattr.c parses them): the
- * encryption context and inline data.  The in-inode area is searched
+ * encryption context, inline data and the listing of all of them.  The in-inode area is searched
  * first, then the xattr block, as ext4_xattr_get() does. */
 #include <stdlib.h>
 #include <string.h>
+#include "blockmap.h"
 #include "fs_private.h"
 #include "xattr.h"
 
@@ -132,4 +133,193 @@ enum e4_status e4_inline_data(struct e4_fs *fs, const struct e4_inode *in,
 	*data = buf;
 	*len = sizeof(raw.i_block) + extra_len;
 	return E4_OK;
+}
+
+/* ---- the listing ------------------------------------------------------ */
+
+#define XATTR_SIZE_MAX 65536u   /* <linux/limits.h>: what getxattr returns */
+#define EA_INODE_FL 0x00200000u
+
+struct list_arg {
+	struct e4_fs *fs;
+	const struct e4_inode *in;
+	const char *path;
+	uint64_t block;
+	e4_xattr_item_fn fn;
+	void *arg;
+};
+
+/* The value of an attribute stored in EA inode inum, size bytes
+ * (ext4_xattr_inode_get: the inode flagged EA_INODE, i_size the value's
+ * size), malloc'd; NULL with *why. */
+static uint8_t *ea_inode_value(struct e4_fs *fs, uint32_t inum, size_t size,
+			       const char *path, const char **why)
+{
+	unsigned int bs = fs->info.block_size;
+	struct e4_inode ea;
+	struct e4_run *runs = NULL;
+	size_t n = 0, i;
+	uint8_t *val, *blk;
+
+	if (!ext2fs_has_feature_ea_inode(fs->ext2->super)) {
+		*why = "value in an EA inode without the ea_inode feature";
+		return NULL;
+	}
+	if (size > XATTR_SIZE_MAX) {
+		*why = "value in an EA inode larger than 64 KiB";
+		return NULL;
+	}
+	if (e4_inode_read(fs, inum, path, &ea) != E4_OK) {
+		*why = "its EA inode cannot be read";
+		return NULL;
+	}
+	if (!(ea.flags & EA_INODE_FL)) {
+		*why = "its EA inode is not flagged EA_INODE";
+		return NULL;
+	}
+	if (ea.size != size) {
+		*why = "its EA inode's size is not the value's size";
+		return NULL;
+	}
+	if (e4_inode_runs(fs, &ea, path, ((uint64_t)size + bs - 1) / bs,
+			  &runs, &n) != E4_OK) {
+		*why = "its EA inode's block map is damaged";
+		return NULL;
+	}
+	val = calloc(1, size + 1);
+	blk = malloc(bs);
+	if (!val || !blk) {
+		free(val);
+		free(blk);
+		free(runs);
+		*why = "out of memory";
+		return NULL;
+	}
+	/* holes read as zeros */
+	for (i = 0; i < n; i++) {
+		uint64_t b;
+
+		for (b = 0; b < runs[i].len; b++) {
+			uint64_t off = (runs[i].lblk + b) * bs;
+
+			if (off >= size)
+				break;
+			if (e4_read_blocks(fs, runs[i].pblk + b, 1, blk) != E4_OK) {
+				*why = "a block of its EA inode cannot be read";
+				free(val);
+				free(blk);
+				free(runs);
+				return NULL;
+			}
+			memcpy(val + off, blk, size - off < bs ? size - off : bs);
+		}
+	}
+	free(blk);
+	free(runs);
+	return val;
+}
+
+static int list_one(void *arg, const struct e4_xattr *x)
+{
+	struct list_arg *l = arg;
+	struct e4_xattr_item it;
+	const char *prefix = e4_xattr_prefix(x->index, &it.listed);
+	size_t plen = strlen(prefix);
+	char name[64 + 256];
+	uint8_t *owned = NULL;
+	int stop;
+
+	memcpy(name, prefix, plen);
+	memcpy(name + plen, x->name, x->name_len);   /* at most 255 */
+	name[plen + x->name_len] = '\0';
+	it.name = name;
+	it.index = x->index;
+	it.block = l->block;
+	it.value_inum = x->value_inum;
+	it.value = x->value;
+	it.value_len = x->value_len;
+	it.error = NULL;
+	if (x->value_inum) {
+		owned = ea_inode_value(l->fs, x->value_inum, x->value_len,
+				       l->path, &it.error);
+		it.value = owned;
+		if (!owned)
+			e4_report(l->fs, E4_DIAG_ERROR, E4_CORRUPT, l->in->ino, l->path,
+				  "xattr %s: value in EA inode %u not read: %s",
+				  name, (unsigned)x->value_inum, it.error);
+	}
+	stop = l->fn(l->arg, &it);
+	free(owned);
+	return stop;
+}
+
+enum e4_status e4_inode_xattrs(struct e4_fs *fs, const struct e4_inode *in,
+			       const char *path, e4_xattr_item_fn fn, void *arg)
+{
+	unsigned int isize = EXT2_INODE_SIZE(fs->ext2->super);
+	unsigned int bs = fs->info.block_size;
+	struct list_arg l = { fs, in, path, 0, fn, arg };
+	enum e4_status st, ret = E4_OK;
+	const char *why = NULL;
+	const uint8_t *ib;
+	uint8_t *buf;
+
+	buf = malloc(isize > bs ? isize : bs);
+	if (!buf)
+		return E4_NOMEM;
+	/* the in-inode area (EXT4_INODE_HAS_XATTR_SPACE), copied: reading an
+	 * EA inode reads the inode tables again */
+	if (in->extra_isize &&
+	    EXT2_GOOD_OLD_INODE_SIZE + in->extra_isize + 8u <= isize) {
+		size_t start = EXT2_GOOD_OLD_INODE_SIZE + in->extra_isize;
+
+		st = e4_inode_bytes(fs, in->ino, &ib);
+		if (st != E4_OK) {
+			e4_report(fs, E4_DIAG_ERROR, E4_IO, in->ino, path,
+				  "xattrs in the inode: the inode cannot be read again");
+			ret = E4_IO;
+		} else {
+			memcpy(buf, ib + start, isize - start);
+			st = e4_xattr_each_ibody(buf, isize - start, list_one, &l, &why);
+			if (st == E4_STOPPED) {
+				free(buf);
+				return st;
+			}
+			if (st == E4_CORRUPT) {
+				e4_report(fs, E4_DIAG_ERROR, E4_CORRUPT, in->ino, path,
+					  "xattrs in the inode: %s", why);
+				ret = E4_CORRUPT;
+			}
+		}
+	}
+	if (in->file_acl) {
+		uint64_t acl = in->file_acl;
+
+		l.block = acl;
+		if (acl <= fs->range.first_data_block || acl >= fs->range.blocks) {
+			e4_report(fs, E4_DIAG_ERROR, E4_CORRUPT, in->ino, path,
+				  "xattr block %llu outside the filesystem",
+				  (unsigned long long)acl);
+			ret = E4_CORRUPT;
+		} else if (e4_read_blocks(fs, acl, 1, buf) != E4_OK) {
+			e4_report(fs, E4_DIAG_ERROR, E4_IO, in->ino, path,
+				  "xattr block %llu cannot be read",
+				  (unsigned long long)acl);
+			ret = E4_IO;
+		} else {
+			st = e4_xattr_each_block(buf, bs, list_one, &l, &why);
+			if (st == E4_STOPPED) {
+				free(buf);
+				return st;
+			}
+			if (st == E4_CORRUPT) {
+				e4_report(fs, E4_DIAG_ERROR, E4_CORRUPT, in->ino, path,
+					  "xattr block %llu: %s",
+					  (unsigned long long)acl, why);
+				ret = E4_CORRUPT;
+			}
+		}
+	}
+	free(buf);
+	return ret;
 }
