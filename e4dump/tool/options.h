@@ -15,7 +15,7 @@ enum opt_id {
 	OPT_MAX_DEPTH,
 	OPT_THREADS, OPT_PARTITION, OPT_OFFSET, OPT_FULL_TIME, OPT_MANIFEST, OPT_QUIET,
 	OPT_DFXML, OPT_KEEP_LOCKED, OPT_FOREGROUND, OPT_MOUNT_OPTIONS, OPT_MAX_OUTPUT,
-	OPT_COUNT
+	OPT_XATTRS, OPT_COUNT
 };
 
 #define OPT_BIT(id) (1u << (id))
@@ -38,6 +38,8 @@ struct options {
 	int force;                /* extract --force */
 	int quiet;                /* extract, verify --quiet: no progress */
 	int keep_setid;           /* extract --keep-setid */
+	int xattrs;               /* extract --xattrs: 0 no, 1 user.*, 2 also
+				   * security.* and trusted.* */
 	enum e4_name_format format;
 	int dummy_key;
 	const char *seed;         /* vectors --seed */

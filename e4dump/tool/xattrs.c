@@ -1,7 +1,10 @@
+#include <errno.h>
 #include <stdlib.h>
+#include <sys/xattr.h>
 #include <string.h>
 #include "escape.h"
 #include "jsonout.h"
+#include "report.h"
 #include "utf8.h"
 #include "xattrs.h"
 
@@ -178,4 +181,89 @@ void xattrs_free(struct xattr_set *set)
 	free(set->v);
 	set->v = NULL;
 	set->n = 0;
+}
+
+/* What extract --xattrs at level restores. */
+static int restored(uint8_t index, int level)
+{
+	return index == E4_XATTR_INDEX_USER ||
+	       (level >= 2 && (index == E4_XATTR_INDEX_SECURITY ||
+			       index == E4_XATTR_INDEX_TRUSTED));
+}
+
+struct xattr_set *xattrs_for_restore(struct e4_fs *fs, const struct e4_inode *in,
+				     const char *path, int level)
+{
+	struct xattr_set *set = malloc(sizeof(*set));
+	size_t k = 0;
+
+	if (!set)
+		return NULL;
+	xattrs_collect(fs, in, path, set);
+	for (size_t i = 0; i < set->n; i++) {
+		if (restored(set->v[i].index, level)) {
+			set->v[k++] = set->v[i];
+		} else {
+			free(set->v[i].name);
+			free(set->v[i].value);
+		}
+	}
+	set->n = k;
+	if (!k) {
+		xattrs_set_free(set);
+		return NULL;
+	}
+	return set;
+}
+
+void xattrs_set_free(struct xattr_set *set)
+{
+	if (set) {
+		xattrs_free(set);
+		free(set);
+	}
+}
+
+int xattrs_restore(struct report *r, const char *path, uint32_t ino,
+		   const struct xattr_set *set, int level, int fd, int dirfd,
+		   const char *name)
+{
+	char proc[64 + 256];
+	int failed = 0;
+
+	if (!set)
+		return 0;
+	if (fd < 0)
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d/%s", dirfd, name);
+	for (size_t i = 0; i < set->n; i++) {
+		const struct xattr_one *x = &set->v[i];
+		char *e;
+		int rc;
+
+		if (!restored(x->index, level))
+			continue;
+		if (!x->value) {
+			rc = -1;
+			errno = 0;
+		} else if (fd >= 0) {
+			rc = fsetxattr(fd, x->name, x->value, x->len, 0);
+		} else {
+			rc = lsetxattr(proc, x->name, x->value, x->len, 0);
+		}
+		if (!rc)
+			continue;
+		failed++;
+		e = malloc(E4_ESCAPE_SIZE(strlen(x->name)));
+		if (e)
+			e4_escape((const uint8_t *)x->name, strlen(x->name), e, 0);
+		report_error_at(r, path, ino, "--xattrs: %s not restored: %s",
+				e ? e : "?",
+				!x->value ? x->error :
+				fd < 0 && x->index == E4_XATTR_INDEX_USER && errno == EPERM ?
+				"Linux allows user.* attributes on files and directories only" :
+				errno == ENOTSUP ? "the output filesystem does not support it" :
+				strerror(errno));
+		free(e);
+	}
+	return failed;
 }

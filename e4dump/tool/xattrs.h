@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 #include "fs.h"
 #include "inode.h"
+#include "xattr.h"
 
 /* The attributes Linux 6.1's listxattr shows (user., trusted.,
  * security., the POSIX ACLs, gnu.), in its order: each
@@ -48,5 +49,22 @@ struct xattr_set {
 enum e4_status xattrs_collect(struct e4_fs *fs, const struct e4_inode *in,
 			      const char *shown, struct xattr_set *set);
 void xattrs_free(struct xattr_set *set);
+
+/* extract --xattrs: set the attributes of set that level restores (1:
+ * user.*; 2: also security.* and trusted.*) on an output file: fd, or
+ * when fd < 0 the symlink name in dirfd.  Each one that cannot be set
+ * (or whose value could not be read) is reported as an error naming path
+ * (the entry in the image), inode ino, the attribute and why.  The number
+ * that failed. */
+struct report;
+int xattrs_restore(struct report *r, const char *path, uint32_t ino,
+		   const struct xattr_set *set, int level, int fd, int dirfd,
+		   const char *name);
+
+/* Collect the attributes of in that level restores into a new set
+ * (NULL when there are none; damage reported). */
+struct xattr_set *xattrs_for_restore(struct e4_fs *fs, const struct e4_inode *in,
+				     const char *path, int level);
+void xattrs_set_free(struct xattr_set *set);
 
 #endif
