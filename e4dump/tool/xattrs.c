@@ -262,6 +262,8 @@ int xattrs_restore(struct report *r, const char *path, uint32_t ino,
 				fd < 0 && x->index == E4_XATTR_INDEX_USER && errno == EPERM ?
 				"Linux allows user.* attributes on files and directories only" :
 				errno == ENOTSUP ? "the output filesystem does not support it" :
+				errno == ENOSPC || errno == E2BIG ?
+				"the output filesystem has no room for it in this file's attributes" :
 				strerror(errno));
 		free(e);
 	}
