@@ -49,7 +49,7 @@ static const struct scn_cmd commands[] = {
 	{ "sparse", cmd_sparse, "a file with N data extents" },
 	/* extended attributes (scn_xattr.c) */
 	{ "xattr-set", cmd_xattr_set, "setxattr of a value given in hex" },
-	{ "xattr-set-gen", cmd_xattr_set_gen, "setxattr of a generated value of a size" },
+	{ "xattr-set-gen", cmd_xattr_set, "setxattr of a generated value of a size" },
 	{ "xattr-list", cmd_xattr_list, "listxattr and getxattr of each name, recorded" },
 	/* the benchmark (scn_bench.c) */
 	{ "bench-tree", cmd_bench_tree, "the benchmark's tree, written fast" },

@@ -211,7 +211,6 @@ void cmd_open_all(char **tok, int ntok, int lineno);
 
 /* scn_policy.c */
 void cmd_xattr_set(char **tok, int ntok, int lineno);
-void cmd_xattr_set_gen(char **tok, int ntok, int lineno);
 void cmd_xattr_list(char **tok, int ntok, int lineno);
 void cmd_policy_try(char **tok, int ntok, int lineno);
 void cmd_policy_nonempty(char **tok, int ntok, int lineno);

@@ -21,37 +21,29 @@ static void set_one(const char *tag, const char *rel, const char *name,
 	man_add(" %s %d\n", name, err);
 }
 
-/* xattr-set TAG PATH NAME VALUEHEX */
+/* xattr-set TAG PATH NAME VALUEHEX; xattr-set-gen TAG PATH NAME SIZE: the
+ * value is the content generator's stream for seed fnv1a64(NAME), SIZE
+ * bytes (1..65536) */
 void cmd_xattr_set(char **tok, int ntok, int lineno)
 {
+	int gen = !strcmp(tok[0], "xattr-set-gen");
 	char rel[1100];
 	unsigned char *v;
 	size_t len;
 
 	if (ntok != 5)
-		fail("line %d: usage: xattr-set TAG PATH NAME VALUEHEX", lineno);
+		fail("line %d: usage: %s TAG PATH NAME %s", lineno, tok[0],
+		     gen ? "SIZE" : "VALUEHEX");
 	parse_plainpath(tok[2], rel, sizeof(rel), lineno);
-	v = xmalloc(strlen(tok[4]) / 2 + 1);
-	len = parse_hex(tok[4], v, strlen(tok[4]) / 2 + 1, lineno);
-	set_one(parse_tag(tok[1], lineno), rel, tok[3], v, len);
-	free(v);
-}
-
-/* xattr-set-gen TAG PATH NAME SIZE: the value is the content generator's
- * stream for seed fnv1a64(NAME), SIZE bytes (1..65536) */
-void cmd_xattr_set_gen(char **tok, int ntok, int lineno)
-{
-	char rel[1100];
-	unsigned char *v;
-	size_t len;
-
-	if (ntok != 5)
-		fail("line %d: usage: xattr-set-gen TAG PATH NAME SIZE", lineno);
-	parse_plainpath(tok[2], rel, sizeof(rel), lineno);
-	len = parse_num(tok[4], 65536, lineno);
-	if (!len)
-		fail("line %d: xattr-set-gen: SIZE 0", lineno);
-	v = gen_content(fnv1a64(tok[3]), len);
+	if (gen) {
+		len = parse_num(tok[4], 65536, lineno);
+		if (!len)
+			fail("line %d: xattr-set-gen: SIZE 0", lineno);
+		v = gen_content(fnv1a64(tok[3]), len);
+	} else {
+		v = xmalloc(strlen(tok[4]) / 2 + 1);
+		len = parse_hex(tok[4], v, strlen(tok[4]) / 2 + 1, lineno);
+	}
 	set_one(parse_tag(tok[1], lineno), rel, tok[3], v, len);
 	free(v);
 }

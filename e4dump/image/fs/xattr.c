@@ -1,11 +1,39 @@
 /* Extended attributes of an inode (lib/xattr.c parses them): the
- * encryption context, inline data and the listing of all of them.  The in-inode area is searched
- * first, then the xattr block, as ext4_xattr_get() does. */
+ * encryption context, inline data and the listing of all of them.  The
+ * in-inode area is searched first, then the xattr block, as
+ * ext4_xattr_get() does. */
 #include <stdlib.h>
 #include <string.h>
 #include "blockmap.h"
 #include "fs_private.h"
 #include "xattr.h"
+
+/* Where in's in-inode area starts (EXT4_INODE_HAS_XATTR_SPACE: a
+ * non-zero i_extra_isize leaving room for the magic and a terminator), or
+ * 0 when it has none. */
+static unsigned int ibody_start(struct e4_fs *fs, const struct e4_inode *in)
+{
+	unsigned int start = EXT2_GOOD_OLD_INODE_SIZE + in->extra_isize;
+
+	return in->extra_isize && start + 8u <= EXT2_INODE_SIZE(fs->ext2->super) ?
+	       start : 0;
+}
+
+/* Read xattr block acl into buf (a block): E4_OK, or E4_CORRUPT / E4_IO
+ * with *why. */
+static enum e4_status read_xattr_block(struct e4_fs *fs, uint64_t acl, uint8_t *buf,
+				       const char **why)
+{
+	if (acl <= fs->range.first_data_block || acl >= fs->range.blocks) {
+		*why = "xattr block outside the filesystem";
+		return E4_CORRUPT;
+	}
+	if (e4_read_blocks(fs, acl, 1, buf) != E4_OK) {
+		*why = "xattr block cannot be read";
+		return E4_IO;
+	}
+	return E4_OK;
+}
 
 /* Attribute (index, name) of inode in, copied (malloc'd, *len bytes).
  * E4_NOT_FOUND when absent; E4_CORRUPT / E4_IO / E4_UNSUPPORTED (a value
@@ -14,8 +42,8 @@ static enum e4_status get_xattr(struct e4_fs *fs, const struct e4_inode *in,
 				uint8_t index, const char *name, int body_only,
 				uint8_t **val, size_t *len, const char **why)
 {
-	struct ext2_super_block *sb = fs->ext2->super;
-	unsigned int isize = EXT2_INODE_SIZE(sb), bs = fs->info.block_size;
+	unsigned int isize = EXT2_INODE_SIZE(fs->ext2->super), bs = fs->info.block_size;
+	unsigned int start = ibody_start(fs, in);
 	struct e4_xattr x;
 	const uint8_t *ib;
 	uint8_t *blk = NULL;
@@ -25,34 +53,25 @@ static enum e4_status get_xattr(struct e4_fs *fs, const struct e4_inode *in,
 	*val = NULL;
 	*len = 0;
 	*why = NULL;
-	/* EXT4_INODE_HAS_XATTR_SPACE: a non-zero i_extra_isize leaving room
-	 * for the magic and a terminator. */
-	if (in->extra_isize &&
-	    EXT2_GOOD_OLD_INODE_SIZE + in->extra_isize + 8u <= isize) {
+	if (start) {
 		st = e4_inode_bytes(fs, in->ino, &ib);
 		if (st != E4_OK) {
 			*why = "the inode cannot be read again";
 			return E4_IO;
 		}
-		st = e4_xattr_find_ibody(ib + EXT2_GOOD_OLD_INODE_SIZE + in->extra_isize,
-					 isize - EXT2_GOOD_OLD_INODE_SIZE - in->extra_isize,
-					 index, name, &x, why);
+		st = e4_xattr_find_ibody(ib + start, isize - start, index, name, &x, why);
 		if (st == E4_CORRUPT)
 			return st;
 	}
 	acl = in->file_acl;
 	if (st == E4_NOT_FOUND && acl && !body_only) {
-		if (acl <= fs->range.first_data_block || acl >= fs->range.blocks) {
-			*why = "xattr block outside the filesystem";
-			return E4_CORRUPT;
-		}
 		blk = malloc(bs);
 		if (!blk)
 			return E4_NOMEM;
-		if (e4_read_blocks(fs, acl, 1, blk) != E4_OK) {
+		st = read_xattr_block(fs, acl, blk, why);
+		if (st != E4_OK) {
 			free(blk);
-			*why = "xattr block cannot be read";
-			return E4_IO;
+			return st;
 		}
 		st = e4_xattr_find_block(blk, bs, index, name, &x, why);
 	}
@@ -258,6 +277,7 @@ enum e4_status e4_inode_xattrs(struct e4_fs *fs, const struct e4_inode *in,
 {
 	unsigned int isize = EXT2_INODE_SIZE(fs->ext2->super);
 	unsigned int bs = fs->info.block_size;
+	unsigned int start = ibody_start(fs, in);
 	struct list_arg l = { fs, in, path, 0, fn, arg };
 	enum e4_status st, ret = E4_OK;
 	const char *why = NULL;
@@ -267,12 +287,9 @@ enum e4_status e4_inode_xattrs(struct e4_fs *fs, const struct e4_inode *in,
 	buf = malloc(isize > bs ? isize : bs);
 	if (!buf)
 		return E4_NOMEM;
-	/* the in-inode area (EXT4_INODE_HAS_XATTR_SPACE), copied: reading an
-	 * EA inode reads the inode tables again */
-	if (in->extra_isize &&
-	    EXT2_GOOD_OLD_INODE_SIZE + in->extra_isize + 8u <= isize) {
-		size_t start = EXT2_GOOD_OLD_INODE_SIZE + in->extra_isize;
-
+	/* the in-inode area, copied: reading an EA inode reads the inode
+	 * tables again */
+	if (start) {
 		st = e4_inode_bytes(fs, in->ino, &ib);
 		if (st != E4_OK) {
 			e4_report(fs, E4_DIAG_ERROR, E4_IO, in->ino, path,
@@ -293,31 +310,18 @@ enum e4_status e4_inode_xattrs(struct e4_fs *fs, const struct e4_inode *in,
 		}
 	}
 	if (in->file_acl) {
-		uint64_t acl = in->file_acl;
-
-		l.block = acl;
-		if (acl <= fs->range.first_data_block || acl >= fs->range.blocks) {
-			e4_report(fs, E4_DIAG_ERROR, E4_CORRUPT, in->ino, path,
-				  "xattr block %llu outside the filesystem",
-				  (unsigned long long)acl);
-			ret = E4_CORRUPT;
-		} else if (e4_read_blocks(fs, acl, 1, buf) != E4_OK) {
-			e4_report(fs, E4_DIAG_ERROR, E4_IO, in->ino, path,
-				  "xattr block %llu cannot be read",
-				  (unsigned long long)acl);
-			ret = E4_IO;
-		} else {
+		l.block = in->file_acl;
+		st = read_xattr_block(fs, l.block, buf, &why);
+		if (st == E4_OK)
 			st = e4_xattr_each_block(buf, bs, list_one, &l, &why);
-			if (st == E4_STOPPED) {
-				free(buf);
-				return st;
-			}
-			if (st == E4_CORRUPT) {
-				e4_report(fs, E4_DIAG_ERROR, E4_CORRUPT, in->ino, path,
-					  "xattr block %llu: %s",
-					  (unsigned long long)acl, why);
-				ret = E4_CORRUPT;
-			}
+		if (st == E4_STOPPED) {
+			free(buf);
+			return st;
+		}
+		if (st != E4_OK) {
+			e4_report(fs, E4_DIAG_ERROR, st, in->ino, path, "xattr block %llu: %s",
+				  (unsigned long long)l.block, why);
+			ret = st;
 		}
 	}
 	free(buf);
