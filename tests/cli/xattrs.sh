@@ -83,6 +83,16 @@ check "ls --json: a directory's ($got)" \
 check "stat: one line each, escaped" \
 	'grep -qx "  user.small (inode, 5 bytes): hello" "$W/f.txt" && grep -qx "  trusted.t (block [0-9]*, 2 bytes): \\\\x01\\\\x02" "$W/f.txt"'
 
+# inline data: system.data, which Linux does not list, apart
+mkfs.ext4 -q -F -O inline_data -b 1024 -I 256 "$W/inline.img" 4M >/dev/null
+debugfs -w -R "write $W/data s" "$W/inline.img" >/dev/null 2>&1
+if debugfs -R "ea_list /s" "$W/inline.img" 2>/dev/null | grep -q "system.data"; then
+	"$E4DUMP" stat "$W/inline.img" /s >"$W/s.txt" 2>&1
+	"$E4DUMP" stat --json "$W/inline.img" /s >"$W/s.json" 2>&1
+	check "system.data: shown apart in stat, not in the JSON xattrs" \
+		'grep -qx "xattrs: none" "$W/s.txt" && grep -A1 -x "xattrs Linux does not list:" "$W/s.txt" | grep -q "^  system.data (inode, 0 bytes): " && grep -q "\"xattrs\":\[\]" "$W/s.json"'
+fi
+
 # damage: the xattr block of /f with a bad magic; the EA inode unflagged
 blk=$(debugfs -R "stat /f" "$img" 2>/dev/null | sed -n 's/.*File ACL: \([0-9]*\).*/\1/p')
 cp "$img" "$W/bad.img"
