@@ -5,7 +5,7 @@
 # an image's own user.e4dump.context).  The truth is what the guest's
 # listxattr/getxattr returned (the manifest's xattr records); debugfs
 # (ea_list, ea_get) is the independent check on the host.
-#   stat --json, ls --json: "xattrs" in listxattr's order, "value" for text
+#   stat, ls and extract --json: "xattrs" in listxattr's order, "value" for text
 #   stat (text): one line each, escaped; the encryption context apart
 #   mount: getfattr/listxattr as the guest saw them, the image's own
 #     user.e4dump.context winning over the virtual one, which the other
@@ -32,7 +32,7 @@ check "the truth has the EA-inode value (user.huge, 20000 bytes)" \
 
 # stat --json and ls --json against the truth, and debugfs against both
 $PY "$XC" json "$E4DUMP" "$img" "$K" "$man" >"$W/json" 2>&1; rc=$?
-check "stat/ls --json xattrs are the kernel's and debugfs's: $(tail -1 "$W/json")" '[ $rc = 0 ]'
+check "stat/ls/extract --json xattrs are the kernel's and debugfs's: $(tail -1 "$W/json")" '[ $rc = 0 ]'
 
 # stat's text: escaped values, where each is stored, the context apart
 "$E4DUMP" stat --key-file "$K" "$img" /enc/hello.txt >"$W/stat.enc" 2>&1

@@ -7,7 +7,7 @@ trusted.* is among them).
   xattrs_check.py truth MANIFEST
       prints the truth (one line per attribute) and checks its shape
   xattrs_check.py json E4DUMP IMAGE KEY MANIFEST
-      e4dump stat --json and ls -R --json: "xattrs" of every recorded
+      e4dump stat --json, ls -R --json, extract --json: "xattrs" of every recorded
       path is the truth, in order; "value" only for text; and debugfs
       (ea_list / ea_get -f, by the inode number) agrees with the truth,
       the encryption context ("c") apart
@@ -96,6 +96,10 @@ def check_json(e4dump, image, key, manifest):
     want = truth(manifest)
     listing = {r["path"]: r for r in records([e4dump, "ls", "-R", "--json", "--key-file", key,
                                               image]) if r["type"] == "entry"}
+    with tempfile.TemporaryDirectory() as t:
+        extracted = {r["path"]: r for r in records([e4dump, "extract", "--json", "--key-file", key,
+                                                    image, "-o", os.path.join(t, "o")])
+                     if r["type"] == "extracted"}
     n = 0
     for p, w in sorted(want.items()):
         recs = records([e4dump, "stat", "--json", "--key-file", key, image, "/" + p])
@@ -103,9 +107,10 @@ def check_json(e4dump, image, key, manifest):
         assert len(st) == 1, f"{p}: stat --json gave {len(st)} records"
         same_xattrs(f"stat {p}", st[0]["xattrs"], w)
         same_xattrs(f"ls {p}", listing["/" + p]["xattrs"], w)
+        same_xattrs(f"extract {p}", extracted["/" + p]["xattrs"], w)
         debugfs_check(image, st[0]["inode"], w, p)
         n += len(w)
-    print(f"stat --json, ls --json and debugfs: {n} attributes of {len(want)} paths")
+    print(f"stat, ls and extract --json and debugfs: {n} attributes of {len(want)} paths")
 
 
 def check_tree(d, manifest, no_trusted, ordered, virtual, absent):
