@@ -10,7 +10,8 @@
 #   mount: getfattr/listxattr as the guest saw them, the image's own
 #     user.e4dump.context winning over the virtual one, which the other
 #     encrypted entries still have
-#   extract --xattrs: user.* on the output files; --xattrs=all (root): all
+#   extract --xattrs: user.* on the output files (also kept locked);
+#     --xattrs=all (root): all
 # usage: xattrs.sh E4DUMP WORKDIR
 set -u
 E4DUMP=$1
@@ -70,6 +71,12 @@ if [ "$(id -u)" = 0 ]; then
 	$PY "$XC" tree "$W/out-all" "$man" $skip >"$W/tree-all" 2>&1; rc=$?
 	check "extract --xattrs=all: trusted.* too ($(tail -1 "$W/tree-all"))" '[ $rc = 0 ]'
 fi
+# without the key, --keep-locked: the ciphertext under its no-key name
+# takes the attributes (fscrypt encrypts no attribute)
+"$E4DUMP" extract --xattrs --keep-locked "$img" -o "$W/out-locked" >/dev/null 2>&1
+getfattr --absolute-names -R -d -m - "$W/out-locked/enc" >"$W/locked.attrs" 2>/dev/null
+check "extract --xattrs --keep-locked: the locked file's and directory's attributes" \
+	'[ "$(grep -c "^user.note=\"in an encrypted file\"$" "$W/locked.attrs")" = 1 ] && [ "$(grep -c "^user.dir=\"directory\"$" "$W/locked.attrs")" = 1 ]'
 "$E4DUMP" extract --key-file "$K" "$img" -o "$W/out-none" >/dev/null 2>&1
 check "extract without --xattrs: none restored" \
 	'[ -z "$(getfattr --absolute-names -d -m - "$W/out-none/enc/hello.txt" "$W/out-none/plain/hello.txt" 2>/dev/null)" ]'
