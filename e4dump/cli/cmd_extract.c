@@ -27,6 +27,7 @@
 #include "outdir.h"
 #include "session.h"
 #include "walk.h"
+#include "xattrs.h"
 
 /* Directory descriptors kept open on the current path; deeper trees
  * close their ancestors' and reopen them through "..". */
@@ -140,6 +141,20 @@ static void manifest_link(struct extract *x, struct xdir *d, const char *name,
 		close(fd);
 }
 
+/* --xattrs: the image's attributes of n set on fd, or the symlink name
+ * in dirfd (fd < 0); failures reported. */
+static void restore_xattrs(struct extract *x, const struct e4_walk_node *n,
+			   int fd, int dirfd, const char *name)
+{
+	struct xattr_set *set;
+
+	if (!x->o->xattrs || !n->inode)
+		return;
+	set = xattrs_for_restore(x->s->fs, n->inode, n->path, x->o->xattrs);
+	xattrs_restore(x->r, n->path, n->ino, set, x->o->xattrs, fd, dirfd, name);
+	xattrs_set_free(set);
+}
+
 /* --json: the record of an entry written (or not) at rel in DIR. */
 static json_object *record(struct extract *x, const struct e4_walk_node *n,
 			   const char *rel, const char *status)
@@ -206,13 +221,21 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 		return -1;
 	}
 	job.mode = out_mode(x, in);
-	if (outdir_file_open(&x->od, d->fd, job.name, job.mode, &job.out)) {
+	if (x->o->xattrs)
+		job.xattrs = xattrs_for_restore(x->s->fs, in, n->path, x->o->xattrs);
+	job.xattrs_level = x->o->xattrs;
+	/* attributes are set before the final mode, by the owner: made
+	 * writable for them */
+	if (outdir_file_open(&x->od, d->fd, job.name,
+			     job.mode | (job.xattrs ? 0200 : 0), &job.out)) {
+		xattrs_set_free(job.xattrs);
 		report_error_at(x->r, n->path, n->ino, "cannot create: %s", strerror(errno));
 		e4_file_close(job.file);
 		free(job.path);
 		return -1;
 	}
-	job.chmod = (job.mode & ~(mode_t)0755) != 0; /* made with umask 0 */
+	job.chmod = (job.mode & ~(mode_t)0755) != 0 || /* made with umask 0 */
+		    (job.xattrs && !(job.mode & 0200));
 	if (x->man) {
 		char ct[65] = "-";
 
@@ -291,6 +314,7 @@ static int write_symlink(struct extract *x, struct xdir *d, const char *name,
 		return -1;
 	}
 	free(target);
+	restore_xattrs(x, n, -1, d->fd, name);
 	set_times(d->fd, name, -1, n->inode);
 	manifest_entry(x, d, name, n, 1);
 	emit(x, n, d, name, "ok");
@@ -402,6 +426,7 @@ static int write_locked(struct extract *x, struct xdir *d, const char *name,
 				     strerror(errno));
 			goto out;
 		}
+		restore_xattrs(x, n, -1, d->fd, name);
 		set_times(d->fd, name, -1, in);
 	} else {
 		struct out_file f;
@@ -431,6 +456,7 @@ static int write_locked(struct extract *x, struct xdir *d, const char *name,
 		{
 			struct timespec ts[2];
 
+			restore_xattrs(x, n, f.fd, -1, NULL);
 			inode_times(in, ts);
 			futimens(f.fd, ts);
 		}
@@ -599,6 +625,7 @@ static void finish_dir(struct extract *x, struct xdir *d,
 		/* its files are in place (a rename would change its times)
 		 * and no job uses d->fd */
 		filewriter_drain(x->writer);
+		restore_xattrs(x, n, d->fd, -1, NULL);
 		fchmod(d->fd, out_mode(x, n->inode));
 		set_times(-1, NULL, d->fd, n->inode);
 		close(d->fd);
@@ -729,6 +756,12 @@ static int run(const struct options *o, struct report *r)
 
 	if (!o->out_dir) {
 		report_error(r, "extract: needs -o DIR");
+		return EXIT_FATAL;
+	}
+	/* security.* and trusted.* need CAP_SYS_ADMIN (trusted) or an LSM's
+	 * consent: asked for without root, most would fail one by one */
+	if (o->xattrs == 2 && geteuid() != 0) {
+		report_error(r, "extract: --xattrs=all restores security.* and trusted.* attributes: run it as root (or use --xattrs for user.* only)");
 		return EXIT_FATAL;
 	}
 	rc = session_open(&s, o, r, 0);

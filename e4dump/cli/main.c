@@ -45,8 +45,8 @@ static const struct command commands[] = {
 	  OPTS_IMAGE | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_FORCE) | OPT_BIT(OPT_KEEP_SETID) |
 	  OPT_BIT(OPT_THREADS) | OPT_BIT(OPT_MANIFEST) | OPT_BIT(OPT_QUIET) |
 	  OPT_BIT(OPT_DFXML) | OPT_BIT(OPT_KEEP_LOCKED) | OPT_BIT(OPT_JSON) |
-	  OPT_BIT(OPT_MAX_OUTPUT),
-	  1, 2, "extract [--force] [--keep-setid] [--keep-locked] [--threads N]\n"
+	  OPT_BIT(OPT_MAX_OUTPUT) | OPT_BIT(OPT_XATTRS),
+	  1, 2, "extract [--force] [--keep-setid] [--keep-locked] [--xattrs[=all]] [--threads N]\n"
 	  "             [--manifest FILE] [--dfxml FILE] [--json] [--max-output BYTES]\n"
 	  "             [OPTIONS] IMAGE [PATH] -o DIR",
 	  "extract a tree, decrypted, into DIR" },

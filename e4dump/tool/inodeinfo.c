@@ -11,6 +11,7 @@
 #include "jsonout.h"
 #include "modes.h"
 #include "nokey.h"
+#include "xattrs.h"
 
 /* i_flags by the kernel's names (fs/ext4/ext4.h EXT4_*_FL). */
 static const struct {
@@ -255,6 +256,7 @@ json_object *inode_info(struct session *s, const char *path, const char *shown,
 		ADD(o, "target_state", STR(state));
 	}
 	ADD(o, "encryption", context_of(s, in));
+	ADD(o, "xattrs", xattrs_json(s->fs, in, shown));
 	ADD(o, "nokey_name", nokey ? STR(nokey) : path ? nokey_name(s, path, in->ino) : NULL);
 	return o;
 }

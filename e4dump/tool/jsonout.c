@@ -8,6 +8,7 @@
 #include "utf8.h"
 #include "jsonout.h"
 #include "session.h"
+#include "xattrs.h"
 
 #ifndef E4DUMP_VERSION
 #define E4DUMP_VERSION "0"
@@ -196,6 +197,7 @@ json_object *json_entry(struct session *s, const struct e4_walk_node *n,
 	} else {
 		json_object_object_add(o, "key", NULL);
 	}
+	json_object_object_add(o, "xattrs", xattrs_json(s->fs, in, n->path));
 	return o;
 }
 

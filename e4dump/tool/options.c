@@ -55,6 +55,10 @@ static const struct opt_def defs[] = {
 	  "                      NAME.e4dump.json (context, nonce, sizes, blocks)" },
 	{ OPT_KEEP_SETID, 0, "keep-setid", NULL,
 	  "keep setuid and setgid bits (dropped by default)" },
+	{ OPT_XATTRS, 0, "xattrs", "[=all]",
+	  "restore the image's user.* extended attributes on what\n"
+	  "                      is written (as tar --xattrs); =all: security.* and\n"
+	  "                      trusted.* too (root only)" },
 	{ OPT_JSON, 0, "json", NULL,
 	  "JSON Lines on stdout: one object per record (entry,\n"
 	  "                      finding, diagnostic, ...), then a summary" },
@@ -196,6 +200,16 @@ static int apply(struct options *o, const struct opt_def *d, const char *arg,
 		}
 		o->max_output_set = 1;
 		break;
+	case OPT_XATTRS:
+		if (!arg || !strcmp(arg, "user")) {
+			o->xattrs = 1;
+		} else if (!strcmp(arg, "all")) {
+			o->xattrs = 2;
+		} else {
+			report_error(r, "%s: --xattrs=%s: give user or all", name, arg);
+			return -1;
+		}
+		break;
 	case OPT_COUNT:
 		break;
 	}
@@ -257,7 +271,9 @@ int options_parse(struct options *o, const char *name, unsigned int mask,
 					     name, a, name);
 				return -1;
 			}
-			if (d->arg && !arg) {
+			if (d->arg && d->arg[0] == '[') {
+				/* an optional argument: only after '=' */
+			} else if (d->arg && !arg) {
 				if (i + 1 == argc) {
 					report_error(r, "%s: %s needs an argument", name, a);
 					return -1;
@@ -330,7 +346,8 @@ void options_help(unsigned int mask, FILE *f)
 				 d->arg ? " " : "", d->arg ? d->arg : "");
 		else
 			snprintf(left, sizeof(left), "--%s%s%s", d->long_name,
-				 d->arg ? " " : "", d->arg ? d->arg : "");
+				 d->arg && d->arg[0] != '[' ? " " : "",
+				 d->arg ? d->arg : "");
 		fprintf(f, "  %-20s%s\n", left, d->help);
 	}
 }
