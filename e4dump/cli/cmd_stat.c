@@ -15,6 +15,7 @@
 #include "modes.h"
 #include "nokey.h"
 #include "session.h"
+#include "xattrs.h"
 
 static const char *str(json_object *o, const char *k)
 {
@@ -130,6 +131,7 @@ int cmd_stat(const struct options *o, struct report *r)
 		json_emit(json_summary("stat", r, rc));
 	} else if (rec) {
 		print_text(rec);
+		xattrs_print(stdout, s.fs, &in, shown);
 		json_object_put(rec);
 	}
 	free(shown);

@@ -79,16 +79,6 @@ static const char *type_word(uint8_t ft)
 	}
 }
 
-static const char *name_state_word(enum e4_name_state s)
-{
-	switch (s) {
-	case E4_NAME_PLAIN: return "plain";
-	case E4_NAME_DECRYPTED: return "decrypted";
-	case E4_NAME_NOKEY: return "no-key";
-	default: return "bad";
-	}
-}
-
 static uint64_t name_hash(uint32_t parent, const char *name)
 {
 	uint64_t h = 1469598103934665603ull ^ parent;
@@ -280,6 +270,27 @@ static void manifest_add(struct undel *u, const struct e4_deleted *d, int dirfd,
 	row = rel ? manifest_row_start(rel, &d->inode, "-") : NULL;
 	if (ciphertext)
 		manifest_row_ciphertext(row);
+	free(rel);
+	/* its path in the image: the names the journal holds, as ls shows
+	 * them ("/a/b"; "/<INO>" for an orphan) */
+	len = 1;
+	for (size_t i = 0; i < d->nparts; i++)
+		len += E4_ESCAPE_SIZE(d->parts[i].len);
+	rel = row ? malloc(len) : NULL;
+	if (rel) {
+		size_t o = 0;
+
+		for (size_t i = 0; i < d->nparts; i++) {
+			rel[o++] = '/';
+			o += e4_escape(d->parts[i].name, d->parts[i].len, rel + o,
+				       d->orphan ? 0 : E4_ESCAPE_SLASH);
+		}
+		rel[o] = 0;
+	}
+	if (!rel || manifest_row_path(row, rel)) {
+		manifest_row_free(row);
+		row = NULL;
+	}
 	free(rel);
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (row && fd >= 0)
@@ -520,7 +531,7 @@ static void emit(struct undel *u, const struct e4_deleted *d,
 		json_object_object_add(o, "parent", json_object_new_int64(d->parent));
 		json_object_object_add(o, "file_type", json_object_new_string(type_word(d->file_type)));
 		json_object_object_add(o, "name_state", json_object_new_string(
-				       d->orphan ? "unknown" : name_state_word(d->name_state)));
+				       d->orphan ? "unknown" : json_name_state(d->name_state)));
 		json_object_object_add(o, "verdict", json_object_new_string(v->word));
 		for (size_t i = 0; i < v->nreasons; i++)
 			json_object_array_add(rs, json_object_new_string(v->reasons[i]));
@@ -669,7 +680,7 @@ int cmd_undelete(const struct options *o, struct report *r)
 		session_close(&s);
 		return EXIT_FATAL;
 	}
-	if (o->manifest && !(u.man = manifest_open(o->manifest, NULL, s.image, o->argc,
+	if (o->manifest && !(u.man = manifest_open(o->manifest, NULL, s.image, s.fs, o->argc,
 						   o->argv, r))) {
 		close(u.od.root_fd);
 		e4_journal_free(u.j);

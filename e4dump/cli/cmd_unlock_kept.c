@@ -840,9 +840,16 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 					hash_of(dst, dname, hashes);
 				if (u->man && hashes[0]) {
 					struct e4_inode in;
+					struct manifest_row *row;
 
 					later_inode(sl, &in);
-					manifest_write(u->man, manifest_row_start(orel, &in, "-"), hashes, NULL);
+					row = manifest_row_start(orel, &in, "-");
+					/* its path in the image, as extract's rows */
+					if (row && path && manifest_row_path(row, path)) {
+						manifest_row_free(row);
+						row = NULL;
+					}
+					manifest_write(u->man, row, hashes, NULL);
 				}
 				emit(u, path, orel, sl, "regular", "complete", hashes);
 			} else {
@@ -964,7 +971,7 @@ static int run(const struct options *o, struct report *r)
 		goto out;
 	}
 	u.od.force = o->force;
-	if (o->manifest && !(u.man = manifest_open(o->manifest, NULL, exp, o->argc, o->argv, r)))
+	if (o->manifest && !(u.man = manifest_open(o->manifest, NULL, exp, NULL, o->argc, o->argv, r)))
 		goto out;
 	umask(0);
 	scan(&u, src, 0);

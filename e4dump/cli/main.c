@@ -45,14 +45,16 @@ static const struct command commands[] = {
 	  OPTS_IMAGE | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_FORCE) | OPT_BIT(OPT_KEEP_SETID) |
 	  OPT_BIT(OPT_THREADS) | OPT_BIT(OPT_MANIFEST) | OPT_BIT(OPT_QUIET) |
 	  OPT_BIT(OPT_DFXML) | OPT_BIT(OPT_KEEP_LOCKED) | OPT_BIT(OPT_JSON) |
-	  OPT_BIT(OPT_MAX_OUTPUT),
-	  1, 2, "extract [--force] [--keep-setid] [--keep-locked] [--threads N]\n"
+	  OPT_BIT(OPT_MAX_OUTPUT) | OPT_BIT(OPT_XATTRS),
+	  1, 2, "extract [--force] [--keep-setid] [--keep-locked] [--xattrs[=all]] [--threads N]\n"
 	  "             [--manifest FILE] [--dfxml FILE] [--json] [--max-output BYTES]\n"
 	  "             [OPTIONS] IMAGE [PATH] -o DIR",
 	  "extract a tree, decrypted, into DIR" },
-	{ "verify", cmd_verify, OPTS_IMAGE | OPT_BIT(OPT_JSON) | OPT_BIT(OPT_QUIET), 1, 1,
-	  "verify [--json] [-q] [OPTIONS] IMAGE",
-	  "check the encryption format: every inode and entry (exit 1 on findings)" },
+	{ "verify", cmd_verify, OPTS_IMAGE | OPT_BIT(OPT_JSON) | OPT_BIT(OPT_QUIET) |
+	  OPT_BIT(OPT_EVIDENCE), 1, 1,
+	  "verify [--json] [-q] [--evidence] [OPTIONS] IMAGE",
+	  "check the encryption format: every inode and entry (exit 1 on findings);\n"
+	  "      --evidence: also the media against its container's stored hashes" },
 	{ "journal", cmd_journal, OPTS_IMAGE | OPT_BIT(OPT_JSON), 1, 1,
 	  "journal [--json] [OPTIONS] IMAGE",
 	  "the jbd2 journal: its superblock and every transaction still in it,\n"

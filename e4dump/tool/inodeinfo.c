@@ -11,6 +11,7 @@
 #include "jsonout.h"
 #include "modes.h"
 #include "nokey.h"
+#include "xattrs.h"
 
 /* i_flags by the kernel's names (fs/ext4/ext4.h EXT4_*_FL). */
 static const struct {
@@ -188,33 +189,34 @@ uint64_t inode_stat_size(struct session *s, const struct e4_inode *in,
 	return size;
 }
 
-/* What readlink gives for a symlink, escaped for humans: the target
- * (decrypted with the key), or the kernel's no-key form when no key opens
- * it; *state says which ("plain", "decrypted", "nokey").  NULL when it
- * cannot be read (reported). */
-static json_object *symlink_target(struct session *s, const struct e4_inode *in,
-				   const char *shown, const char **state)
+char *inode_target(struct session *s, const struct e4_inode *in,
+		   const char *shown, const char **state)
 {
 	char nk[E4_NOKEY_NAME_MAX + 1], *target = NULL, *esc;
-	json_object *o = NULL;
 	size_t len;
 
 	if (inode_locked(s, in)) {
 		*state = "nokey";
-		if (e4_symlink_locked_target(s->fs, in, shown, nk) == E4_OK)
-			o = STR(nk);
-		return o;
+		return e4_symlink_locked_target(s->fs, in, shown, nk) == E4_OK ?
+		       strdup(nk) : NULL;
 	}
 	*state = in->encrypted ? "decrypted" : "plain";
 	if (e4_symlink_read(s->fs, in, shown, &target, &len) != E4_OK)
 		return NULL;
 	esc = malloc(E4_ESCAPE_SIZE(len));
-	if (esc) {
+	if (esc)
 		e4_escape((const uint8_t *)target, len, esc, 0);
-		o = STR(esc);
-		free(esc);
-	}
 	free(target);
+	return esc;
+}
+
+static json_object *symlink_target(struct session *s, const struct e4_inode *in,
+				   const char *shown, const char **state)
+{
+	char *t = inode_target(s, in, shown, state);
+	json_object *o = t ? STR(t) : NULL;
+
+	free(t);
 	return o;
 }
 
@@ -254,6 +256,7 @@ json_object *inode_info(struct session *s, const char *path, const char *shown,
 		ADD(o, "target_state", STR(state));
 	}
 	ADD(o, "encryption", context_of(s, in));
+	ADD(o, "xattrs", xattrs_json(s->fs, in, shown));
 	ADD(o, "nokey_name", nokey ? STR(nokey) : path ? nokey_name(s, path, in->ino) : NULL);
 	return o;
 }

@@ -8,6 +8,7 @@
 #include "utf8.h"
 #include "jsonout.h"
 #include "session.h"
+#include "xattrs.h"
 
 #ifndef E4DUMP_VERSION
 #define E4DUMP_VERSION "0"
@@ -90,6 +91,16 @@ json_object *json_record(const char *type)
 	return o;
 }
 
+const char *json_name_state(enum e4_name_state st)
+{
+	switch (st) {
+	case E4_NAME_PLAIN: return "plain";
+	case E4_NAME_DECRYPTED: return "decrypted";
+	case E4_NAME_NOKEY: return "no-key";
+	default: return "bad";
+	}
+}
+
 json_object *json_time(const struct e4_timestamp *ts)
 {
 	time_t t = (time_t)ts->sec;
@@ -161,9 +172,7 @@ json_object *json_entry(struct session *s, const struct e4_walk_node *n,
 		json_object_object_add(o, "raw_name_hex",
 				       json_hex(n->entry->raw, n->entry->raw_len));
 		json_object_object_add(o, "name_state", json_object_new_string(
-			n->entry->state == E4_NAME_PLAIN ? "plain" :
-			n->entry->state == E4_NAME_DECRYPTED ? "decrypted" :
-			n->entry->state == E4_NAME_NOKEY ? "no-key" : "bad"));
+			json_name_state(n->entry->state)));
 	}
 	if (!in) {
 		json_object_object_add(o, "error", json_object_new_string("inode unreadable"));
@@ -188,6 +197,7 @@ json_object *json_entry(struct session *s, const struct e4_walk_node *n,
 	} else {
 		json_object_object_add(o, "key", NULL);
 	}
+	json_object_object_add(o, "xattrs", xattrs_json(s->fs, in, n->path));
 	return o;
 }
 

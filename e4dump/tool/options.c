@@ -55,6 +55,10 @@ static const struct opt_def defs[] = {
 	  "                      NAME.e4dump.json (context, nonce, sizes, blocks)" },
 	{ OPT_KEEP_SETID, 0, "keep-setid", NULL,
 	  "keep setuid and setgid bits (dropped by default)" },
+	{ OPT_XATTRS, 0, "xattrs", "[=all]",
+	  "restore the image's user.* extended attributes on what\n"
+	  "                      is written (as tar --xattrs); =all: security.* and\n"
+	  "                      trusted.* too (root only)" },
 	{ OPT_JSON, 0, "json", NULL,
 	  "JSON Lines on stdout: one object per record (entry,\n"
 	  "                      finding, diagnostic, ...), then a summary" },
@@ -76,6 +80,10 @@ static const struct opt_def defs[] = {
 	{ OPT_OFFSET, 0, "offset", "BYTES",
 	  "the volume at BYTES into the image; with a suffix s, in\n"
 	  "                      512-byte sectors (as mmls shows them)" },
+	{ OPT_EVIDENCE, 0, "evidence", NULL,
+	  "also read the whole media and check it against the\n"
+	  "                      hashes its container stores (an E01's MD5,\n"
+	  "                      SHA-1), as ewfverify does" },
 	{ OPT_QUIET, 'q', "quiet", NULL,
 	  "no progress line (shown on a terminal only)" },
 	{ OPT_VERBOSE, 'v', "verbose", NULL,
@@ -137,6 +145,7 @@ static int apply(struct options *o, const struct opt_def *d, const char *arg,
 	case OPT_KEEP_LOCKED: o->keep_locked = 1; break;
 	case OPT_FORCE: o->force = 1; break;
 	case OPT_QUIET: o->quiet = 1; break;
+	case OPT_EVIDENCE: o->evidence = 1; break;
 	case OPT_KEEP_SETID: o->keep_setid = 1; break;
 	case OPT_JSON: o->json = 1; break;
 	case OPT_SEED: o->seed = arg; break;
@@ -190,6 +199,16 @@ static int apply(struct options *o, const struct opt_def *d, const char *arg,
 			return -1;
 		}
 		o->max_output_set = 1;
+		break;
+	case OPT_XATTRS:
+		if (!arg || !strcmp(arg, "user")) {
+			o->xattrs = 1;
+		} else if (!strcmp(arg, "all")) {
+			o->xattrs = 2;
+		} else {
+			report_error(r, "%s: --xattrs=%s: give user or all", name, arg);
+			return -1;
+		}
 		break;
 	case OPT_COUNT:
 		break;
@@ -252,7 +271,9 @@ int options_parse(struct options *o, const char *name, unsigned int mask,
 					     name, a, name);
 				return -1;
 			}
-			if (d->arg && !arg) {
+			if (d->arg && d->arg[0] == '[') {
+				/* an optional argument: only after '=' */
+			} else if (d->arg && !arg) {
 				if (i + 1 == argc) {
 					report_error(r, "%s: %s needs an argument", name, a);
 					return -1;
@@ -325,7 +346,8 @@ void options_help(unsigned int mask, FILE *f)
 				 d->arg ? " " : "", d->arg ? d->arg : "");
 		else
 			snprintf(left, sizeof(left), "--%s%s%s", d->long_name,
-				 d->arg ? " " : "", d->arg ? d->arg : "");
+				 d->arg && d->arg[0] != '[' ? " " : "",
+				 d->arg ? d->arg : "");
 		fprintf(f, "  %-20s%s\n", left, d->help);
 	}
 }

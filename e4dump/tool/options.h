@@ -11,10 +11,11 @@
 enum opt_id {
 	OPT_KEY_FILE, OPT_PASSPHRASE_FILE, OPT_SALT, OPT_FORMAT, OPT_DUMMY_KEY,
 	OPT_VERBOSE, OPT_HELP, OPT_LONG, OPT_RECURSIVE, OPT_OUT, OPT_FORCE,
-	OPT_KEEP_SETID, OPT_JSON, OPT_SEED, OPT_CHECK, OPT_MAX_ENTRIES,
+	OPT_KEEP_SETID, OPT_XATTRS, OPT_JSON, OPT_SEED, OPT_CHECK, OPT_MAX_ENTRIES,
 	OPT_MAX_DEPTH,
 	OPT_THREADS, OPT_PARTITION, OPT_OFFSET, OPT_FULL_TIME, OPT_MANIFEST, OPT_QUIET,
 	OPT_DFXML, OPT_KEEP_LOCKED, OPT_FOREGROUND, OPT_MOUNT_OPTIONS, OPT_MAX_OUTPUT,
+	OPT_EVIDENCE,
 	OPT_COUNT
 };
 
@@ -37,9 +38,12 @@ struct options {
 	int keep_locked;          /* extract --keep-locked */
 	int force;                /* extract --force */
 	int quiet;                /* extract, verify --quiet: no progress */
+	int evidence;             /* verify --evidence: hash the media */
 	int keep_setid;           /* extract --keep-setid */
 	enum e4_name_format format;
 	int dummy_key;
+	int xattrs;               /* extract --xattrs: 0 no, 1 user.*, 2 also
+				   * security.* and trusted.* */
 	const char *seed;         /* vectors --seed */
 	int check;                /* vectors --check */
 	int json;                 /* --json */

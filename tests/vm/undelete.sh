@@ -21,7 +21,8 @@
 #      once, nothing else; nothing claimed exact unless its bytes are
 #      right, nothing not recovered written
 # and e4dump journal --json shows every block copy debugfs logdump shows,
-# with the inode table blocks as such.
+# with the inode table blocks as such; the final image's DFXML is valid
+# and true to what the kernel left (tests/vm/dfxml_verify.sh).
 # usage: undelete.sh E4DUMP WORKDIR a|b|c|d
 set -u
 E4DUMP=$1
@@ -46,6 +47,13 @@ if must_run "journal --json" "$W/journal.json" -- "$E4DUMP" journal --json "$img
 		bad "journal: $(grep -m5 FAIL "$W/journal.check"; tail -1 "$W/journal.check")"
 	tail -1 "$W/journal.check"
 fi
+
+# The final image's DFXML (tests/vm/dfxml_verify.sh): what the kernel left.
+"$E4DUMP" extract "${keys[@]}" --dfxml "$W/x.xml" --manifest "$W/x.tsv" "$img" -o "$W/x" 2>"$W/x.err"
+rc=$?
+check "extract --dfxml of the final image: exit 0 ($rc)" '[ $rc = 0 ]'
+. "$top/tests/vm/dfxml_verify.sh"
+dfxml_verify "extract --dfxml" "$W/x.xml" "$W/x.tsv" "$W/x" "$img" "$man"
 
 "$E4DUMP" undelete --help >"$W/help" 2>&1 ||
 	give_up "e4dump has no undelete command (e4dump undelete --help: $(head -1 "$W/help"))"

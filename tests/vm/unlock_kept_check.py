@@ -62,8 +62,9 @@ def hashes(export, tsv, jsonl):
     kept = {}
     for r in rows[1:]:
         if r[col["hashes_of"]] == "ciphertext":
-            assert r[0] not in kept, r[0]
-            kept[r[0]] = r
+            out = r[col["output_path"]]
+            assert r[0].startswith("/") and out not in kept, r[:1] + [out]
+            kept[out] = r
     recs = [json.loads(l) for l in open(jsonl)]
     locked = [r for r in recs if r.get("type") == "extracted" and r.get("status") == "locked"
               and (r.get("output_path") or r.get("output"))]
