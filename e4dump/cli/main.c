@@ -39,8 +39,12 @@ static const struct command commands[] = {
 	  "stat [--json] [OPTIONS] IMAGE PATH",
 	  "one inode: type, mode, owner, size, links, flags, the four times\n"
 	  "      (UTC, nanoseconds), its blocks, its encryption context and key" },
-	{ "timeline", cmd_timeline, OPTS_IMAGE, 1, 2, "timeline [OPTIONS] IMAGE [PATH]",
-	  "a body file (The Sleuth Kit 3.x) of the tree, decrypted names, for mactime" },
+	{ "timeline", cmd_timeline, OPTS_IMAGE | OPT_BIT(OPT_PREFIX) | OPT_BIT(OPT_NANOSECONDS) |
+	  OPT_BIT(OPT_NO_DELETED) | OPT_BIT(OPT_JSON), 1, 2,
+	  "timeline [-m PREFIX] [--nanoseconds] [--no-deleted] [--json] [OPTIONS]\n"
+	  "             IMAGE [PATH]",
+	  "a body file (The Sleuth Kit 3.x) of the tree, decrypted names, and\n"
+	  "      of the entries deleted that the journal still names, for mactime" },
 	{ "extract", cmd_extract,
 	  OPTS_IMAGE | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_FORCE) | OPT_BIT(OPT_KEEP_SETID) |
 	  OPT_BIT(OPT_THREADS) | OPT_BIT(OPT_MANIFEST) | OPT_BIT(OPT_QUIET) |

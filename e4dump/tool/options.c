@@ -67,6 +67,14 @@ static const struct opt_def defs[] = {
 	{ OPT_MAX_OUTPUT, 0, "max-output", "BYTES",
 	  "write at most BYTES of file data in all (default: the\n"
 	  "                      image's size; 0: no limit)" },
+	{ OPT_PREFIX, 'm', "mount-point", "PREFIX",
+	  "put PREFIX before every path, as fls -m does (the mount\n"
+	  "                      point the image had)" },
+	{ OPT_NANOSECONDS, 0, "nanoseconds", NULL,
+	  "times as SECONDS.NNNNNNNNN (plaso and mactime read them;\n"
+	  "                      mactime drops the fraction)" },
+	{ OPT_NO_DELETED, 0, "no-deleted", NULL,
+	  "leave out the deleted entries found in the journal" },
 	{ OPT_THREADS, 0, "threads", "N",
 	  "threads reading the image (default: 2 where the image\n"
 	  "                      allows it; 1: none besides the main one)" },
@@ -139,6 +147,9 @@ static int apply(struct options *o, const struct opt_def *d, const char *arg,
 	case OPT_QUIET: o->quiet = 1; break;
 	case OPT_KEEP_SETID: o->keep_setid = 1; break;
 	case OPT_JSON: o->json = 1; break;
+	case OPT_PREFIX: o->prefix = arg; break;
+	case OPT_NANOSECONDS: o->nanoseconds = 1; break;
+	case OPT_NO_DELETED: o->no_deleted = 1; break;
 	case OPT_SEED: o->seed = arg; break;
 	case OPT_CHECK: o->check = 1; break;
 	case OPT_VERBOSE: r->verbose = 1; break;

@@ -15,8 +15,11 @@ enum opt_id {
 	OPT_MAX_DEPTH,
 	OPT_THREADS, OPT_PARTITION, OPT_OFFSET, OPT_FULL_TIME, OPT_MANIFEST, OPT_QUIET,
 	OPT_DFXML, OPT_KEEP_LOCKED, OPT_FOREGROUND, OPT_MOUNT_OPTIONS, OPT_MAX_OUTPUT,
+	OPT_PREFIX, OPT_NANOSECONDS, OPT_NO_DELETED,
 	OPT_COUNT
 };
+/* the masks are unsigned int */
+_Static_assert(OPT_COUNT <= 32, "more options than bits in a command's mask");
 
 #define OPT_BIT(id) (1u << (id))
 /* What every command that opens an image takes. */
@@ -52,6 +55,9 @@ struct options {
 	int max_output_set;       /* extract --max-output given */
 	unsigned long long max_output; /* its bytes (0: no limit) */
 	int foreground;           /* mount -f */
+	const char *prefix;       /* timeline -m: the mount point (fls -m) */
+	int nanoseconds;          /* timeline --nanoseconds */
+	int no_deleted;           /* timeline --no-deleted */
 	const char **mount_options; /* mount -o OPTS (each as given) */
 	size_t n_mount_options;
 	const char **key_files;
