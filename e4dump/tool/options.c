@@ -337,6 +337,9 @@ void options_help(unsigned int mask, FILE *f)
 		else
 			snprintf(left, sizeof(left), "--%s%s%s", d->long_name,
 				 d->arg ? " " : "", d->arg ? d->arg : "");
-		fprintf(f, "  %-20s%s\n", left, d->help);
+		if (strlen(left) >= 20)         /* its help on a line of its own */
+			fprintf(f, "  %s\n  %-20s%s\n", left, "", d->help);
+		else
+			fprintf(f, "  %-20s%s\n", left, d->help);
 	}
 }
