@@ -28,19 +28,10 @@ tc() { /usr/bin/python3 "$top/tests/vm/timeline_check.py" "$@"; }
 verdict() {
 	local name=$1
 	shift
-	tc "$@" >"$W/$name.check" 2>&1 && ok ||
-		bad "$name: $(grep -m8 FAIL "$W/$name.check"; tail -1 "$W/$name.check")"
-	tail -1 "$W/$name.check"
+	checker "$name" tc "$@"
 }
 
-img=$W/undelete-$SC.img
-man=$img.manifest
-make_image "$top/vm/scenarios/undelete-$SC.scn" "$img" "$W/make-image.log"
-records "$man" removed
-echo "$(wc -l <"$W/records.removed") entries deleted by the kernel"
-keys=()
-for k in "$W"/keys/*.key; do keys+=(--key-file "$k"); done
-[ ${#keys[@]} -gt 0 ] || give_up "no key file written by make-image.sh"
+deletion_image $SC
 
 if must_run "timeline --json with the keys" "$W/tl.json" -- \
 	"$E4DUMP" timeline --json "${keys[@]}" "$img"; then
