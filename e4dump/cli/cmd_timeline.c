@@ -50,6 +50,16 @@ static json_object *dtime_json(uint32_t dtime)
 	return dtime ? json_time(&t) : NULL;
 }
 
+/* len bytes from the image in display form (e4_escape), malloc'd */
+static char *shown_of(const void *p, size_t len)
+{
+	char *shown = malloc(E4_ESCAPE_SIZE(len));
+
+	if (shown)
+		e4_escape(p, len, shown, 0);
+	return shown;
+}
+
 /* inode ino's bit in the inode bitmap: "allocated" true/false, or null
  * when the bitmap cannot be read */
 static json_object *allocated_json(struct timeline *t, uint32_t ino, int *allocated)
@@ -72,18 +82,12 @@ static char *live_target(struct timeline *t, const struct e4_walk_node *n, uint6
 		e4_symlink_locked_size(t->s->fs, in, n->path, size);
 		if (!in->encrypted || e4_symlink_locked_target(t->s->fs, in, n->path, nk) != E4_OK)
 			return NULL;
-		len = strlen(nk);
-		shown = malloc(E4_ESCAPE_SIZE(len));
-		if (shown)
-			e4_escape((const uint8_t *)nk, len, shown, 0);
-		return shown;
+		return shown_of(nk, strlen(nk));
 	}
 	if (e4_symlink_read(t->s->fs, in, n->path, &target, &len) != E4_OK)
 		return NULL;
 	*size = len;
-	shown = malloc(E4_ESCAPE_SIZE(len));
-	if (shown)
-		e4_escape((const uint8_t *)target, len, shown, 0);
+	shown = shown_of(target, len);
 	free(target);
 	return shown;
 }
@@ -155,9 +159,7 @@ static char *deleted_path(const struct e4_deleted *d)
 		memcpy(raw + at, d->parts[i].name, d->parts[i].len);
 		at += d->parts[i].len;
 	}
-	shown = malloc(E4_ESCAPE_SIZE(at));
-	if (shown)
-		e4_escape((const uint8_t *)raw, at, shown, 0);
+	shown = shown_of(raw, at);
 	free(raw);
 	return shown;
 }
@@ -175,9 +177,7 @@ static char *deleted_target(struct timeline *t, const struct e4_deleted *d, uint
 						  &nokey, &why) != E4_OK)
 		return NULL;
 	*size = len;
-	shown = malloc(E4_ESCAPE_SIZE(len));
-	if (shown)
-		e4_escape((const uint8_t *)target, len, shown, 0);
+	shown = shown_of(target, len);
 	free(target);
 	return shown;
 }
