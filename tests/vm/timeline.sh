@@ -10,7 +10,8 @@
 #   of its inode in the journal and the allocation debugfs testi gives;
 #   the body file (-m PREFIX) has a line for each, PREFIX/PATH
 #   [-> TARGET] (deleted) as fls writes them, 11 fields, and mactime reads
-#   it (exit 0) and lists them; --no-deleted leaves them out; stat of each
+#   it (exit 0) and lists them; with PATH only those below it;
+#   --no-deleted leaves them out; stat of each
 #   freed inode says "not allocated" with istat's dtime; and where the
 #   inode table's dtime differs from the journal's newest copy (rewritten
 #   here with debugfs, as after a crash before checkpoint), timeline gives
@@ -53,6 +54,14 @@ if must_run "timeline --no-deleted" "$W/body.nd" -- "$E4DUMP" timeline --no-dele
 	check "--no-deleted: no line marked deleted" '! grep -q " (deleted" "$W/body.nd"'
 	check "--no-deleted: the live entries all there ($(wc -l <"$W/body.nd") lines)" \
 		'[ "$(wc -l <"$W/body.nd")" = "$(grep -vc " (deleted" "$W/body")" ]'
+fi
+# PATH: the deleted entries below it, no others
+if [ $SC = a ] && must_run "timeline IMAGE /v1pad4/sub" "$W/body.sub" -- \
+	"$E4DUMP" timeline "${keys[@]}" "$img" /v1pad4/sub; then
+	want=$(grep -c '^v1pad4/sub/' "$W/records.removed")
+	got=$(grep -c ' (deleted' "$W/body.sub")
+	check "PATH /v1pad4/sub: $got deleted lines, the manifest removed $want below it" \
+		'[ "$want" -gt 0 ] && [ "$got" = "$want" ] && ! grep " (deleted" "$W/body.sub" | grep -qv "^0|/v1pad4/sub/"'
 fi
 # b: every deleted inode is in use again (churn); nothing freed to stat
 [ $SC = b ] || verdict stat stat "$man" "$img" "$E4DUMP"
