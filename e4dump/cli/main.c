@@ -18,7 +18,7 @@
 struct command {
 	const char *name;
 	int (*run)(const struct options *o, struct report *r);
-	unsigned int opts;
+	opt_mask opts;
 	size_t min_args, max_args;
 	const char *usage;
 	const char *help;
@@ -104,7 +104,7 @@ static void usage(FILE *f)
 		fprintf(f, "  e4dump %s\n      %s\n", commands[i].usage,
 			commands[i].help);
 	fprintf(f, "\noptions (each command takes those its help lists):\n");
-	options_help(~0u, f);
+	options_help(~(opt_mask)0, f);
 	fprintf(f, "\nPATH is '/'-separated from the image root, with decrypted names\n"
 		   "(or, without a key, the names ls shows); <N> is inode N, as in\n"
 		   "debugfs (<12>, <12>/sub/name).\n\n"

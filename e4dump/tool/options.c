@@ -209,7 +209,7 @@ static int apply(struct options *o, const struct opt_def *d, const char *arg,
 }
 
 static const struct opt_def *find_long(const char *s, size_t len,
-				       unsigned int mask)
+				       opt_mask mask)
 {
 	for (size_t i = 0; i < N_DEFS; i++)
 		if ((mask & OPT_BIT(defs[i].id)) && defs[i].long_name &&
@@ -219,7 +219,7 @@ static const struct opt_def *find_long(const char *s, size_t len,
 	return NULL;
 }
 
-static const struct opt_def *find_short(char c, unsigned int mask)
+static const struct opt_def *find_short(char c, opt_mask mask)
 {
 	for (size_t i = 0; i < N_DEFS; i++)
 		if ((mask & OPT_BIT(defs[i].id)) && defs[i].short_name == c)
@@ -227,7 +227,7 @@ static const struct opt_def *find_short(char c, unsigned int mask)
 	return NULL;
 }
 
-int options_parse(struct options *o, const char *name, unsigned int mask,
+int options_parse(struct options *o, const char *name, opt_mask mask,
 		  int argc, char **argv, int first, struct report *r)
 {
 	int only_args = 0;
@@ -320,7 +320,7 @@ void options_free(struct options *o)
 	free(o->mount_options);
 }
 
-void options_help(unsigned int mask, FILE *f)
+void options_help(opt_mask mask, FILE *f)
 {
 	for (size_t i = 0; i < N_DEFS; i++) {
 		const struct opt_def *d = &defs[i];
