@@ -40,9 +40,9 @@ static const struct command commands[] = {
 	  "one inode: type, mode, owner, size, links, flags, the four times\n"
 	  "      (UTC, nanoseconds), its blocks, its encryption context and key" },
 	{ "timeline", cmd_timeline, OPTS_IMAGE | OPT_BIT(OPT_PREFIX) | OPT_BIT(OPT_NANOSECONDS) |
-	  OPT_BIT(OPT_NO_DELETED) | OPT_BIT(OPT_JSON), 1, 2,
-	  "timeline [-m PREFIX] [--nanoseconds] [--no-deleted] [--json] [OPTIONS]\n"
-	  "             IMAGE [PATH]",
+	  OPT_BIT(OPT_NO_DELETED) | OPT_BIT(OPT_JOURNAL_EVENTS) | OPT_BIT(OPT_JSON), 1, 2,
+	  "timeline [-m PREFIX] [--nanoseconds] [--no-deleted] [--journal-events]\n"
+	  "             [--json] [OPTIONS] IMAGE [PATH]",
 	  "a body file (The Sleuth Kit 3.x) of the tree, decrypted names, and\n"
 	  "      of the entries deleted that the journal still names, for mactime" },
 	{ "extract", cmd_extract,

@@ -57,6 +57,16 @@ static void put_time(const struct bodyfile *b, const struct e4_timestamp *t, cha
 		fprintf(b->f, "%" PRId64 "%c", t->sec, sep);
 }
 
+void bodyfile_event(const struct bodyfile *b, const char *name,
+		    const struct e4_timestamp *when)
+{
+	fputs("0|", b->f);
+	put_escaped(b->f, name);
+	fputs("|0|-/----------|0|0|0|0|0|", b->f);
+	put_time(b, when, '|');
+	put_time(b, NULL, '\n');
+}
+
 void bodyfile_line(const struct bodyfile *b, const struct body_entry *e)
 {
 	static const char rwx[] = "rwxrwxrwx";

@@ -41,4 +41,10 @@ struct body_entry {
 
 void bodyfile_line(const struct bodyfile *b, const struct body_entry *e);
 
+/* An event that is no file (a journal commit, say): name (display form,
+ * no prefix) with inode 0, mode "-/----------", and its time as the
+ * change time (mactime's "..c."). */
+void bodyfile_event(const struct bodyfile *b, const char *name,
+		    const struct e4_timestamp *when);
+
 #endif

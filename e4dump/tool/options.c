@@ -75,6 +75,9 @@ static const struct opt_def defs[] = {
 	  "                      mactime drops the fraction)" },
 	{ OPT_NO_DELETED, 0, "no-deleted", NULL,
 	  "leave out the deleted entries found in the journal" },
+	{ OPT_JOURNAL_EVENTS, 0, "journal-events", NULL,
+	  "add an event per committed journal transaction, at its\n"
+	  "                      commit time, with what it changed" },
 	{ OPT_THREADS, 0, "threads", "N",
 	  "threads reading the image (default: 2 where the image\n"
 	  "                      allows it; 1: none besides the main one)" },
@@ -150,6 +153,7 @@ static int apply(struct options *o, const struct opt_def *d, const char *arg,
 	case OPT_PREFIX: o->prefix = arg; break;
 	case OPT_NANOSECONDS: o->nanoseconds = 1; break;
 	case OPT_NO_DELETED: o->no_deleted = 1; break;
+	case OPT_JOURNAL_EVENTS: o->journal_events = 1; break;
 	case OPT_SEED: o->seed = arg; break;
 	case OPT_CHECK: o->check = 1; break;
 	case OPT_VERBOSE: r->verbose = 1; break;

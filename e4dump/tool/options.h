@@ -16,7 +16,7 @@ enum opt_id {
 	OPT_MAX_DEPTH,
 	OPT_THREADS, OPT_PARTITION, OPT_OFFSET, OPT_FULL_TIME, OPT_MANIFEST, OPT_QUIET,
 	OPT_DFXML, OPT_KEEP_LOCKED, OPT_FOREGROUND, OPT_MOUNT_OPTIONS, OPT_MAX_OUTPUT,
-	OPT_PREFIX, OPT_NANOSECONDS, OPT_NO_DELETED,
+	OPT_PREFIX, OPT_NANOSECONDS, OPT_NO_DELETED, OPT_JOURNAL_EVENTS,
 	OPT_COUNT
 };
 _Static_assert(OPT_COUNT <= 64, "more options than bits in a command's mask");
@@ -60,6 +60,7 @@ struct options {
 	const char *prefix;       /* timeline -m: the mount point (fls -m) */
 	int nanoseconds;          /* timeline --nanoseconds */
 	int no_deleted;           /* timeline --no-deleted */
+	int journal_events;       /* timeline --journal-events */
 	const char **mount_options; /* mount -o OPTS (each as given) */
 	size_t n_mount_options;
 	const char **key_files;
