@@ -11,7 +11,9 @@
 #   the body file (-m PREFIX) has a line for each, PREFIX/PATH
 #   [-> TARGET] (deleted) as fls writes them, 11 fields, and mactime reads
 #   it (exit 0) and lists them; with PATH only those below it;
-#   --no-deleted leaves them out; stat of each
+#   --no-deleted leaves them out; --journal-events gives an event per
+#   commit block of the journal at its commit time, and the event of the
+#   transaction that freed each deleted inode names it; stat of each
 #   freed inode says "not allocated" with istat's dtime; and where the
 #   inode table's dtime differs from the journal's newest copy (rewritten
 #   here with debugfs, as after a crash before checkpoint), timeline gives
@@ -54,6 +56,20 @@ if must_run "timeline --no-deleted" "$W/body.nd" -- "$E4DUMP" timeline --no-dele
 	check "--no-deleted: no line marked deleted" '! grep -q " (deleted" "$W/body.nd"'
 	check "--no-deleted: the live entries all there ($(wc -l <"$W/body.nd") lines)" \
 		'[ "$(wc -l <"$W/body.nd")" = "$(grep -vc " (deleted" "$W/body")" ]'
+fi
+# --journal-events: a commit per transaction, at the commit block's time
+if must_run "timeline --journal-events --json" "$W/ev.json" -- \
+	"$E4DUMP" timeline --journal-events --json "${keys[@]}" "$img"; then
+	verdict events events "$man" "$W/ev.json" "$img"
+fi
+if must_run "timeline --journal-events" "$W/body.ev" -- \
+	"$E4DUMP" timeline --journal-events "${keys[@]}" "$img"; then
+	mactime -b "$W/body.ev" -d -y -z UTC >"$W/mac.ev" 2>"$W/mac.ev.err"
+	rc=$?
+	nev=$(grep -c '^0|<journal transaction [0-9]* committed' "$W/body.ev")
+	mev=$(grep -c ',\.\.c\.,-/----------,0,0,0,"<journal transaction' "$W/mac.ev")
+	check "mactime reads the journal's events (exit $rc; $nev events, $mev changes in mactime's output)" \
+		'[ $rc = 0 ] && [ "$nev" -gt 0 ] && [ "$mev" = "$nev" ]'
 fi
 # PATH: the deleted entries below it, no others
 if [ $SC = a ] && must_run "timeline IMAGE /v1pad4/sub" "$W/body.sub" -- \

@@ -5,6 +5,7 @@ Usage:
   timeline_check.py json  MANIFEST JSONL IMAGE [--nokey]
   timeline_check.py body  MANIFEST BODY MACTIME_CSV PREFIX IMAGE
   timeline_check.py stat  MANIFEST IMAGE E4DUMP
+  timeline_check.py events MANIFEST JSONL IMAGE
 
 The truth: the guest's manifest (`removed` records name the deleted
 entries, `extents` records their inode numbers, `ino` records the kernel's
@@ -28,6 +29,12 @@ body   every removed entry has one body-file line, PREFIX + its path
 stat   `e4dump stat IMAGE <INO>` of each removed inode that debugfs says is
        not in use: "allocation: not allocated" and the dtime istat shows.
 
+events `timeline --journal-events --json`: one "event" record per commit
+       block of the journal (wherever in it), with its sequence and its
+       commit time (h_commit_sec, h_commit_nsec) to the nanosecond, and
+       nothing else; each deleted inode lies in the inode ranges of the
+       event of the transaction that holds it freed (the dtime's).
+
 Prints "FAIL ..." per problem and a summary; exit 1 on failure.
 """
 
@@ -46,9 +53,9 @@ FT = {"f": "regular", "s": "regular", "h": "regular", "d": "directory", "l": "sy
 JBD2_MAGIC = 0xC03B3998
 
 
-def iso(sec):
+def iso(sec, nsec=0):
     return datetime.fromtimestamp(sec, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S") + \
-        ".000000000Z"
+        f".{nsec:09d}Z"
 
 
 def be32(b, o):
@@ -131,6 +138,20 @@ def journal_copies(img, bs):
                     out.setdefault(nr, []).append((seq, bytes(data)))
                 if flags & 8:           # last tag
                     break
+    return out
+
+
+def journal_commits(img, bs):
+    """{sequence: (sec, nsec)} of every commit block in the journal"""
+    r = subprocess.run(["debugfs", "-R", "blocks <8>", img], capture_output=True, text=True)
+    blocks = [int(x) for x in r.stdout.split()]
+    out = {}
+    with open(img, "rb") as f:
+        for b in blocks[1:]:
+            f.seek(b * bs)
+            h = f.read(0x3C)
+            if len(h) == 0x3C and be32(h, 0) == JBD2_MAGIC and be32(h, 4) == 2:
+                out[be32(h, 8)] = (int.from_bytes(h[0x30:0x38], "big"), be32(h, 0x38))
     return out
 
 
@@ -330,10 +351,50 @@ def mode_stat(args):
     return c.done(f"stat ({n} freed inodes)")
 
 
+def mode_events(args):
+    if len(args) != 3:
+        uc.die("usage: events MANIFEST JSONL IMAGE")
+    man, jsonl, img = args
+    trees, gone, ext, recs = uc.load_manifest(man)
+    geo = geometry(img)
+    commits = journal_commits(img, geo["Block size"])
+    copies = journal_copies(img, geo["Block size"])
+    c = uc.Checker()
+    ev = [o for o in load_records(jsonl) if o.get("type") == "event"]
+    got = {}
+    for o in ev:
+        c.check(o.get("sequence") not in got, f"transaction {o.get('sequence')} twice")
+        got[o.get("sequence")] = o
+    c.check(commits, "no commit block in the journal")
+    c.check(set(got) == set(commits), f"events for transactions {sorted(got)}, the "
+            f"journal's commit blocks are {sorted(commits)}")
+    for seq, (sec, nsec) in commits.items():
+        o = got.get(seq)
+        if o is None:
+            continue
+        want = iso(sec, nsec)
+        c.check(o.get("time") == want, f"transaction {seq}: time {o.get('time')}, commit "
+                f"block {want}")
+    n = 0
+    for e in gone:
+        ino = ext[e.path][0]
+        blk, off = itable_block(img, ino, geo)
+        j = journal_dtime(copies, blk, off)
+        if j is None:
+            continue
+        o = got.get(j[0])
+        n += 1
+        c.check(o is not None and any(a <= ino <= b for a, b in o.get("inode_ranges", [])),
+                f"{ce.show(e.path)} (inode {ino}): freed in transaction {j[0]}, whose event "
+                f"does not name it ({o.get('inode_ranges') if o else None})")
+    c.check(n > 0, "no deleted inode is held freed by the journal")
+    return c.done(f"events ({len(commits)} commit blocks, {len(ev)} events, {n} deletions)")
+
+
 def main():
     if len(sys.argv) < 2:
         uc.die(__doc__)
-    modes = {"json": mode_json, "body": mode_body, "stat": mode_stat}
+    modes = {"json": mode_json, "body": mode_body, "stat": mode_stat, "events": mode_events}
     if sys.argv[1] not in modes:
         uc.die(f"unknown mode {sys.argv[1]}")
     sys.exit(modes[sys.argv[1]](sys.argv[2:]))
