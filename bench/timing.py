@@ -59,6 +59,66 @@ def fmt_ratio(v):
     return f"{v:.2f}" if v < 10 else f"{v:.1f}"
 
 
+def before_after(spec, runs, stats):
+    """The tables of run.sh -base: each e4dump side against its twin X.base
+    (BASE, the build before), and every pair's ratio before and after.
+    Returns the count of comparisons with a failed side."""
+    def twin(s):
+        return s + ".base" if s + ".base" in spec["sides"] else s
+
+    def cell(st):
+        return f"{fmt_s(st['med'])} ({fmt_s(st['lo'])}-{fmt_s(st['hi'])})"
+
+    failed = 0
+    print("Before and after: E4DUMP (after) against BASE (before), their runs side by")
+    print("side in each repetition (BASE first in even ones); after / before of the")
+    print("medians, and of each repetition's pair: median (min-max); peak RSS max over")
+    print("the runs (for e4dump mount: the daemon's).")
+    print()
+    print("| workload | side | after s | before s | after / before | per repetition | peak RSS after / before MiB |")
+    print("|---|---|---|---|---|---|---|")
+    for wl in spec["workloads"]:
+        first = True
+        seen = []
+        for pair in wl["pairs"]:
+            for s in pair:
+                if twin(s) != s and s not in seen:
+                    seen.append(s)
+        for s in seen:
+            a, b = stats(wl["id"], s), stats(wl["id"], twin(s))
+            name = f"{wl['title']} [{wl['id']}]" if first else ""
+            first = False
+            if not a or not b:
+                failed += 1
+                print(f"| {name} | {spec['sides'][s]} | {cell(a) if a else 'FAILED'} | "
+                      f"{cell(b) if b else 'FAILED'} | FAILED | | |")
+                continue
+            after = {x["rep"]: x["wall"] for x in runs[(wl["id"], s)]}
+            before = {x["rep"]: x["wall"] for x in runs[(wl["id"], twin(s))]}
+            q = [after[r] / before[r] for r in after if r in before and before[r] > 0]
+            per = (f"{statistics.median(q):.2f} ({min(q):.2f}-{max(q):.2f})" if q else "-")
+            print(f"| {name} | {spec['sides'][s]} | {cell(a)} | {cell(b)} | "
+                  f"{a['med'] / b['med']:.2f} | {per} | {a['rss']:.0f} / {b['rss']:.0f} |")
+    print()
+    print("Ratios to the reference tools (subject / reference, lower is better) with")
+    print("BASE (before) and with E4DUMP (after), from the same runs:")
+    print()
+    print("| workload | subject | reference | before | after |")
+    print("|---|---|---|---|---|")
+    for wl in spec["workloads"]:
+        first = True
+        for subj, ref in wl["pairs"]:
+            vals = []
+            for x, y in ((twin(subj), twin(ref)), (subj, ref)):
+                a, b = stats(wl["id"], x), stats(wl["id"], y)
+                vals.append(fmt_ratio(a["med"] / b["med"]) if a and b and b["med"] > 0 else "FAILED")
+            name = f"{wl['title']} [{wl['id']}]" if first else ""
+            first = False
+            print(f"| {name} | {spec['sides'][subj]} | {spec['sides'][ref]} | {vals[0]} | {vals[1]} |")
+    print()
+    return failed
+
+
 def report(argv):
     results, limits_file, spec_file = argv
     spec = json.load(open(spec_file))
@@ -66,7 +126,7 @@ def report(argv):
     for line in open(results):
         w, s, rep, wall, ut, st, rss, rc = line.rstrip("\n").split("\t")
         runs.setdefault((w, s), []).append(
-            dict(wall=float(wall), cpu=float(ut) + float(st), rss=int(rss), rc=int(rc)))
+            dict(rep=rep, wall=float(wall), cpu=float(ut) + float(st), rss=int(rss), rc=int(rc)))
     limits = {}
     for line in open(limits_file):
         k, _, v = line.strip().partition(" ")
@@ -129,6 +189,8 @@ def report(argv):
         rss = f"{a['rss']:.0f} MiB" if a else "-"
         print(f"| {wl['title']} | {text} | {rss} |")
     print()
+    if spec.get("base"):
+        failed += before_after(spec, runs, stats)
 
     lines = []
     for sc in spec.get("scaling", []):
