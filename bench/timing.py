@@ -73,10 +73,12 @@ def before_after(spec, runs, stats):
     print("Before and after: E4DUMP (after) against BASE (before), their runs side by")
     print("side in each repetition (BASE first in even ones); after / before of the")
     print("medians, and of each repetition's pair: median (min-max); peak RSS max over")
-    print("the runs (for e4dump mount: the daemon's).")
+    print("the runs (for e4dump mount: the daemon's); CPU = user + system seconds,")
+    print("median (for e4dump mount: the client's and the daemon's), less dependent")
+    print("on the machine's load than the wall time.")
     print()
-    print("| workload | side | after s | before s | after / before | per repetition | peak RSS after / before MiB |")
-    print("|---|---|---|---|---|---|---|")
+    print("| workload | side | after s | before s | after / before | per repetition | peak RSS after / before MiB | CPU s after / before |")
+    print("|---|---|---|---|---|---|---|---|")
     for wl in spec["workloads"]:
         first = True
         seen = []
@@ -91,14 +93,15 @@ def before_after(spec, runs, stats):
             if not a or not b:
                 failed += 1
                 print(f"| {name} | {spec['sides'][s]} | {cell(a) if a else 'FAILED'} | "
-                      f"{cell(b) if b else 'FAILED'} | FAILED | | |")
+                      f"{cell(b) if b else 'FAILED'} | FAILED | | | |")
                 continue
             after = {x["rep"]: x["wall"] for x in runs[(wl["id"], s)]}
             before = {x["rep"]: x["wall"] for x in runs[(wl["id"], twin(s))]}
             q = [after[r] / before[r] for r in after if r in before and before[r] > 0]
             per = (f"{statistics.median(q):.2f} ({min(q):.2f}-{max(q):.2f})" if q else "-")
             print(f"| {name} | {spec['sides'][s]} | {cell(a)} | {cell(b)} | "
-                  f"{a['med'] / b['med']:.2f} | {per} | {a['rss']:.0f} / {b['rss']:.0f} |")
+                  f"{a['med'] / b['med']:.2f} | {per} | {a['rss']:.0f} / {b['rss']:.0f} | "
+                  f"{fmt_s(a['cpu_s'])} / {fmt_s(b['cpu_s'])} |")
     print()
     print("Ratios to the reference tools (subject / reference, lower is better) with")
     print("BASE (before) and with E4DUMP (after), from the same runs:")
