@@ -71,11 +71,12 @@ def main(argv):
                     subprocess.run(["sync"])
                     warm(img)
                     start = time.perf_counter()
-                    p = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv_of(e, img),
+                    p = subprocess.run(["/usr/bin/time", "-f", "%M %U %S"] + argv_of(e, img),
                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
                     wall = time.perf_counter() - start
-                    rss = int(p.stderr.strip().splitlines()[-1]) // 1024
-                    runs.setdefault((name, kind, who), []).append((wall, rss, p.returncode))
+                    rss, user, sys_ = p.stderr.strip().splitlines()[-1].split()
+                    runs.setdefault((name, kind, who), []).append(
+                        (wall, int(rss) // 1024, p.returncode, float(user) + float(sys_)))
     shutil.rmtree(out, ignore_errors=True)
     failed = 0
     for who, e in bins:
@@ -100,17 +101,20 @@ def main(argv):
     if base:
         print("E4DUMP / BASE (lower is better: below 1 E4DUMP is faster): of the medians,")
         print("and per repetition (the two ran one after the other) median (min-max);")
-        print("peak RSS E4DUMP / BASE in MiB.")
+        print("peak RSS E4DUMP / BASE in MiB; CPU seconds (user + system, GNU time's")
+        print("10 ms resolution) E4DUMP / BASE, median: on a loaded machine the wall")
+        print("time is mostly waiting for a core.")
         print()
-        print("| workload | image | E4DUMP / BASE | per repetition | peak RSS |")
-        print("|---|---|---|---|---|")
+        print("| workload | image | E4DUMP / BASE | per repetition | peak RSS | CPU s |")
+        print("|---|---|---|---|---|---|")
         for name, _ in workloads:
             for kind, _ in images:
                 a, b = runs[(name, kind, "E4DUMP")], runs[(name, kind, "BASE")]
                 q = [x[0] / y[0] for x, y in zip(a, b)]
                 med = statistics.median(x[0] for x in a) / statistics.median(y[0] for y in b)
                 print(f"| {name} | {kind} | {med:.2f} | {statistics.median(q):.2f} "
-                      f"({min(q):.2f}-{max(q):.2f}) | {max(x[1] for x in a)} / {max(y[1] for y in b)} |")
+                      f"({min(q):.2f}-{max(q):.2f}) | {max(x[1] for x in a)} / {max(y[1] for y in b)} | "
+                      f"{statistics.median(x[3] for x in a):.2f} / {statistics.median(y[3] for y in b):.2f} |")
         print()
     print(f"load before: {load0}")
     print("load after:  " + subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
