@@ -59,15 +59,24 @@ def fmt_ratio(v):
     return f"{v:.2f}" if v < 10 else f"{v:.1f}"
 
 
+def timecell(st):
+    """median (min-max) of a side's wall times, or FAILED"""
+    if not st:
+        return "FAILED"
+    return f"{fmt_s(st['med'])} ({fmt_s(st['lo'])}-{fmt_s(st['hi'])})"
+
+
+def table_head(*cols):
+    print("| " + " | ".join(cols) + " |")
+    print("|" + "---|" * len(cols))
+
+
 def before_after(spec, runs, stats):
     """The tables of run.sh -base: each e4dump side against its twin X.base
     (BASE, the build before), and every pair's ratio before and after.
     Returns the count of comparisons with a failed side."""
     def twin(s):
         return s + ".base" if s + ".base" in spec["sides"] else s
-
-    def cell(st):
-        return f"{fmt_s(st['med'])} ({fmt_s(st['lo'])}-{fmt_s(st['hi'])})"
 
     failed = 0
     print("Before and after: E4DUMP (after) against BASE (before), their runs side by")
@@ -77,8 +86,8 @@ def before_after(spec, runs, stats):
     print("median (for e4dump mount: the client's and the daemon's), less dependent")
     print("on the machine's load than the wall time.")
     print()
-    print("| workload | side | after s | before s | after / before | per repetition | peak RSS after / before MiB | CPU s after / before |")
-    print("|---|---|---|---|---|---|---|---|")
+    table_head("workload", "side", "after s", "before s", "after / before", "per repetition",
+               "peak RSS after / before MiB", "CPU s after / before")
     for wl in spec["workloads"]:
         first = True
         seen = []
@@ -92,22 +101,20 @@ def before_after(spec, runs, stats):
             first = False
             if not a or not b:
                 failed += 1
-                print(f"| {name} | {spec['sides'][s]} | {cell(a) if a else 'FAILED'} | "
-                      f"{cell(b) if b else 'FAILED'} | FAILED | | | |")
+                print(f"| {name} | {spec['sides'][s]} | {timecell(a)} | {timecell(b)} | FAILED | | | |")
                 continue
             after = {x["rep"]: x["wall"] for x in runs[(wl["id"], s)]}
             before = {x["rep"]: x["wall"] for x in runs[(wl["id"], twin(s))]}
             q = [after[r] / before[r] for r in after if r in before and before[r] > 0]
             per = (f"{statistics.median(q):.2f} ({min(q):.2f}-{max(q):.2f})" if q else "-")
-            print(f"| {name} | {spec['sides'][s]} | {cell(a)} | {cell(b)} | "
+            print(f"| {name} | {spec['sides'][s]} | {timecell(a)} | {timecell(b)} | "
                   f"{a['med'] / b['med']:.2f} | {per} | {a['rss']:.0f} / {b['rss']:.0f} | "
                   f"{fmt_s(a['cpu_s'])} / {fmt_s(b['cpu_s'])} |")
     print()
     print("Ratios to the reference tools (subject / reference, lower is better) with")
     print("BASE (before) and with E4DUMP (after), from the same runs:")
     print()
-    print("| workload | subject | reference | before | after |")
-    print("|---|---|---|---|---|")
+    table_head("workload", "subject", "reference", "before", "after")
     for wl in spec["workloads"]:
         first = True
         for subj, ref in wl["pairs"]:
@@ -145,11 +152,6 @@ def report(argv):
                     rss=max(x["rss"] for x in r) / 1024,
                     cpu=statistics.median(x["cpu"] / x["wall"] for x in r if x["wall"] > 0),
                     cpu_s=statistics.median(x["cpu"] for x in r) or 1e-9)
-
-    def timecell(st):
-        if not st:
-            return "FAILED"
-        return f"{fmt_s(st['med'])} ({fmt_s(st['lo'])}-{fmt_s(st['hi'])})"
 
     print("Per workload: median wall time in seconds (min-max) over "
           f"{spec['reps']} interleaved runs; ratio = subject / reference "
