@@ -37,8 +37,13 @@ static void print_text(json_object *o)
 	json_object *v, *enc;
 	const char *keys[] = { "path", "inode", "file_type", "mode", "uid", "gid", "size" };
 
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		printf("%s: %s\n", i == 2 ? "type" : keys[i], txt(o, keys[i]));
+		/* the inode bitmap's word, as istat's "Allocated" */
+		if (i == 1 && json_object_object_get_ex(o, "allocated", &v) && v)
+			printf("allocation: %s\n", json_object_get_boolean(v) ?
+			       "allocated" : "not allocated");
+	}
 	if (strcmp(str(o, "size"), str(o, "stored_size")))
 		printf("stored size: %s\n", str(o, "stored_size"));
 	if (str(o, "target_state"))
@@ -52,6 +57,8 @@ static void print_text(json_object *o)
 	       txt(o, "ctime"));
 	if (str(o, "crtime"))
 		printf("crtime: %s\n", str(o, "crtime"));
+	if (str(o, "dtime"))
+		printf("dtime: %s\n", str(o, "dtime"));
 	printf("blocks (logical -> physical):\n");
 	json_object_object_get_ex(o, "blocks", &v);
 	for (size_t i = 0; i < json_object_array_length(v); i++) {
@@ -122,7 +129,16 @@ int cmd_stat(const struct options *o, struct report *r)
 	    e4_inode_read(s.fs, ino, shown, &in) != E4_OK) {
 		rec = NULL;
 	} else {
+		int allocated;
+		struct e4_timestamp dtime = { in.dtime, 0 };
+
 		rec = inode_info(&s, path, shown, &in, NULL);
+		if (rec) {
+			json_object_object_add(rec, "allocated",
+					       e4_inode_allocated(s.fs, ino, &allocated) == E4_OK ?
+					       json_object_new_boolean(allocated) : NULL);
+			json_object_object_add(rec, "dtime", in.dtime ? json_time(&dtime) : NULL);
+		}
 	}
 	rc = rec ? session_status(&s) : EXIT_SKIPPED;
 	if (o->json) {

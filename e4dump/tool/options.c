@@ -71,6 +71,17 @@ static const struct opt_def defs[] = {
 	{ OPT_MAX_OUTPUT, 0, "max-output", "BYTES",
 	  "write at most BYTES of file data in all (default: the\n"
 	  "                      image's size; 0: no limit)" },
+	{ OPT_PREFIX, 'm', "mount-point", "PREFIX",
+	  "put PREFIX before every path, as fls -m does (the mount\n"
+	  "                      point the image had)" },
+	{ OPT_NANOSECONDS, 0, "nanoseconds", NULL,
+	  "times as SECONDS.NNNNNNNNN (plaso and mactime read them;\n"
+	  "                      mactime drops the fraction)" },
+	{ OPT_NO_DELETED, 0, "no-deleted", NULL,
+	  "leave out the deleted entries found in the journal" },
+	{ OPT_JOURNAL_EVENTS, 0, "journal-events", NULL,
+	  "add an event per committed journal transaction, at its\n"
+	  "                      commit time, with what it changed" },
 	{ OPT_THREADS, 0, "threads", "N",
 	  "threads reading the image (default: 2 where the image\n"
 	  "                      allows it; 1: none besides the main one)" },
@@ -148,6 +159,10 @@ static int apply(struct options *o, const struct opt_def *d, const char *arg,
 	case OPT_EVIDENCE: o->evidence = 1; break;
 	case OPT_KEEP_SETID: o->keep_setid = 1; break;
 	case OPT_JSON: o->json = 1; break;
+	case OPT_PREFIX: o->prefix = arg; break;
+	case OPT_NANOSECONDS: o->nanoseconds = 1; break;
+	case OPT_NO_DELETED: o->no_deleted = 1; break;
+	case OPT_JOURNAL_EVENTS: o->journal_events = 1; break;
 	case OPT_SEED: o->seed = arg; break;
 	case OPT_CHECK: o->check = 1; break;
 	case OPT_VERBOSE: r->verbose = 1; break;
@@ -217,7 +232,7 @@ static int apply(struct options *o, const struct opt_def *d, const char *arg,
 }
 
 static const struct opt_def *find_long(const char *s, size_t len,
-				       unsigned int mask)
+				       opt_mask mask)
 {
 	for (size_t i = 0; i < N_DEFS; i++)
 		if ((mask & OPT_BIT(defs[i].id)) && defs[i].long_name &&
@@ -227,7 +242,7 @@ static const struct opt_def *find_long(const char *s, size_t len,
 	return NULL;
 }
 
-static const struct opt_def *find_short(char c, unsigned int mask)
+static const struct opt_def *find_short(char c, opt_mask mask)
 {
 	for (size_t i = 0; i < N_DEFS; i++)
 		if ((mask & OPT_BIT(defs[i].id)) && defs[i].short_name == c)
@@ -235,7 +250,7 @@ static const struct opt_def *find_short(char c, unsigned int mask)
 	return NULL;
 }
 
-int options_parse(struct options *o, const char *name, unsigned int mask,
+int options_parse(struct options *o, const char *name, opt_mask mask,
 		  int argc, char **argv, int first, struct report *r)
 {
 	int only_args = 0;
@@ -330,7 +345,7 @@ void options_free(struct options *o)
 	free(o->mount_options);
 }
 
-void options_help(unsigned int mask, FILE *f)
+void options_help(opt_mask mask, FILE *f)
 {
 	for (size_t i = 0; i < N_DEFS; i++) {
 		const struct opt_def *d = &defs[i];
@@ -348,6 +363,9 @@ void options_help(unsigned int mask, FILE *f)
 			snprintf(left, sizeof(left), "--%s%s%s", d->long_name,
 				 d->arg && d->arg[0] != '[' ? " " : "",
 				 d->arg ? d->arg : "");
-		fprintf(f, "  %-20s%s\n", left, d->help);
+		if (strlen(left) >= 20)         /* its help on a line of its own */
+			fprintf(f, "  %s\n  %-20s%s\n", left, "", d->help);
+		else
+			fprintf(f, "  %-20s%s\n", left, d->help);
 	}
 }

@@ -32,14 +32,7 @@ workdir "$2"
 case $SC in a|b|c|d) ;; *) give_up "usage: undelete.sh E4DUMP WORKDIR a|b|c|d" ;; esac
 uc() { /usr/bin/python3 "$top/tests/vm/undelete_check.py" "$@"; }
 
-img=$W/undelete-$SC.img
-man=$img.manifest
-make_image "$top/vm/scenarios/undelete-$SC.scn" "$img" "$W/make-image.log"
-records "$man" removed
-echo "$(wc -l <"$W/records.removed") entries deleted by the kernel"
-keys=()
-for k in "$W"/keys/*.key; do keys+=(--key-file "$k"); done
-[ ${#keys[@]} -gt 0 ] || give_up "no key file written by make-image.sh"
+deletion_image $SC
 
 # The journal, as e4dump shows it, against debugfs.
 if must_run "journal --json" "$W/journal.json" -- "$E4DUMP" journal --json "$img"; then
@@ -80,9 +73,7 @@ undelete() {
 verdict() {
 	local name=$1
 	shift
-	uc "$@" >"$W/$name.check" 2>&1 && ok ||
-		bad "$name: $(grep -m8 FAIL "$W/$name.check"; tail -1 "$W/$name.check")"
-	tail -1 "$W/$name.check"
+	checker "$name" uc "$@"
 }
 
 case $SC in

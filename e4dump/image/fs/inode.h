@@ -69,6 +69,12 @@ struct e4_inode {
 enum e4_status e4_inode_read(struct e4_fs *fs, uint32_t ino, const char *path,
 			     struct e4_inode *out);
 
+/* Is inode ino marked in use in its group's inode bitmap (as istat's
+ * "Allocated" says)?  An uninitialized bitmap marks none.  E4_INVALID
+ * (number out of range), E4_CORRUPT (the bitmap block outside the
+ * filesystem), E4_IO, E4_NOMEM; nothing reported. */
+enum e4_status e4_inode_allocated(struct e4_fs *fs, uint32_t ino, int *allocated);
+
 /* Called for each inode of a scan; non-zero stops it. */
 typedef int (*e4_inode_fn)(void *arg, const struct e4_inode *in);
 
