@@ -23,6 +23,7 @@
 #include "hardlinks.h"
 #include "inodeinfo.h"
 #include "jsonout.h"
+#include "kept.h"
 #include "nameset.h"
 #include "outdir.h"
 #include "session.h"
@@ -45,6 +46,11 @@ struct xdir {
 	struct xdir *skip_top;  /* the skipped directory this is below */
 	size_t below;           /* skip_top: entries skipped below it */
 	const char *why;        /* skip_top: why */
+	int locked;             /* --keep-locked: its names stay encrypted */
+	int casefolded;
+	int has_ctx;            /* ctx: its context (encrypted, not broken) */
+	struct e4_context ctx;
+	json_object *kept;      /* --keep-locked: its entries for KEPT_DIR_FILE */
 };
 
 struct extract {
@@ -282,8 +288,9 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 	return 0;
 }
 
-/* The manifest row of a directory, symlink or locked file written at name
- * in d, without hashes (the DFXML has one; the TSV has files only). */
+/* The manifest row of a directory or symlink written at name in d,
+ * without hashes (the DFXML has one; the TSV has files only); an entry
+ * kept locked has its own (kept_rows). */
 static void manifest_entry(struct extract *x, struct xdir *d, const char *name,
 			   const struct e4_walk_node *n, int map_read)
 {
@@ -332,25 +339,22 @@ static unsigned int block_size(struct extract *x)
 }
 
 static int write_sidecar(struct extract *x, struct xdir *d, const char *name,
-			 const struct e4_walk_node *n, json_object *extra)
+			 const struct e4_walk_node *n, json_object *extra,
+			 char side[OUTDIR_NAME_MAX + 32])
 {
-	char side[OUTDIR_NAME_MAX + 32];
 	const char *nokey = n->entry && n->entry->state == E4_NAME_NOKEY ?
 			    (const char *)n->entry->name : NULL;
 	char *nk = nokey ? strndup(nokey, n->entry->name_len) : NULL;
 	json_object *o = inode_info(x->s, NULL, n->path, n->inode, nk);
-	struct out_file f;
-	const char *text;
-	size_t len;
 	int rc = -1, added;
 
 	free(nk);
 	/* NAME.e4dump.json; when that is too long (no-key names reach 252
 	 * bytes) or taken, an escaped name of the inode's ("%~INO...") */
-	snprintf(side, sizeof(side), "%s.e4dump.json", name);
+	snprintf(side, OUTDIR_NAME_MAX + 32, "%s.e4dump.json", name);
 	added = strlen(side) < OUTDIR_NAME_MAX && nameset_add(&d->names, side) == 1;
 	if (!added) {
-		snprintf(side, sizeof(side), "%%~%u.e4dump.json", n->ino);
+		snprintf(side, OUTDIR_NAME_MAX + 32, "%%~%u.e4dump.json", n->ino);
 		added = nameset_add(&d->names, side) == 1;
 	}
 	json_object_object_add(o, "type", json_object_new_string("locked"));
@@ -361,22 +365,76 @@ static int write_sidecar(struct extract *x, struct xdir *d, const char *name,
 			       json_object_new_int64(block_size(x)));
 	json_object_object_foreach(extra, k, v)
 		json_object_object_add(o, k, json_object_get(v));
-	json_well_formed(o);
-	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-						 JSON_C_TO_STRING_NOSLASHESCAPE);
-	len = strlen(text);
-	if (!added || outdir_file_open(&x->od, d->fd, side, 0644, &f)) {
+	if (!added || kept_write_json(&x->od, d->fd, side, o))
 		report_error_at(x->r, n->path, n->ino, "cannot write its sidecar %s", side);
-	} else if (write(f.fd, text, len) != (ssize_t)len || write(f.fd, "\n", 1) != 1) {
-		outdir_file_abort(&f);
-		report_error_at(x->r, n->path, n->ino, "cannot write its sidecar");
-	} else if (outdir_file_commit(&x->od, &f)) {
-		report_error_at(x->r, n->path, n->ino, "cannot write its sidecar");
-	} else {
+	else
 		rc = 0;
-	}
 	json_object_put(o);
 	return rc;
+}
+
+/* --keep-locked: entry n, written in d as name (with its sidecar, when
+ * kept locked), for d's KEPT_DIR_FILE: every entry of a directory whose
+ * names stay encrypted (its stored name, to be decrypted later), and
+ * every one kept locked. */
+static void note_entry(struct extract *x, struct xdir *d,
+		       const struct e4_walk_node *n, const char *name,
+		       const char *sidecar)
+{
+	static const char *const states[] = { "plain", "decrypted", "no-key", "bad" };
+	json_object *e;
+
+	if (!x->o->keep_locked || (!d->locked && !sidecar))
+		return;
+	if (!d->kept)
+		d->kept = json_object_new_array();
+	e = json_object_new_object();
+	json_object_object_add(e, "name", json_name(name));
+	json_object_object_add(e, "name_hex", json_hex((const uint8_t *)name, strlen(name)));
+	json_object_object_add(e, "inode", json_object_new_int64(n->ino));
+	if (n->entry) {
+		json_object_object_add(e, "file_type", json_object_new_int(n->entry->file_type));
+		json_object_object_add(e, "name_state",
+				       json_object_new_string(states[n->entry->state]));
+		json_object_object_add(e, "raw_name_hex", json_hex(n->entry->raw, n->entry->raw_len));
+		if (n->entry->has_hash) {
+			json_object_object_add(e, "hash", json_object_new_int64(n->entry->hash));
+			json_object_object_add(e, "minor_hash",
+					       json_object_new_int64(n->entry->minor_hash));
+		}
+	}
+	if (sidecar) {
+		json_object_object_add(e, "sidecar", json_name(sidecar));
+		json_object_object_add(e, "sidecar_hex",
+				       json_hex((const uint8_t *)sidecar, strlen(sidecar)));
+	}
+	json_object_array_add(d->kept, e);
+}
+
+/* --keep-locked: d's KEPT_DIR_FILE (a directory whose names stay
+ * encrypted, or that holds entries kept locked), written into it. */
+static void write_dir_file(struct extract *x, struct xdir *d,
+			   const struct e4_walk_node *n)
+{
+	json_object *o;
+
+	if (!x->o->keep_locked || (!d->locked && !d->kept) || d->fd < 0)
+		return;
+	o = json_record("kept_directory");
+	json_object_object_add(o, "path", json_name(n->path));
+	json_object_object_add(o, "names_locked", json_object_new_boolean(d->locked));
+	json_object_object_add(o, "casefolded", json_object_new_boolean(d->casefolded));
+	if (d->locked && d->has_ctx)
+		json_object_object_add(o, "encryption", kept_encryption_json(&d->ctx));
+	json_object_object_add(o, "decrypt_later", kept_inode_json(x->s->fs, n->inode, n->path));
+	json_object_object_add(o, "entries", d->kept ? d->kept : json_object_new_array());
+	d->kept = NULL;
+	if (kept_write_json(&x->od, d->fd, KEPT_DIR_FILE, o)) {
+		report_error_at(x->r, n->path, n->ino, "cannot write %s: %s", KEPT_DIR_FILE,
+				strerror(errno));
+		x->skipped++;
+	}
+	json_object_put(o);
 }
 
 struct ct_out {
@@ -404,11 +462,18 @@ static int ct_sink(void *arg, uint64_t off, const uint8_t *data, size_t len)
  * without the key (a file: its stored blocks, every data unit whole; a
  * symlink: its no-key target), and its sidecar. */
 static int write_locked(struct extract *x, struct xdir *d, const char *name,
-			const struct e4_walk_node *n)
+			const struct e4_walk_node *n, char hashes[MANIFEST_HASHES],
+			char side[OUTDIR_NAME_MAX + 32])
 {
 	const struct e4_inode *in = n->inode;
-	json_object *extra = json_object_new_object();
+	json_object *extra = json_object_new_object(), *later;
 	int rc = -1;
+
+	hashes[0] = 0;
+	later = kept_inode_json(x->s->fs, in, n->path);
+	if (!later)
+		goto out; /* reported */
+	json_object_object_add(extra, "decrypt_later", later);
 
 	if (E4_ISLNK(in->mode)) {
 		char target[E4_NOKEY_NAME_MAX + 1];
@@ -466,13 +531,52 @@ static int write_locked(struct extract *x, struct xdir *d, const char *name,
 		}
 		json_object_object_add(extra, "ciphertext_bytes", json_object_new_uint64(stored));
 		json_object_object_add(extra, "plaintext_size", json_object_new_uint64(in->size));
+		/* the hashes of what was written, read back */
+		int fd = openat(d->fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (fd < 0 || manifest_hash(fd, stored, hashes)) {
+			report_error_at(x->r, n->path, n->ino, "its ciphertext cannot be read back");
+			hashes[0] = 0;
+		} else {
+			json_object_object_add(extra, "hashes", kept_hashes_json("ciphertext", hashes));
+		}
+		if (fd >= 0)
+			close(fd);
 	}
-	rc = write_sidecar(x, d, name, n, extra);
-	if (!rc)
-		manifest_entry(x, d, name, n, 1);
+	rc = write_sidecar(x, d, name, n, extra, side);
 out:
 	json_object_put(extra);
 	return rc;
+}
+
+/* An entry kept locked in the manifest and the JSON: its one row, a
+ * file's with the hashes of its ciphertext file, marked as such (a
+ * symlink's and a file not read back: no hashes). */
+static void kept_rows(struct extract *x, struct xdir *d, const char *name,
+		      const struct e4_walk_node *n, const char *hashes)
+{
+	char *rel = out_rel(d, name);
+
+	if (x->man && rel) {
+		char ct[65] = "-";
+		struct manifest_row *row;
+		int file = E4_ISREG(n->inode->mode);
+
+		if (file && manifest_ct_sha256(x->s->fs, n->inode, n->path, ct))
+			snprintf(ct, sizeof(ct), "-");
+		row = manifest_row_entry(x->man, x->s, n, rel, ct, 1);
+		if (file)
+			manifest_row_ciphertext(row);
+		manifest_write(x->man, row, hashes[0] ? hashes : MANIFEST_NO_HASHES, NULL);
+	}
+	if (x->o->json) {
+		json_object *o = record(x, n, rel, "locked");
+
+		if (hashes[0])
+			json_object_object_add(o, "hashes", kept_hashes_json("ciphertext", hashes));
+		json_emit(o);
+	}
+	free(rel);
 }
 
 /* The last name of path that is not "." (as the lookup skips those). */
@@ -553,7 +657,7 @@ static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 	struct extract *x = arg;
 	struct xdir *d = n->parent_data ? n->parent_data : &x->root;
 	const struct e4_inode *in = n->inode;
-	char name[OUTDIR_NAME_MAX];
+	char name[OUTDIR_NAME_MAX], hashes[MANIFEST_HASHES] = "", side[OUTDIR_NAME_MAX + 32];
 	int rc, locked;
 
 	if (x->stop)
@@ -584,7 +688,7 @@ static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 	}
 	locked = x->o->keep_locked && inode_locked(x->s, in);
 	if (locked)
-		rc = write_locked(x, d, name, n);
+		rc = write_locked(x, d, name, n, hashes, side);
 	else
 		rc = E4_ISREG(in->mode) ? write_file(x, d, name, n) :
 					  write_symlink(x, d, name, n);
@@ -593,11 +697,14 @@ static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 		emit(x, n, d, NULL, "skipped");
 	} else if (locked) {
 		x->locked++;
-		emit(x, n, d, name, "locked");
-	} else if (E4_ISREG(in->mode)) {
-		x->files++;
+		note_entry(x, d, n, name, side);
+		kept_rows(x, d, name, n, hashes);
 	} else {
-		x->symlinks++;
+		note_entry(x, d, n, name, NULL);
+		if (E4_ISREG(in->mode))
+			x->files++;
+		else
+			x->symlinks++;
 	}
 	progress_add(&x->progress, 1, rc || !E4_ISREG(in->mode) ? 0 : in->size);
 	return E4_WALK_CONTINUE;
@@ -625,6 +732,7 @@ static void finish_dir(struct extract *x, struct xdir *d,
 		/* its files are in place (a rename would change its times)
 		 * and no job uses d->fd */
 		filewriter_drain(x->writer);
+		write_dir_file(x, d, n);
 		restore_xattrs(x, n, d->fd, -1, NULL);
 		fchmod(d->fd, out_mode(x, n->inode));
 		set_times(-1, NULL, d->fd, n->inode);
@@ -635,9 +743,24 @@ static void finish_dir(struct extract *x, struct xdir *d,
 		emit(x, n, d->parent, d->name, "ok");
 	}
 	nameset_free(&d->names);
+	json_object_put(d->kept);
 	free(d->name);
 	free(d);
 	progress_add(&x->progress, 1, 0);
+}
+
+/* --keep-locked: whether d's names stay encrypted, and its name reserved
+ * for KEPT_DIR_FILE. */
+static void keep_facts(struct extract *x, struct xdir *d,
+		       const struct e4_dir_facts *f)
+{
+	if (!x->o->keep_locked)
+		return;
+	d->locked = f->encrypted && !f->have_key;
+	d->casefolded = f->casefolded;
+	d->has_ctx = f->encrypted && !f->broken;
+	d->ctx = f->ctx;
+	nameset_add(&d->names, KEPT_DIR_FILE);
 }
 
 /* Skip d's entries (counted, and reported once when d is left). */
@@ -662,6 +785,7 @@ static enum e4_walk_action enter(void *arg, const struct e4_walk_node *n,
 		*data = &x->root; /* DIR itself is the root */
 		if (f->encrypted && !f->have_key && !x->o->keep_locked)
 			skip_entries(&x->root, "no key opens its names");
+		keep_facts(x, &x->root, f);
 		return E4_WALK_CONTINUE;
 	}
 	d = calloc(1, sizeof(*d));
@@ -704,8 +828,10 @@ static enum e4_walk_action enter(void *arg, const struct e4_walk_node *n,
 	}
 	d->dev = st.st_dev;
 	d->ino = st.st_ino;
+	note_entry(x, p, n, name, NULL);
 	if (f->encrypted && !f->have_key && !x->o->keep_locked)
 		skip_entries(d, "no key opens its names");
+	keep_facts(x, d, f);
 	trim_fds(x, d);
 	*data = d;
 	return E4_WALK_CONTINUE;
@@ -722,6 +848,8 @@ static void leave(void *arg, const struct e4_walk_node *n,
 		if (d->skip && d->below)
 			report_error_at(x->r, n->path, n->ino, "skipped %zu entries below it: %s",
 					d->below, d->why);
+		filewriter_drain(x->writer);
+		write_dir_file(x, d, n);
 		return;
 	}
 	p = d->parent;
@@ -791,6 +919,22 @@ static int run(const struct options *o, struct report *r)
 	}
 	x.root.fd = x.od.root_fd;
 	x.root.name = (char *)"";
+	if (o->keep_locked) {
+		/* once: what decrypting the export needs of the filesystem */
+		json_object *h = kept_export_json(s.fs, s.image, path);
+
+		nameset_add(&x.root.names, KEPT_EXPORT_FILE);
+		nameset_add(&x.root.names, KEPT_DIR_FILE);
+		if (kept_write_json(&x.od, x.od.root_fd, KEPT_EXPORT_FILE, h)) {
+			report_error(r, "%s/%s: cannot write: %s", o->out_dir, KEPT_EXPORT_FILE,
+				     strerror(errno));
+			json_object_put(h);
+			close(x.od.root_fd);
+			session_close(&s);
+			return EXIT_FATAL;
+		}
+		json_object_put(h);
+	}
 	if ((o->manifest || o->dfxml) &&
 	    !(x.man = manifest_open(o->manifest, o->dfxml, s.image, s.fs, o->argc, o->argv, r))) {
 		close(x.od.root_fd);
@@ -831,6 +975,7 @@ static int run(const struct options *o, struct report *r)
 	progress_end(&x.progress);
 	close(x.od.root_fd);
 	nameset_free(&x.root.names);
+	json_object_put(x.root.kept);
 	hardlinks_free(&x.links);
 	/* the accounting, always; an image cut short is named in it (the
 	 * files it made partial are among the partial ones) */

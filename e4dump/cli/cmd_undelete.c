@@ -234,10 +234,12 @@ static void times_of(const struct e4_inode *in, struct timespec ts[2])
 	ts[1].tv_nsec = in->mtime.nsec;
 }
 
-/* --manifest: the row of a file written (its hashes read back); the
- * unreadable column lists the suspect blocks. */
+/* --manifest: the row of a file written (its hashes read back, of its
+ * ciphertext when kept locked); the unreadable column lists the suspect
+ * blocks. */
 static void manifest_add(struct undel *u, const struct e4_deleted *d, int dirfd,
-			 const char *name, const struct e4_suspect *sus, size_t nsus)
+			 const char *name, const struct e4_suspect *sus, size_t nsus,
+			 int ciphertext)
 {
 	struct e4_lblk_range *v = calloc(nsus ? nsus : 1, sizeof(*v));
 	char *rel = NULL, *unreadable = NULL;
@@ -266,6 +268,8 @@ static void manifest_add(struct undel *u, const struct e4_deleted *d, int dirfd,
 		strcat(rel, name);
 	}
 	row = rel ? manifest_row_start(rel, &d->inode, "-") : NULL;
+	if (ciphertext)
+		manifest_row_ciphertext(row);
 	free(rel);
 	/* its path in the image: the names the journal holds, as ls shows
 	 * them ("/a/b"; "/<INO>" for an orphan) */
@@ -299,7 +303,8 @@ static void manifest_add(struct undel *u, const struct e4_deleted *d, int dirfd,
 }
 
 static void write_file(struct undel *u, const struct e4_deleted *d, int dirfd,
-		       char *name, struct verdict *v, struct e4_recovery *rec)
+		       char *name, struct verdict *v, struct e4_recovery *rec,
+		       int ciphertext)
 {
 	struct out_file f;
 	struct sink k = { &u->od, -1, 0, 0, 0 };
@@ -348,7 +353,7 @@ static void write_file(struct undel *u, const struct e4_deleted *d, int dirfd,
 			memcpy(v->sus, sus, (v->nsus < MAX_SUSPECTS ? v->nsus : MAX_SUSPECTS) *
 			       sizeof(*sus));
 		if (u->man)
-			manifest_add(u, d, dirfd, name, sus, v->nsus);
+			manifest_add(u, d, dirfd, name, sus, v->nsus, ciphertext);
 	}
 	if (v->nsus) {
 		v->word = "partial";
@@ -469,7 +474,7 @@ static void recover(struct undel *u, const struct e4_deleted *d, struct verdict 
 		return;
 	}
 	if (rec) {
-		write_file(u, d, dirfd, names[d->nparts - 1], v, rec);
+		write_file(u, d, dirfd, names[d->nparts - 1], v, rec, locked);
 		if (locked && !strcmp(v->word, "exact")) {
 			v->word = "locked";
 			because(v, "no key: the ciphertext was written");

@@ -75,6 +75,14 @@ static const struct command commands[] = {
 	  "             [OPTIONS] IMAGE [PATH] -o DIR",
 	  "recover deleted entries (names and contents) from the journal's\n"
 	  "      copies, decrypted, into DIR, each with a verdict" },
+	{ "unlock-kept", cmd_unlock_kept,
+	  OPT_BIT(OPT_KEY_FILE) | OPT_BIT(OPT_PASSPHRASE_FILE) | OPT_BIT(OPT_SALT) |
+	  OPT_BIT(OPT_VERBOSE) | OPT_BIT(OPT_HELP) | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_FORCE) |
+	  OPT_BIT(OPT_MANIFEST) | OPT_BIT(OPT_JSON),
+	  1, 1, "unlock-kept (--key-file F | --passphrase-file F [--salt SALT])...\n"
+	  "             [--manifest FILE] [--json] [--force] EXPORT -o OUT",
+	  "finish an extract --keep-locked from its output EXPORT alone (no image):\n"
+	  "      decrypt the names, files and symlinks kept locked into OUT" },
 	{ "volumes", cmd_volumes, OPT_BIT(OPT_HELP) | OPT_BIT(OPT_VERBOSE) | OPT_BIT(OPT_JSON),
 	  1, 1, "volumes [--json] IMAGE",
 	  "what a disk image holds: container, partitions (start, length,\n"

@@ -141,3 +141,26 @@ void e4_context_key_id_hex(const struct e4_context *ctx, char *buf)
 	}
 	buf[2 * ctx->key_id_size] = '\0';
 }
+
+size_t e4_context_encode(const struct e4_context *ctx,
+			 uint8_t out[E4_CONTEXT_MAX_SIZE])
+{
+	size_t id_at;
+
+	if (ctx->version == E4_CONTEXT_V1 &&
+	    ctx->key_id_size == E4_KEY_DESCRIPTOR_SIZE)
+		id_at = 4;
+	else if (ctx->version == E4_CONTEXT_V2 &&
+		 ctx->key_id_size == E4_KEY_IDENTIFIER_SIZE)
+		id_at = 8;
+	else
+		return 0;
+	memset(out, 0, E4_CONTEXT_MAX_SIZE);
+	out[0] = ctx->version;
+	out[1] = ctx->contents_mode;
+	out[2] = ctx->filenames_mode;
+	out[3] = ctx->flags;
+	memcpy(out + id_at, ctx->key_id, ctx->key_id_size);
+	memcpy(out + id_at + ctx->key_id_size, ctx->nonce, E4_NONCE_SIZE);
+	return id_at + ctx->key_id_size + E4_NONCE_SIZE;
+}

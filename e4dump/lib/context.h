@@ -42,4 +42,13 @@ void e4_policy_flags_name(uint8_t flags, char *buf);
 /* Format the key descriptor/identifier as lowercase hex into buf (>= 33). */
 void e4_context_key_id_hex(const struct e4_context *ctx, char *buf);
 
+/* The stored bytes of a context (the inverse of e4_context_parse, which
+ * requires the reserved bytes to be zero, so a context that parsed comes
+ * back byte for byte): 28 (v1) or 40 (v2); 0 for another version or a
+ * key id size that does not match it.  For exports that are decrypted
+ * later without the image (e4dump unlock-kept). */
+#define E4_CONTEXT_MAX_SIZE 40
+size_t e4_context_encode(const struct e4_context *ctx,
+			 uint8_t out[E4_CONTEXT_MAX_SIZE]);
+
 #endif

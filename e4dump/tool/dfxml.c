@@ -335,8 +335,8 @@ int dfxml_fileobject(struct dfxml *x, const struct manifest_row *row,
 			continue; /* not hashed (MANIFEST_MAX_HASHED) */
 		start(x, "hashdigest");
 		attr(x, "type", types[i]);
-		if (row->enc.locked)
-			attr(x, "e4:of", "ciphertext"); /* --keep-locked */
+		if (!strcmp(row->hashes_of, "ciphertext"))
+			attr(x, "e4:of", row->hashes_of); /* --keep-locked */
 		if (!x->failed && xmlTextWriterWriteString(x->w, BAD_CAST digest[i]) < 0)
 			x->failed = 1;
 		end(x);

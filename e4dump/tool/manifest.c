@@ -127,6 +127,7 @@ struct manifest_row *manifest_row_start(const char *out_path,
 	}
 	row->ino = in->ino;
 	row->size = in->size;
+	row->hashes_of = "plaintext";
 	snprintf(row->ct, sizeof(row->ct), "%s", ct_sha256_hex);
 	iso(&in->atime, row->times[0], sizeof(row->times[0]));
 	iso(&in->mtime, row->times[1], sizeof(row->times[1]));
@@ -135,6 +136,12 @@ struct manifest_row *manifest_row_start(const char *out_path,
 	if (in->has_crtime)
 		iso(&in->crtime, row->times[3], sizeof(row->times[3]));
 	return row;
+}
+
+void manifest_row_ciphertext(struct manifest_row *row)
+{
+	if (row)
+		row->hashes_of = "ciphertext";
 }
 
 int manifest_row_path(struct manifest_row *row, const char *image_path)
@@ -298,10 +305,10 @@ int manifest_write(struct manifest *m, struct manifest_row *row,
 	pthread_mutex_lock(&m->lock);
 	/* the TSV: regular files, the columns of MANIFEST_COLUMNS */
 	if (m->f && row->kind == MANIFEST_FILE &&
-	    fprintf(m->f, "%s\t%" PRIu32 "\t%" PRIu64 "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+	    fprintf(m->f, "%s\t%" PRIu32 "\t%" PRIu64 "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 		    row->path, row->ino, row->size, hashes, row->ct,
 		    row->times[0], row->times[1], row->times[2], row->times[3],
-		    unreadable ? unreadable : "-", row->out_path) < 0)
+		    unreadable ? unreadable : "-", row->out_path, row->hashes_of) < 0)
 		m->failed = rc = -1;
 	if (m->x && dfxml_fileobject(m->x, row, hashes, unreadable))
 		m->failed = rc = -1;

@@ -2,7 +2,8 @@
  * file: its path in the image, inode, size, its plaintext's MD5, SHA-1
  * and SHA-256 (read back from what was written), the SHA-256 of its
  * stored ciphertext, its times, the file blocks that could not be read
- * ("-": none) and its path under the output directory.
+ * ("-": none), its path under the output directory, and what the hashes
+ * are of: "plaintext", or "ciphertext" for a file kept locked.
  * Rows come from the writer threads, in the order files are finished.
  * --dfxml FILE: a fileobject for every file, directory and symlink
  * written (dfxml.h). */
@@ -19,7 +20,7 @@ struct manifest;
 struct session;
 
 /* The TSV header: its columns, in the man page's order. */
-#define MANIFEST_COLUMNS "path\tinode\tsize\tmd5\tsha1\tsha256\tciphertext_sha256\tatime\tmtime\tctime\tcrtime\tunreadable\toutput_path"
+#define MANIFEST_COLUMNS "path\tinode\tsize\tmd5\tsha1\tsha256\tciphertext_sha256\tatime\tmtime\tctime\tcrtime\tunreadable\toutput_path\thashes_of"
 
 /* Create the TSV file tsv and/or the DFXML file dfxml (either may be
  * NULL; neither replaces a file) and write their headers; NULL after an
@@ -77,6 +78,8 @@ struct manifest_row {
 	struct e4_run *runs;    /* initialized runs below i_size */
 	size_t nruns;
 	struct manifest_policy enc;
+	const char *hashes_of;  /* "plaintext", or "ciphertext" (kept locked:
+				 * manifest_row_ciphertext) */
 };
 
 /* A row of an entry written at out_path (raw bytes: escaped here), with
@@ -98,6 +101,12 @@ struct manifest_row *manifest_row_entry(struct manifest *m, struct session *s,
 /* Set a row's path in the image (display form, copied).  0 or -1. */
 int manifest_row_path(struct manifest_row *row, const char *image_path);
 void manifest_row_free(struct manifest_row *row);
+
+/* Mark the row's MD5, SHA-1 and SHA-256 as those of the ciphertext file
+ * written for a file kept locked (--keep-locked: its stored data units,
+ * holes left out), not of a plaintext: the TSV's last column "hashes_of"
+ * (plaintext | ciphertext), DFXML's hashdigest e4:of="ciphertext". */
+void manifest_row_ciphertext(struct manifest_row *row);
 
 /* The MD5, SHA-1 and SHA-256 of the file open at fd (from its start, size
  * bytes), tab-separated, into hashes (MANIFEST_HASHES bytes); "-" for each

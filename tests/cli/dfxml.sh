@@ -14,7 +14,9 @@
 #    is the partition's, each byte run's img_offset points at the file's
 #    bytes in the disk image;
 #  - without the key, --keep-locked: every file, directory and symlink
-#    kept has its fileobject, its policy and e4:state locked.
+#    kept has its fileobject, its policy and e4:state locked; a kept
+#    file's hashdigests are e4:of="ciphertext", sha256sum's of the file
+#    written.
 # usage: dfxml.sh E4DUMP WORKDIR
 set -u
 . "$(dirname "$0")/../lib/common.sh"
@@ -105,6 +107,11 @@ for fo in ET.parse(doc).getroot().iter(D + "fileobject"):
     assert enc.find(E4 + "descriptor").text == tree[3], tree
     assert enc.find(E4 + "state").text == "locked"
     assert enc.find(E4 + "key") is None
+    if fo.find(D + "name_type").text == "r":
+        # one fileobject, its hashes those of the ciphertext file
+        hd = fo.findall(D + "hashdigest")
+        assert sorted(h.get("type") for h in hd) == ["md5", "sha1", "sha256"], hd
+        assert all(h.get(E4 + "of") == "ciphertext" for h in hd), [h.attrib for h in hd]
     n += 1
 assert n == 7, n  # 2 directories, 3 files, 2 symlinks below /secret
 PY'

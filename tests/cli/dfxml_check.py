@@ -23,11 +23,14 @@ usage: dfxml_check.py DFXML [--schema 1.1.1|2.0] [--tsv MANIFEST.tsv]
    name_type says, every sha256 hashdigest equals sha256sum's of that file,
    filesize its size (regular, not kept locked), link_target what
    readlink gives; with --all every file, directory and symlink in DIR
-   (sidecars aside) has a fileobject.
+   (sidecars and the export files of --keep-locked aside) has a
+   fileobject.
 4. --tsv: every row of extract --manifest is the regular fileobject with
    its filename (path in the image), and the same inode, size, hashes,
-   times, unreadable blocks and output path; every regular fileobject is a
-   row.
+   times, unreadable blocks, output path and what the hashes are of
+   (hashes_of "ciphertext" exactly for a file whose e4:encryption state
+   is locked, its hashdigests all e4:of="ciphertext"; else "plaintext",
+   no e4:of); every regular fileobject is a row.
 5. --guest MANIFEST (what the kernel wrote, tests/vm/check_extract.py):
    every entry of the selected trees (less those removed, with
    --apply-removed) is a fileobject of that path in the image, with its
@@ -405,7 +408,9 @@ def check_out(c, a, by_out):
         for d, dirs, fs in os.walk(out):
             for n in dirs + fs:
                 q = os.path.relpath(os.path.join(d, n), out)
-                if not n.endswith(b".e4dump.json"):
+                # the sidecars and --keep-locked's export files
+                if not n.endswith(b".e4dump.json") and \
+                        n not in (b"%e4dump-dir.json", b"%e4dump-export.json"):
                     seen.add(q)
         mine = {undo(op) for op in by_out}
         c.check(seen == mine, f"DIR and the fileobjects differ: only in DIR "
@@ -417,7 +422,8 @@ def check_tsv(c, tsv, by_path):
         lines = f.read().split("\n")
     head = lines[0].split("\t")
     c.check(head == ["path", "inode", "size", "md5", "sha1", "sha256", "ciphertext_sha256",
-                     "atime", "mtime", "ctime", "crtime", "unreadable", "output_path"],
+                     "atime", "mtime", "ctime", "crtime", "unreadable", "output_path",
+                     "hashes_of"],
             f"manifest header {head}")
     rows = [r.split("\t") for r in lines[1:] if r]
     for r in rows:
@@ -430,6 +436,14 @@ def check_tsv(c, tsv, by_path):
                t(fo, "ciphertext_sha256", E4) or "-"] + \
               [t(fo, k) or "-" for k in ("atime", "mtime", "ctime", "crtime")] + \
               [t(fo, "unreadable_blocks", E4) or "-", t(fo, "output_path", E4)]
+        # kept locked (--keep-locked): the hashes are of the ciphertext
+        # file written, in both
+        locked = t(fo, "encryption/{%s}state" % E4, E4) == "locked"
+        of = {h.get("{%s}of" % E4) for h in fo.findall("{%s}hashdigest" % D)}
+        c.check(of <= {"ciphertext" if locked else None},
+                f"{r[0]}: hashdigest e4:of {of}, e4:encryption state "
+                f"{'locked' if locked else 'not locked'}")
+        got.append("ciphertext" if locked else "plaintext")
         c.check(got == r, f"manifest row {r}, fileobject {got}")
     regular = {p for p, fo in by_path.items() if t(fo, "name_type") == "r"}
     c.check(regular == {r[0] for r in rows} and len(rows) == len(regular),

@@ -18,12 +18,13 @@ for t in 1 3; do
 		"$E4DUMP" extract --threads $t --manifest "$W/m$t.tsv" --dfxml "$W/m$t.xml" --key-file "$K" "$W/s.img" -o "$W/x$t"
 done
 check "the extracted tree: the kernel's manifest" 'check_extract -q "$S/sample.manifest" "$W/x1" >/dev/null 2>&1'
-check "the header" '[ "$(head -1 "$W/m1.tsv")" = "$(printf "path\tinode\tsize\tmd5\tsha1\tsha256\tciphertext_sha256\tatime\tmtime\tctime\tcrtime\tunreadable\toutput_path")" ]'
+check "the header" '[ "$(head -1 "$W/m1.tsv")" = "$(printf "path\tinode\tsize\tmd5\tsha1\tsha256\tciphertext_sha256\tatime\tmtime\tctime\tcrtime\tunreadable\toutput_path\thashes_of")" ]'
 nf=$(grep -c '^f ' "$S/sample.manifest")
 check "one row per regular file ($(($(wc -l <"$W/m1.tsv") - 1)) rows, $nf files)" '[ $(($(wc -l <"$W/m1.tsv") - 1)) = "$nf" ]'
 check "the same rows with three threads" '[ "$(sort "$W/m1.tsv")" = "$(sort "$W/m3.tsv")" ]'
 n=0
-while IFS=$'\t' read -r path ino size md5 sha1 sha256 ct a m c cr un out; do
+while IFS=$'\t' read -r path ino size md5 sha1 sha256 ct a m c cr un out of; do
+	[ "$of" = plaintext ] || bad "$path: hashes of \"$of\", not of its plaintext"
 	[ "$un" = - ] || bad "$path: unreadable blocks \"$un\" in an intact image"
 	[ "$path" = "/$out" ] || bad "$path: not the path in the image of $out"
 	# a plaintext name: debugfs ncheck's path of the inode (it shows

@@ -723,6 +723,34 @@ START_TEST(policy_flag_names)
 }
 END_TEST
 
+/* A context's stored bytes come back from its parsed form (what
+ * unlock-kept relies on): hand-written v1 and v2 contexts, byte for byte;
+ * a version or key id size that does not fit gives 0. */
+START_TEST(context_encode_roundtrip)
+{
+	uint8_t v1[28], v2[40], out[E4_CONTEXT_MAX_SIZE];
+	struct e4_context c;
+
+	for (size_t i = 0; i < sizeof(v1); i++)
+		v1[i] = (uint8_t)(0xa0 + i);
+	v1[0] = 1, v1[1] = 1, v1[2] = 4, v1[3] = 0x02;
+	for (size_t i = 0; i < sizeof(v2); i++)
+		v2[i] = (uint8_t)(0x30 + i);
+	v2[0] = 2, v2[1] = 1, v2[2] = 4, v2[3] = 0x10;
+	memset(v2 + 4, 0, 4);
+	ck_assert_int_eq(e4_context_parse(&c, v1, sizeof(v1)), E4_OK);
+	ck_assert_uint_eq(e4_context_encode(&c, out), sizeof(v1));
+	ck_assert_mem_eq(out, v1, sizeof(v1));
+	ck_assert_int_eq(e4_context_parse(&c, v2, sizeof(v2)), E4_OK);
+	ck_assert_uint_eq(e4_context_encode(&c, out), sizeof(v2));
+	ck_assert_mem_eq(out, v2, sizeof(v2));
+	c.key_id_size = 8;
+	ck_assert_uint_eq(e4_context_encode(&c, out), 0);
+	c.version = 3;
+	ck_assert_uint_eq(e4_context_encode(&c, out), 0);
+}
+END_TEST
+
 Suite *core_suite(void)
 {
 	Suite *s = suite_create("core");
@@ -746,6 +774,7 @@ Suite *core_suite(void)
 	tcase_add_test(tc, blockset_owners);
 	tcase_add_test(tc, bigmem_keeps_contents);
 	tcase_add_test(tc, policy_flag_names);
+	tcase_add_test(tc, context_encode_roundtrip);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,7 +1,8 @@
 #!/bin/bash
 # A tree written by the kernel under a key derived from a passphrase as
 # e4crypt does (vm/scenarios/passphrase.scn) is extracted by e4dump from the
-# passphrase alone: with --salt, and with the salt in s_encrypt_pw_salt.
+# passphrase alone: with --salt, and with the salt in s_encrypt_pw_salt;
+# and an extract --keep-locked export of it by unlock-kept.
 # usage: passphrase.sh E4DUMP WORKDIR
 set -u
 E4DUMP=$1
@@ -47,6 +48,14 @@ must_run "info" "$W/info" -- "$E4DUMP" info "$img" &&
 # e4dump ls prints what the kernel's readdir printed.
 "$E4DUMP" verify --passphrase-file "$W/pass" "$img" >"$W/verify" 2>&1 && ok ||
 	bad "verify: $(head -3 "$W/verify")"
+# Decrypt later by passphrase: extract --keep-locked without it, then
+# unlock-kept with the passphrase and the salt the export saved (the
+# superblock's, set above) gives what extract with the passphrase gave.
+"$E4DUMP" extract --keep-locked "$img" -o "$W/kl" 2>/dev/null
+"$E4DUMP" unlock-kept --passphrase-file "$W/pass" "$W/kl" -o "$W/ku" 2>"$W/ku.err"
+rc=$?
+check "unlock-kept with the passphrase: exit 0 ($rc), = extract with it: $(tail -1 "$W/ku.err")" \
+	'[ $rc = 0 ] && /usr/bin/python3 "$top/tests/vm/unlock_kept_check.py" same "$W/b" "$W/ku" >/dev/null'
 . "$top/tests/vm/nokey_compare.sh"
 nokey_compare "$img"
 finish

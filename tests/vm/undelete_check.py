@@ -538,7 +538,8 @@ def mode_manifest(args):
         head = f.readline().rstrip(b"\n").split(b"\t")
         c.check(head[:6] == [b"path", b"inode", b"size", b"md5", b"sha1", b"sha256"],
                 f"header {head[:6]}")
-        c.check(head[12:] == [b"output_path"], f"header {head[12:]}: no output_path")
+        c.check(head[12:] == [b"output_path", b"hashes_of"],
+                f"header {head[12:]}: no output_path, hashes_of")
         for line in f:
             cols = line.rstrip(b"\n").split(b"\t")
             # the path in the image, as the guest named it

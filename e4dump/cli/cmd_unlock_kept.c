@@ -1,0 +1,1027 @@
+/* e4dump unlock-kept EXPORT -o OUT: finish an `extract --keep-locked`
+ * from the export alone (kept.h), without the image, when a key turns up:
+ * names of locked directories, contents and symlink targets are decrypted
+ * with the library's per-inode key setup and ciphers (the same functions
+ * extract uses), with the filesystem UUID and block size the export
+ * saved.  Everything else of the export is copied as it is.  What no key
+ * given opens stays kept: its ciphertext, sidecar and directory file go
+ * to OUT, which is then an export again.  OUT is written through outdir.c
+ * (relative to directory descriptors, never following a symlink). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cipher.h"
+#include "commands.h"
+#include "escape.h"
+#include "filewriter.h"
+#include "jsonout.h"
+#include "kdf.h"
+#include "keyload.h"
+#include "keysetup.h"
+#include "kept.h"
+#include "manifest.h"
+#include "nameset.h"
+#include "outdir.h"
+#include "symlink.h"
+
+#define MAX_JSON ((size_t)1 << 30)   /* a directory file of 4M entries */
+/* directories deeper are not entered (each level holds two descriptors
+ * and a frame of about 2 KiB) */
+#define MAX_DEPTH 1024
+/* a policy's key is trusted on this much evidence (image/fs/keys.c) */
+#define TRIAL_EVIDENCE_BITS 32
+#define TRIAL_EVIDENCE_MIN 16
+
+/* A locked directory's stored names, evidence for a v1 key. */
+struct unit {
+	struct e4_context ctx;
+	uint32_t ino;
+	json_object *entries;   /* owned */
+};
+
+struct pol {
+	struct e4_context ctx;
+	long key;               /* -1: none opens it */
+};
+
+struct uk {
+	const struct options *o;
+	struct report *r;
+	struct e4_keystore *ks;
+	struct outdir od;
+	uint8_t uuid[16];
+	unsigned int bs;
+	json_object *header;
+	struct unit *units;
+	size_t nunits, capunits;
+	struct pol *pols;
+	size_t npols;
+	struct manifest *man;
+	size_t dirs, files, symlinks, copied, kept, skipped;
+};
+
+static int hexfield(json_object *o, const char *k, uint8_t *out, size_t max)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, json_type_string))
+		return -1;
+	return (int)kept_unhex(json_object_get_string(v), out, max);
+}
+
+static int64_t intfield(json_object *o, const char *k, int64_t dflt)
+{
+	json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, json_type_int))
+		return dflt;
+	return json_object_get_int64(v);
+}
+
+static json_object *field(json_object *o, const char *k, json_type t)
+{
+	json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, t))
+		return NULL;
+	return v;
+}
+
+/* A JSON file of the export (name in dirfd, not followed), or NULL. */
+static json_object *read_json(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	char *buf = NULL;
+	json_object *o = NULL;
+	size_t got = 0;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > MAX_JSON ||
+	    !(buf = malloc((size_t)st.st_size + 1)))
+		goto out;
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (n <= 0)
+			goto out;
+		got += (size_t)n;
+	}
+	buf[got] = 0;
+	o = json_tokener_parse(buf);
+	if (o && !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		o = NULL;
+	}
+out:
+	free(buf);
+	close(fd);
+	return o;
+}
+
+/* The context, inode number and facts of a decrypt_later object. */
+static int later_context(json_object *later, struct e4_context *ctx, uint32_t *ino)
+{
+	uint8_t raw[E4_CONTEXT_MAX_SIZE];
+	int n = hexfield(later, "context_hex", raw, sizeof(raw));
+	int64_t i = intfield(later, "inode", -1);
+
+	if (n <= 0 || i <= 0 || i > UINT32_MAX ||
+	    e4_context_parse(ctx, raw, (size_t)n) != E4_OK)
+		return -1;
+	*ino = (uint32_t)i;
+	return 0;
+}
+
+static int same_policy_id(const struct e4_context *a, const struct e4_context *b)
+{
+	return a->version == b->version && a->key_id_size == b->key_id_size &&
+	       !memcmp(a->key_id, b->key_id, a->key_id_size);
+}
+
+/* Decrypt a directory's stored names with c: each entry gets "plain_hex"
+ * (a valid name) or none; the evidence over them into ev. */
+static void decrypt_names(struct e4_cipher *c, json_object *entries,
+			  struct e4_evidence *ev, int keep)
+{
+	size_t n = json_object_array_length(entries);
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(entries, i);
+		uint8_t raw[256], plain[256];
+		int len = hexfield(e, "raw_name_hex", raw, 255);
+		size_t m = 0;
+		int ok;
+
+		if (keep) /* only what decrypts here is a name */
+			json_object_object_del(e, "plain_hex");
+		if (len <= 0)
+			continue;
+		ok = e4_decrypt_name(c, raw, (size_t)len, plain, &m) == E4_OK;
+		e4_evidence_add(ev, ok, plain, (size_t)len, ok ? m : 0);
+		if (keep && ok)
+			json_object_object_add(e, "plain_hex", json_hex(plain, m));
+		e4_wipe(plain, sizeof(plain));
+	}
+}
+
+/* Pass 1: every locked directory's names (evidence for v1 keys). */
+static void scan(struct uk *u, int dirfd, unsigned int depth)
+{
+	json_object *d = read_json(dirfd, KEPT_DIR_FILE);
+	DIR *dp;
+	struct dirent *de;
+	int fd;
+
+	if (d) {
+		json_object *later = field(d, "decrypt_later", json_type_object);
+		json_object *ents = field(d, "entries", json_type_array);
+		json_object *lk = field(d, "names_locked", json_type_boolean);
+		struct unit un;
+
+		if (ents && lk && json_object_get_boolean(lk) &&
+		    !later_context(later, &un.ctx, &un.ino)) {
+			if (u->nunits == u->capunits) {
+				size_t cap = u->capunits ? 2 * u->capunits : 16;
+				struct unit *v = realloc(u->units, cap * sizeof(*v));
+
+				if (v) {
+					u->units = v;
+					u->capunits = cap;
+				}
+			}
+			if (u->nunits < u->capunits) {
+				un.entries = json_object_get(ents);
+				u->units[u->nunits++] = un;
+			}
+		}
+		json_object_put(d);
+	}
+	if (depth >= MAX_DEPTH || (fd = dup(dirfd)) < 0)
+		return;
+	if (!(dp = fdopendir(fd))) {
+		close(fd);
+		return;
+	}
+	rewinddir(dp); /* the offset is shared with dirfd */
+	while ((de = readdir(dp))) {
+		int sub;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		sub = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0) {
+			scan(u, sub, depth + 1);
+			close(sub);
+		}
+	}
+	closedir(dp);
+}
+
+/* Evidence that key k opens the v1 policy of ctx, from the names of its
+ * locked directories (image/fs/keys.c's rule: bits from directories most
+ * of whose names verify). */
+static int trial(struct uk *u, const struct e4_master_key *k,
+		 const struct e4_context *ctx)
+{
+	unsigned int bits = 0;
+	size_t tried = 0, of = 0;
+
+	for (size_t i = 0; i < u->nunits && bits < TRIAL_EVIDENCE_BITS; i++) {
+		struct e4_cipher *c;
+		struct e4_evidence ev;
+
+		if (!same_policy_id(&u->units[i].ctx, ctx))
+			continue;
+		of++;
+		if (e4_keysetup_inode(k->raw, k->len, &u->units[i].ctx, u->units[i].ino,
+				      u->uuid, E4_KEY_NAMES, &c) != E4_OK)
+			continue;
+		memset(&ev, 0, sizeof(ev));
+		decrypt_names(c, u->units[i].entries, &ev, 0);
+		e4_cipher_free(c);
+		tried++;
+		if (e4_evidence_trusted(&ev))
+			bits += ev.bits;
+	}
+	return bits >= TRIAL_EVIDENCE_BITS || (tried == of && bits >= TRIAL_EVIDENCE_MIN);
+}
+
+/* The key that opens ctx's policy (decided once per policy), or NULL. */
+static const struct e4_master_key *policy_key(struct uk *u, const struct e4_context *ctx)
+{
+	struct pol *p = NULL, *v;
+	size_t nkeys = e4_keystore_count(u->ks);
+	long match;
+	char hex[33];
+
+	for (size_t i = 0; i < u->npols; i++)
+		if (same_policy_id(&u->pols[i].ctx, ctx))
+			p = &u->pols[i];
+	if (p)
+		return p->key >= 0 ? e4_keystore_key(u->ks, (size_t)p->key) : NULL;
+	if (!(v = realloc(u->pols, (u->npols + 1) * sizeof(*v))))
+		return NULL;
+	u->pols = v;
+	p = &u->pols[u->npols++];
+	p->ctx = *ctx;
+	p->key = -1;
+	match = e4_keystore_match(u->ks, ctx);
+	if (ctx->version == E4_CONTEXT_V2) {
+		p->key = match;
+	} else if (match >= 0 && trial(u, e4_keystore_key(u->ks, (size_t)match), ctx)) {
+		p->key = match;
+	} else {
+		for (size_t i = 0; i < nkeys && p->key < 0; i++)
+			if ((long)i != match && trial(u, e4_keystore_key(u->ks, i), ctx))
+				p->key = (long)i;
+	}
+	e4_context_key_id_hex(ctx, hex);
+	if (p->key >= 0)
+		report_info(u->r, "key %s opens %s %s", e4_keystore_key(u->ks, (size_t)p->key)->label,
+			    ctx->version == E4_CONTEXT_V1 ? "descriptor" : "identifier", hex);
+	else
+		report_error(u->r, "no key for %s %s: its entries stay kept",
+			     ctx->version == E4_CONTEXT_V1 ? "descriptor" : "identifier", hex);
+	return p->key >= 0 ? e4_keystore_key(u->ks, (size_t)p->key) : NULL;
+}
+
+/* The cipher of an inode (decrypt_later) for use, or NULL (no key: kept). */
+static struct e4_cipher *cipher_of(struct uk *u, json_object *later, enum e4_key_use use,
+				   const char *shown)
+{
+	struct e4_context ctx;
+	const struct e4_master_key *k;
+	struct e4_cipher *c = NULL;
+	uint32_t ino;
+	enum e4_status st;
+
+	if (later_context(later, &ctx, &ino)) {
+		report_error_at(u->r, shown, 0, "its saved encryption context is missing or bad");
+		return NULL;
+	}
+	if (!(k = policy_key(u, &ctx)))
+		return NULL;
+	st = e4_keysetup_inode(k->raw, k->len, &ctx, ino, u->uuid, use, &c);
+	if (st != E4_OK)
+		report_error_at(u->r, shown, ino, "cannot set up decryption: %s", e4_status_str(st));
+	return c;
+}
+
+static void later_times(json_object *later, struct timespec ts[2])
+{
+	json_object *t = field(later, "times", json_type_object);
+	const char *k[2] = { "atime", "mtime" };
+
+	for (int i = 0; i < 2; i++) {
+		json_object *a = field(t, k[i], json_type_array);
+
+		ts[i].tv_sec = a && json_object_array_length(a) == 2 ?
+			(time_t)json_object_get_int64(json_object_array_get_idx(a, 0)) : 0;
+		ts[i].tv_nsec = a && json_object_array_length(a) == 2 ?
+			(long)(json_object_get_int64(json_object_array_get_idx(a, 1)) % 1000000000) : 0;
+		if (ts[i].tv_nsec < 0)
+			ts[i].tv_nsec = 0;
+	}
+}
+
+/* A struct e4_inode of what the manifest row needs. */
+static void later_inode(json_object *later, struct e4_inode *in)
+{
+	json_object *t = field(later, "times", json_type_object);
+	struct e4_timestamp *ts[4] = { &in->atime, &in->mtime, &in->ctime, &in->crtime };
+	const char *k[4] = { "atime", "mtime", "ctime", "crtime" };
+
+	memset(in, 0, sizeof(*in));
+	in->ino = (uint32_t)intfield(later, "inode", 0);
+	in->mode = (uint16_t)intfield(later, "i_mode", 0);
+	in->uid = (uint32_t)intfield(later, "uid", 0);
+	in->gid = (uint32_t)intfield(later, "gid", 0);
+	in->links = (uint16_t)intfield(later, "links", 0);
+	in->size = (uint64_t)intfield(later, "i_size", 0);
+	for (int i = 0; i < 4; i++) {
+		json_object *a = field(t, k[i], json_type_array);
+
+		if (a && json_object_array_length(a) == 2) {
+			ts[i]->sec = json_object_get_int64(json_object_array_get_idx(a, 0));
+			ts[i]->nsec = (uint32_t)json_object_get_int64(json_object_array_get_idx(a, 1));
+			in->has_crtime |= i == 3;
+		}
+	}
+}
+
+/* manifest_hash of a file of the export or OUT ("-" above
+ * MANIFEST_MAX_HASHED, as extract hashed it). */
+static int hash_of(int dirfd, const char *name, char hashes[MANIFEST_HASHES])
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	int rc = fd < 0 || fstat(fd, &st) ||
+		 manifest_hash(fd, (uint64_t)st.st_size, hashes) ? -1 : 0;
+
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	size_t n = strlen(name);
+	char *esc = malloc(E4_ESCAPE_SIZE(n)), *p = NULL;
+
+	if (!esc)
+		return NULL;
+	e4_escape((const uint8_t *)name, n, esc, E4_ESCAPE_SLASH);
+	if (asprintf(&p, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", esc) < 0)
+		p = NULL;
+	free(esc);
+	return p;
+}
+
+static void emit(struct uk *u, const char *shown, const char *rel, json_object *later,
+		 const char *type, const char *status, const char *hashes)
+{
+	json_object *o;
+	struct e4_inode in;
+	char mode[8];
+
+	if (!u->o->json)
+		return;
+	o = json_record("extracted");
+	json_object_object_add(o, "path", json_object_new_string(shown));
+	if (later) {
+		later_inode(later, &in);
+		snprintf(mode, sizeof(mode), "%04o", in.mode & 07777);
+		json_object_object_add(o, "inode", json_object_new_int64(in.ino));
+		json_object_object_add(o, "mode", json_object_new_string(mode));
+		json_object_object_add(o, "uid", json_object_new_int64(in.uid));
+		json_object_object_add(o, "gid", json_object_new_int64(in.gid));
+		json_object_object_add(o, "size", json_object_new_uint64(in.size));
+		json_object_object_add(o, "atime", json_time(&in.atime));
+		json_object_object_add(o, "mtime", json_time(&in.mtime));
+		json_object_object_add(o, "ctime", json_time(&in.ctime));
+		json_object_object_add(o, "crtime", in.has_crtime ? json_time(&in.crtime) : NULL);
+	}
+	json_object_object_add(o, "file_type", json_object_new_string(type));
+	if (hashes && hashes[0])
+		json_object_object_add(o, "hashes", kept_hashes_json(
+			strcmp(status, "locked") ? "plaintext" : "ciphertext", hashes));
+	json_object_object_add(o, "output_path", rel ? json_name(rel) : NULL);
+	json_object_object_add(o, "status", json_object_new_string(status));
+	json_emit(o);
+}
+
+/* A kept file decrypted into name in dst: its initialized data units,
+ * each decrypted where it was stored, the rest holes; i_size bytes. */
+static int decrypt_file(struct uk *u, int src, const char *cname, json_object *side,
+			int dst, const char *name, struct e4_cipher *c, const char *shown)
+{
+	json_object *later = field(side, "decrypt_later", json_type_object);
+	json_object *units = field(later, "data_units", json_type_array);
+	json_object *h = field(side, "hashes", json_type_object);
+	json_object *want = field(h, "sha256", json_type_string);
+	uint64_t size = (uint64_t)intfield(later, "i_size", -1);
+	uint64_t nblocks = (size + u->bs - 1) / u->bs;
+	mode_t mode = (mode_t)(intfield(later, "i_mode", 0) & 01777);
+	char hashes[MANIFEST_HASHES];
+	struct timespec ts[2];
+	struct out_file f;
+	struct stat st;
+	uint8_t *in = NULL, *out = NULL;
+	int fd, rc = -1;
+
+	if (!units || intfield(later, "i_size", -1) < 0) {
+		report_error_at(u->r, shown, 0, "its sidecar lacks the data-unit layout");
+		return -1;
+	}
+	/* not hashed by extract (MANIFEST_MAX_HASHED): nothing to compare */
+	if (want && (hash_of(src, cname, hashes) ||
+		     strncmp(hashes + 32 + 1 + 40 + 1, json_object_get_string(want), 64))) {
+		report_error_at(u->r, shown, 0, "its ciphertext file is not what was kept (SHA-256 differs)");
+		return -1;
+	}
+	fd = openat(src, cname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size < nblocks * u->bs) {
+		report_error_at(u->r, shown, 0, "its ciphertext file is shorter than its i_size");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (outdir_file_open(&u->od, dst, name, mode, &f)) {
+		report_error_at(u->r, shown, 0, "cannot create: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	in = malloc(u->bs);
+	out = malloc(u->bs);
+	if (!in || !out || ftruncate(f.fd, (off_t)size))
+		goto fail;
+	for (size_t i = 0; i < json_object_array_length(units); i++) {
+		json_object *r = json_object_array_get_idx(units, i);
+		uint64_t first, count;
+
+		if (!json_object_is_type(r, json_type_array) || json_object_array_length(r) != 2)
+			goto bad;
+		first = (uint64_t)json_object_get_int64(json_object_array_get_idx(r, 0));
+		count = (uint64_t)json_object_get_int64(json_object_array_get_idx(r, 1));
+		if (first >= nblocks || count > nblocks - first)
+			goto bad;
+		for (uint64_t b = first; b < first + count; b++) {
+			uint64_t off = b * u->bs, n = size - off < u->bs ? size - off : u->bs;
+
+			if (pread(fd, in, u->bs, (off_t)off) != (ssize_t)u->bs ||
+			    e4_decrypt_data_unit(c, b, in, out, u->bs) != E4_OK ||
+			    pwrite_all(f.fd, out, (size_t)n, off))
+				goto fail;
+		}
+	}
+	later_times(later, ts);
+	if (fchmod(f.fd, mode) || futimens(f.fd, ts))
+		goto fail;
+	rc = 0;
+	goto done;
+bad:
+	report_error_at(u->r, shown, 0, "its sidecar's data units run past its i_size");
+	outdir_file_abort(&f);
+	goto out;
+fail:
+	report_error_at(u->r, shown, 0, "cannot decrypt into the output: %s", strerror(errno));
+	outdir_file_abort(&f);
+	rc = -2;
+	goto out;
+done:
+	if (outdir_file_commit(&u->od, &f)) {
+		report_error_at(u->r, shown, 0, "cannot write: %s", strerror(errno));
+		rc = -2;
+	}
+out:
+	if (out)
+		e4_wipe(out, u->bs);
+	free(in);
+	free(out);
+	close(fd);
+	return rc;
+}
+
+/* Copy name of src (a regular file) into dst, with its mode and times. */
+static int copy_file(struct uk *u, int src, const char *sname, int dst,
+		     const char *dname, const char *shown)
+{
+	int fd = openat(src, sname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	static uint8_t buf[1 << 16];
+	struct out_file f;
+	struct stat st;
+	struct timespec ts[2];
+	uint64_t off = 0;
+	ssize_t n;
+
+	if (fd < 0 || fstat(fd, &st) || outdir_file_open(&u->od, dst, dname, st.st_mode & 07777, &f)) {
+		report_error_at(u->r, shown, 0, "cannot copy: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		if (pwrite_all(f.fd, buf, (size_t)n, off))
+			break;
+		off += (uint64_t)n;
+	}
+	ts[0] = st.st_atim;
+	ts[1] = st.st_mtim;
+	if (n != 0 || fchmod(f.fd, st.st_mode & 07777) || futimens(f.fd, ts)) {
+		report_error_at(u->r, shown, 0, "cannot copy: %s", strerror(errno));
+		outdir_file_abort(&f);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return outdir_file_commit(&u->od, &f);
+}
+
+static int copy_symlink(struct uk *u, int src, const char *sname, int dst,
+			const char *dname, const char *target_in, const struct timespec *tsin)
+{
+	char target[4097];
+	struct stat st;
+	struct timespec ts[2];
+	ssize_t n;
+
+	if (!target_in) {
+		if (fstatat(src, sname, &st, AT_SYMLINK_NOFOLLOW) ||
+		    (n = readlinkat(src, sname, target, sizeof(target) - 1)) < 0)
+			return -1;
+		target[n] = 0;
+		target_in = target;
+		ts[0] = st.st_atim;
+		ts[1] = st.st_mtim;
+		tsin = ts;
+	}
+	if (outdir_symlink(&u->od, target_in, dst, dname))
+		return -1;
+	utimensat(dst, dname, tsin, AT_SYMLINK_NOFOLLOW);
+	return 0;
+}
+
+/* The output name for a name of len bytes (inode ino) in names: escaped
+ * and made unique as extract makes it (out_name in cmd_extract.c). */
+static void out_name(struct nameset *names, const char *name, size_t len,
+		     unsigned long ino, char out[OUTDIR_NAME_MAX])
+{
+	outdir_escape(name, len, ino, out);
+	for (unsigned int k = 1; nameset_add(names, out) == 0 && k < 1000000; k++)
+		outdir_escape_again(name, len, ino, k, out);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A kept entry left kept in OUT: its ciphertext and sidecar copied. */
+static void keep_entry(struct uk *u, int src, const char *sname, json_object *side,
+		       int dst, const char *dname, struct nameset *names,
+		       json_object *ent, json_object *kept_out, int is_link,
+		       const char *shown, const char *rel)
+{
+	char sc[OUTDIR_NAME_MAX + 32], hashes[MANIFEST_HASHES] = "";
+	json_object *e = json_object_get(ent);
+	json_object *later = field(side, "decrypt_later", json_type_object);
+
+	snprintf(sc, sizeof(sc), "%s.e4dump.json", dname);
+	if (strlen(sc) >= OUTDIR_NAME_MAX || nameset_add(names, sc) != 1)
+		snprintf(sc, sizeof(sc), "%%~%" PRId64 ".e4dump.json", intfield(later, "inode", 0));
+	nameset_add(names, sc);
+	if ((is_link ? copy_symlink(u, src, sname, dst, dname, NULL, NULL) :
+		       copy_file(u, src, sname, dst, dname, shown))) {
+		report_error_at(u->r, shown, 0, "cannot keep it: %s", strerror(errno));
+		u->skipped++;
+		json_object_put(e);
+		return;
+	}
+	json_object_object_add(side, "ciphertext_file", json_name(dname));
+	if (kept_write_json(&u->od, dst, sc, side))
+		report_error_at(u->r, shown, 0, "cannot write its sidecar: %s", strerror(errno));
+	json_object_object_add(e, "name", json_name(dname));
+	json_object_object_add(e, "name_hex", json_hex((const uint8_t *)dname, strlen(dname)));
+	json_object_object_add(e, "sidecar", json_name(sc));
+	json_object_object_add(e, "sidecar_hex", json_hex((const uint8_t *)sc, strlen(sc)));
+	json_object_object_del(e, "plain_hex");
+	json_object_array_add(kept_out, e);
+	if (!is_link)
+		hash_of(dst, dname, hashes);
+	emit(u, shown, rel, later, is_link ? "symlink" : "regular", "locked", hashes);
+	u->kept++;
+}
+
+/* Copy (and decrypt) export directory src into dst.  shown: its path in
+ * the image; rel: its path in OUT ("" for OUT). */
+static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
+		       const char *rel, unsigned int depth, int top)
+{
+	json_object *dfile = read_json(src, KEPT_DIR_FILE);
+	json_object *later = field(dfile, "decrypt_later", json_type_object);
+	json_object *ents = field(dfile, "entries", json_type_array);
+	json_object *lk = field(dfile, "names_locked", json_type_boolean);
+	json_object *by_name = json_object_new_object(), *kept_out = json_object_new_array();
+	struct nameset names = { 0 };
+	struct e4_cipher *nc = NULL;
+	int names_locked = lk && json_object_get_boolean(lk), keep_names = 0;
+	char **list = NULL;
+	size_t nlist = 0, cap = 0;
+	DIR *dp;
+	struct dirent *de;
+	int fd;
+
+	if (dfile && !ents) {
+		report_error_at(u->r, shown, 0, "%s without entries: copied as it is", KEPT_DIR_FILE);
+		u->skipped++;
+	}
+	if (names_locked && ents) {
+		struct e4_evidence ev;
+
+		memset(&ev, 0, sizeof(ev));
+		nc = cipher_of(u, later, E4_KEY_NAMES, shown);
+		if (nc) {
+			decrypt_names(nc, ents, &ev, 1);
+			if (ev.names && !e4_evidence_trusted(&ev)) {
+				report_error_at(u->r, shown, 0, "its names do not decrypt with the key: kept");
+				e4_cipher_free(nc);
+				nc = NULL;
+			}
+		}
+		keep_names = !nc;
+	}
+	for (size_t i = 0; ents && i < json_object_array_length(ents); i++) {
+		json_object *e = json_object_array_get_idx(ents, i);
+		json_object *nh = field(e, "name_hex", json_type_string), *sh;
+
+		if (!nh)
+			continue;
+		json_object_object_add(by_name, json_object_get_string(nh), json_object_get(e));
+		if ((sh = field(e, "sidecar_hex", json_type_string)))
+			json_object_object_add(by_name, json_object_get_string(sh), json_object_new_null());
+	}
+	nameset_add(&names, KEPT_DIR_FILE);
+	if (top)
+		nameset_add(&names, KEPT_EXPORT_FILE);
+	if ((fd = dup(src)) < 0 || !(dp = fdopendir(fd))) {
+		report_error_at(u->r, shown, 0, "cannot read: %s", strerror(errno));
+		u->skipped++;
+		goto out;
+	}
+	rewinddir(dp); /* the offset is shared with src */
+	while ((de = readdir(dp))) {
+		char **v;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    !strcmp(de->d_name, KEPT_DIR_FILE) || (top && !strcmp(de->d_name, KEPT_EXPORT_FILE)))
+			continue;
+		if (nlist == cap) {
+			cap = cap ? 2 * cap : 64;
+			if (!(v = realloc(list, cap * sizeof(*v))))
+				break;
+			list = v;
+		}
+		if (!(list[nlist] = strdup(de->d_name)))
+			break;
+		nlist++;
+	}
+	closedir(dp);
+	qsort(list, nlist, sizeof(*list), cmp_str);
+	for (size_t i = 0; i < nlist; i++) {
+		const char *sname = list[i];
+		char hexname[2 * OUTDIR_NAME_MAX + 1], dname[OUTDIR_NAME_MAX], *path, *orel;
+		json_object *ent = NULL, *side = NULL, *sh, *ph;
+		uint8_t plain[256];
+		struct stat st;
+		size_t listed = json_object_array_length(kept_out);
+		int pl;
+
+		if (strlen(sname) >= OUTDIR_NAME_MAX)
+			continue;
+		for (size_t k = 0; sname[k]; k++)
+			snprintf(hexname + 2 * k, 3, "%02x", (uint8_t)sname[k]);
+		hexname[2 * strlen(sname)] = 0;
+		if (json_object_object_get_ex(by_name, hexname, &ent) && !ent)
+			continue; /* a sidecar */
+		if (fstatat(src, sname, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		ph = field(ent, "plain_hex", json_type_string);
+		if (ent && names_locked && nc && ph &&
+		    (pl = (int)kept_unhex(json_object_get_string(ph), plain, 255)) > 0) {
+			out_name(&names, (const char *)plain, (size_t)pl,
+				 (unsigned long)intfield(ent, "inode", 0), dname);
+			path = malloc(pl + 1);
+			if (path) {
+				memcpy(path, plain, (size_t)pl);
+				path[pl] = 0;
+			}
+			orel = path;
+			path = orel ? join(shown, orel) : NULL;
+			free(orel);
+		} else {
+			if (ent && names_locked && nc) {
+				report_error_at(u->r, shown, 0, "an entry's name does not decrypt: kept as %s", sname);
+				u->skipped++;
+			}
+			snprintf(dname, sizeof(dname), "%s", sname);
+			nameset_add(&names, dname);
+			path = join(shown, sname);
+		}
+		orel = NULL;
+		if (asprintf(&orel, "%s%s%s", rel, *rel ? "/" : "", dname) < 0)
+			orel = NULL;
+		sh = field(ent, "sidecar_hex", json_type_string);
+		if (sh) {
+			char sc[OUTDIR_NAME_MAX + 1];
+			long sl = kept_unhex(json_object_get_string(sh), (uint8_t *)sc, OUTDIR_NAME_MAX - 1);
+
+			/* a name in src, never a path */
+			if (sl > 0 && !memchr(sc, '/', (size_t)sl) && !memchr(sc, 0, (size_t)sl) &&
+			    strcmp(sc, ".") && strcmp(sc, "..")) {
+				sc[sl] = 0;
+				side = read_json(src, sc);
+			}
+			if (!side) {
+				report_error_at(u->r, path, 0, "its sidecar cannot be read");
+				u->skipped++;
+				goto next;
+			}
+		}
+		if (S_ISDIR(st.st_mode)) {
+			int s2 = openat(src, sname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int d2 = s2 >= 0 && depth < MAX_DEPTH ? outdir_mkdir(&u->od, dst, dname) : -1;
+
+			if (depth >= MAX_DEPTH) {
+				report_error_at(u->r, path, 0, "directories nested deeper than %d: not entered",
+						MAX_DEPTH);
+				u->skipped++;
+			} else if (d2 < 0) {
+				report_error_at(u->r, path, 0, "cannot make directory: %s", strerror(errno));
+				u->skipped++;
+			} else {
+				unlock_dir(u, s2, d2, path, orel, depth + 1, 0);
+				/* its own KEPT_DIR_FILE (read again) has its facts */
+				json_object *sub = read_json(s2, KEPT_DIR_FILE);
+				json_object *sl = field(sub, "decrypt_later", json_type_object);
+				struct timespec ts[2] = { st.st_atim, st.st_mtim };
+				mode_t m = st.st_mode & 07777;
+
+				if (sl) {
+					later_times(sl, ts);
+					m = (mode_t)(intfield(sl, "i_mode", m) & 01777);
+				}
+				fchmod(d2, m);
+				futimens(d2, ts);
+				close(d2);
+				u->dirs++;
+				emit(u, path, orel, sl, "directory", "complete", NULL);
+				json_object_put(sub);
+			}
+			if (s2 >= 0)
+				close(s2);
+		} else if (S_ISLNK(st.st_mode) && side) {
+			json_object *sl = field(side, "decrypt_later", json_type_object);
+			json_object *blobhex = field(side, "symlink_stored_hex", json_type_string);
+			struct e4_cipher *c = cipher_of(u, sl, E4_KEY_NAMES, path);
+			uint8_t *blob = malloc(4096), *out = malloc(4097);
+			long bl = blobhex && blob ? kept_unhex(json_object_get_string(blobhex), blob, 4096) : -1;
+			size_t tl = 0;
+
+			if (!c || !out) {
+				keep_entry(u, src, sname, side, dst, dname, &names, ent, kept_out, 1, path, orel);
+			} else if (bl <= 0 || e4_symlink_decrypt(c, blob, (size_t)bl, out, &tl) != E4_OK ||
+				   !tl || memchr(out, 0, tl)) {
+				report_error_at(u->r, path, 0, "symlink target does not decrypt: kept");
+				keep_entry(u, src, sname, side, dst, dname, &names, ent, kept_out, 1, path, orel);
+				u->skipped++;
+			} else {
+				struct timespec ts[2];
+
+				out[tl] = 0;
+				later_times(sl, ts);
+				if (copy_symlink(u, src, sname, dst, dname, (char *)out, ts)) {
+					report_error_at(u->r, path, 0, "cannot create symlink: %s", strerror(errno));
+					u->skipped++;
+				} else {
+					u->symlinks++;
+					emit(u, path, orel, sl, "symlink", "complete", NULL);
+				}
+			}
+			if (out)
+				e4_wipe(out, 4097);
+			free(blob);
+			free(out);
+			e4_cipher_free(c);
+		} else if (S_ISLNK(st.st_mode)) {
+			if (copy_symlink(u, src, sname, dst, dname, NULL, NULL)) {
+				report_error_at(u->r, path, 0, "cannot copy symlink: %s", strerror(errno));
+				u->skipped++;
+			} else {
+				u->copied++;
+			}
+		} else if (S_ISREG(st.st_mode) && side) {
+			json_object *sl = field(side, "decrypt_later", json_type_object);
+			struct e4_cipher *c = cipher_of(u, sl, E4_KEY_CONTENTS, path);
+			char hashes[MANIFEST_HASHES] = "";
+			int rc = c ? decrypt_file(u, src, sname, side, dst, dname, c, path) : -1;
+
+			if (rc == 0) {
+				u->files++;
+				if (u->man || u->o->json)
+					hash_of(dst, dname, hashes);
+				if (u->man && hashes[0]) {
+					struct e4_inode in;
+					struct manifest_row *row;
+
+					later_inode(sl, &in);
+					row = manifest_row_start(orel, &in, "-");
+					/* its path in the image, as extract's rows */
+					if (row && path && manifest_row_path(row, path)) {
+						manifest_row_free(row);
+						row = NULL;
+					}
+					manifest_write(u->man, row, hashes, NULL);
+				}
+				emit(u, path, orel, sl, "regular", "complete", hashes);
+			} else {
+				if (c)
+					u->skipped++;
+				if (rc != -2)
+					keep_entry(u, src, sname, side, dst, dname, &names, ent,
+						   kept_out, 0, path, orel);
+			}
+			e4_cipher_free(c);
+		} else if (S_ISREG(st.st_mode)) {
+			if (copy_file(u, src, sname, dst, dname, path))
+				u->skipped++;
+			else
+				u->copied++;
+		} else {
+			report_error_at(u->r, path, 0, "not a file, directory or symlink: not copied");
+			u->skipped++;
+		}
+		if (keep_names && ent && json_object_array_length(kept_out) == listed) {
+			/* its name stays the stored one: listed again (made
+			 * here, so without a sidecar) */
+			json_object *e = json_tokener_parse(json_object_to_json_string(ent));
+
+			json_object_object_del(e, "sidecar");
+			json_object_object_del(e, "sidecar_hex");
+			json_object_array_add(kept_out, e);
+		}
+next:
+		json_object_put(side);
+		free(path);
+		free(orel);
+	}
+	/* what stays kept here: an export again */
+	if (keep_names || json_object_array_length(kept_out)) {
+		json_object *o = json_object_get(dfile);
+
+		if (!o) {
+			o = json_record("kept_directory");
+			json_object_object_add(o, "path", json_object_new_string(shown));
+		}
+		json_object_object_add(o, "names_locked", json_object_new_boolean(keep_names));
+		json_object_object_add(o, "entries", json_object_get(kept_out));
+		if (kept_write_json(&u->od, dst, KEPT_DIR_FILE, o)) {
+			report_error_at(u->r, shown, 0, "cannot write %s: %s", KEPT_DIR_FILE, strerror(errno));
+			u->skipped++;
+		}
+		json_object_put(o);
+	}
+out:
+	for (size_t i = 0; i < nlist; i++)
+		free(list[i]);
+	free(list);
+	nameset_free(&names);
+	e4_cipher_free(nc);
+	json_object_put(by_name);
+	json_object_put(kept_out);
+	json_object_put(dfile);
+}
+
+static int run(const struct options *o, struct report *r)
+{
+	struct uk u;
+	const char *exp = o->args[0];
+	int src = -1, rc = EXIT_FATAL;
+	json_object *v;
+	uint8_t salt[256];
+	long salt_len = -1;
+	int64_t bs;
+
+	memset(&u, 0, sizeof(u));
+	u.o = o, u.r = r;
+	if (!o->out_dir) {
+		report_error(r, "unlock-kept: needs -o OUT");
+		return EXIT_FATAL;
+	}
+	src = open(exp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (src < 0) {
+		report_error(r, "%s: cannot open: %s", exp, strerror(errno));
+		return EXIT_FATAL;
+	}
+	u.header = read_json(src, KEPT_EXPORT_FILE);
+	bs = intfield(u.header, "block_size", 0);
+	if (!u.header || intfield(u.header, "format", 0) != KEPT_FORMAT ||
+	    hexfield(u.header, "fs_uuid", u.uuid, sizeof(u.uuid)) != 16 ||
+	    bs < 1024 || bs > 65536 || (bs & (bs - 1))) {
+		report_error(r, "%s: not an export of extract --keep-locked (no readable %s)",
+			     exp, KEPT_EXPORT_FILE);
+		goto out;
+	}
+	u.bs = (unsigned int)bs;
+	if (!(u.ks = e4_keystore_new()))
+		goto out;
+	for (size_t i = 0; i < o->n_key_files; i++)
+		if (keyload_file(u.ks, o->key_files[i], r))
+			goto out;
+	if (o->salt_hex)
+		salt_len = keyload_salt(o->salt_hex, salt, r);
+	else if ((v = field(u.header, "encrypt_pw_salt", json_type_string)))
+		salt_len = kept_unhex(json_object_get_string(v), salt, sizeof(salt));
+	for (size_t i = 0; i < o->n_pass_files; i++)
+		if (salt_len <= 0 || keyload_passphrase(u.ks, o->pass_files[i], salt,
+							(size_t)salt_len, r)) {
+			if (salt_len <= 0)
+				report_error(r, "no passphrase salt in the export: give --salt SALT");
+			goto out;
+		}
+	if (!e4_keystore_count(u.ks)) {
+		report_error(r, "unlock-kept: give --key-file or --passphrase-file");
+		goto out;
+	}
+	if (mkdir(o->out_dir, 0755) && errno != EEXIST) {
+		report_error(r, "%s: cannot create: %s", o->out_dir, strerror(errno));
+		goto out;
+	}
+	u.od.root_fd = open(o->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (u.od.root_fd < 0) {
+		report_error(r, "%s: cannot open: %s", o->out_dir, strerror(errno));
+		goto out;
+	}
+	u.od.force = o->force;
+	if (o->manifest && !(u.man = manifest_open(o->manifest, NULL, exp, NULL, o->argc, o->argv, r)))
+		goto out;
+	umask(0);
+	scan(&u, src, 0);
+	{
+		json_object *p = field(u.header, "path", json_type_string);
+
+		unlock_dir(&u, src, u.od.root_fd, p ? json_object_get_string(p) : "/", "", 0, 1);
+	}
+	if (u.kept && kept_write_json(&u.od, u.od.root_fd, KEPT_EXPORT_FILE, u.header)) {
+		report_error(r, "%s/%s: cannot write: %s", o->out_dir, KEPT_EXPORT_FILE, strerror(errno));
+		u.skipped++;
+	}
+	if (manifest_close(u.man, r))
+		u.skipped++;
+	u.man = NULL;
+	fprintf(stderr, "e4dump: unlock-kept: %zu directories, %zu files, %zu symlinks made; "
+		"%zu copied as they were; %zu kept locked, %zu skipped\n",
+		u.dirs, u.files, u.symlinks, u.copied, u.kept, u.skipped);
+	rc = u.kept || u.skipped || r->errors ? EXIT_SKIPPED : EXIT_DONE;
+	if (o->json) {
+		json_object *sum = json_summary("unlock-kept", r, rc);
+
+		json_object_object_add(sum, "directories", json_object_new_uint64(u.dirs));
+		json_object_object_add(sum, "files", json_object_new_uint64(u.files));
+		json_object_object_add(sum, "symlinks", json_object_new_uint64(u.symlinks));
+		json_object_object_add(sum, "copied", json_object_new_uint64(u.copied));
+		json_object_object_add(sum, "locked_kept", json_object_new_uint64(u.kept));
+		json_object_object_add(sum, "skipped", json_object_new_uint64(u.skipped));
+		json_emit(sum);
+	}
+out:
+	manifest_close(u.man, r);
+	if (u.od.root_fd > 0)
+		close(u.od.root_fd);
+	close(src);
+	for (size_t i = 0; i < u.nunits; i++)
+		json_object_put(u.units[i].entries);
+	free(u.units);
+	free(u.pols);
+	e4_keystore_free(u.ks);
+	json_object_put(u.header);
+	e4_wipe(salt, sizeof(salt));
+	return rc;
+}
+
+int cmd_unlock_kept(const struct options *o, struct report *r)
+{
+	int rc = run(o, r);
+
+	if (rc == EXIT_FATAL && o->json)
+		json_emit(json_summary("unlock-kept", r, rc));
+	return finish_stdout(rc, r);
+}

@@ -1,0 +1,71 @@
+#!/bin/bash
+# Decrypt later on the kernel-written sample: extract --keep-locked without
+# the key hashes each kept file's ciphertext (manifest hashes_of
+# "ciphertext", JSON hashes.of: hashlib's of the kept files) and saves what
+# decrypting needs (tests/lib/ext4img.py finds it in the image); unlock-kept
+# with the key, from the export alone, writes what a direct extract with
+# the key writes and what the guest's manifest holds.  Hostile exports
+# (tests/cli/unlock_kept_craft.py): a ciphertext changed after export, data
+# units past i_size, a garbled context, a stored name that does not
+# decrypt (with a forged plaintext beside it), a symlink planted in OUT:
+# each is an error naming the entry, the entry stays kept (or is not
+# made), the rest is written, exit 1, and nothing lands outside OUT.  Not
+# an export: exit 2.
+# usage: unlock_kept.sh E4DUMP WORKDIR
+set -u
+. "$(dirname "$0")/../lib/common.sh"
+E4DUMP=$1
+workdir "$2"
+sample s.img
+CHECK=$top/tests/vm/unlock_kept_check.py
+expect "extract --keep-locked without the key" 1 'locked kept' -- \
+	"$E4DUMP" extract --keep-locked --manifest "$W/kl.tsv" --json "$W/s.img" -o "$W/kl"
+cp "$W/out" "$W/kl.json"
+n=$(/usr/bin/python3 "$CHECK" hashes "$W/kl" "$W/kl.tsv" "$W/kl.json" 2>&1)
+check "the ciphertext hashes of every kept file ($n)" '[[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 2 ]'
+r=$(/usr/bin/python3 "$CHECK" export "$W/kl" "$W/s.img" 2>&1)
+st=$?
+check "what the export saved is the image's (ext4img.py): $r" '[ $st = 0 ]'
+expect "direct extract with the key" 0 '' -- "$E4DUMP" extract --key-file "$K" "$W/s.img" -o "$W/direct"
+mv "$W/s.img" "$W/s.img.away"
+expect "unlock-kept with the key" 0 'unlock-kept: .* 0 kept locked, 0 skipped' -- \
+	"$E4DUMP" unlock-kept --key-file "$K" --json --manifest "$W/u.tsv" "$W/kl" -o "$W/u"
+r=$(/usr/bin/python3 "$CHECK" same "$W/direct" "$W/u" 2>&1)
+check "unlock-kept = direct extract ($r)" '/usr/bin/python3 "$CHECK" same "$W/direct" "$W/u" >/dev/null'
+check "unlock-kept = the guest's manifest" 'check_extract -q "$S/sample.manifest" "$W/u" >/dev/null 2>&1'
+check "its manifest: a plaintext row per file decrypted" \
+	'[ "$(awk -F "\t" "NR > 1 && \$14 == \"plaintext\" && \$1 ~ /^\\//" "$W/u.tsv" | wc -l)" = "$n" ]'
+expect "not an export" 2 'not an export' -- "$E4DUMP" unlock-kept --key-file "$K" "$W/direct" -o "$W/x"
+check "nothing made for it" '[ ! -e "$W/x" ]'
+mkdir "$W/outside"
+for edit in tamper units context name; do
+	rm -rf "$W/e"
+	cp -a "$W/kl" "$W/e"
+	p=$(/usr/bin/python3 "$top/tests/cli/unlock_kept_craft.py" "$W/e" $edit)
+	case $edit in
+	tamper) re='SHA-256 differs' ;;
+	units) re='data units run past' ;;
+	context) re='context is missing or bad' ;;
+	name) re="name does not decrypt" ;;
+	esac
+	expect "$edit: exit 1, named" 1 "$re" -- "$E4DUMP" unlock-kept --key-file "$K" "$W/e" -o "$W/o.$edit"
+	if [ $edit = name ]; then
+		# its stored name stays: the entry under the no-key name it had
+		k=$(/usr/bin/python3 "$top/tests/cli/unlock_kept_craft.py" "$W/e" kept "$p" 2>&1)
+		check "name: inode $p made under its no-key name ($k)" '[ -d "$W/o.$edit/$k" ]'
+	else
+		k=$(/usr/bin/python3 "$top/tests/cli/unlock_kept_craft.py" "$W/o.$edit" kept "$p" 2>&1)
+		st=$?
+		check "$edit: inode $p stays kept in OUT ($k)" '[ $st = 0 ] && [ -f "$W/o.$edit/%e4dump-export.json" ]'
+	fi
+	check "$edit: the rest decrypted (plain/hello.txt, secret/...)" \
+		'cmp -s "$W/direct/plain/hello.txt" "$W/o.$edit/plain/hello.txt" && [ "$(find "$W/o.$edit/secret" -type f ! -name "*.json" | wc -l)" -ge 2 ]'
+	check "$edit: nothing outside OUT" '[ ! -e "$W/escape" ] && [ -z "$(ls -A "$W/outside")" ]'
+done
+# a symlink planted in OUT where a directory is made: not followed
+mkdir "$W/o.planted"
+ln -s "$W/outside" "$W/o.planted/secret"
+expect "planted symlink: exit 1" 1 'secret' -- "$E4DUMP" unlock-kept --key-file "$K" "$W/kl" -o "$W/o.planted"
+check "planted symlink: nothing written through it" '[ -z "$(ls -A "$W/outside")" ] && [ -L "$W/o.planted/secret" ]'
+mv "$W/s.img.away" "$W/s.img"
+finish
