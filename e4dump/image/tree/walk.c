@@ -32,6 +32,10 @@ struct walker {
 	size_t depth, cap;
 	struct strbuf path, rel;
 	struct e4_blockset entered;
+	/* prescan: per group, a bit per inode in use and not a directory */
+	uint8_t **files;
+	size_t ngroups;
+	uint32_t ipg;
 	int nomem;
 };
 
@@ -78,6 +82,57 @@ static int on_stack(const struct walker *w, uint32_t ino)
 		if (w->stack[i].inode.ino == ino)
 			return 1;
 	return 0;
+}
+
+static int note_file(void *arg, const struct e4_inode *in)
+{
+	struct walker *w = arg;
+	size_t g = (in->ino - 1) / w->ipg, i = (in->ino - 1) % w->ipg;
+
+	if (!in->in_use || E4_ISDIR(in->mode) || g >= w->ngroups)
+		return 0;
+	if (!w->files[g] && !(w->files[g] = calloc(w->ipg / 8 + 1, 1))) {
+		w->nomem = 1;
+		return 1;
+	}
+	w->files[g][i / 8] |= (uint8_t)(1u << (i % 8));
+	return 0;
+}
+
+static int known_file(const struct walker *w, uint32_t ino)
+{
+	size_t g, i;
+
+	if (!w->files || !ino)
+		return 0;
+	g = (ino - 1) / w->ipg;
+	i = (ino - 1) % w->ipg;
+	return g < w->ngroups && w->files[g] && (w->files[g][i / 8] >> (i % 8) & 1);
+}
+
+/* The inode tables scanned (prescan): a failed scan leaves inodes
+ * unknown, which the walk then reads. */
+static void prescan(struct walker *w)
+{
+	struct e4_fs *fs = w->fs;
+
+	w->ipg = fs->ext2->super->s_inodes_per_group;
+	w->ngroups = fs->ext2->group_desc_count;
+	if (!w->ipg || !w->ngroups ||
+	    !(w->files = calloc(w->ngroups, sizeof(*w->files)))) {
+		w->ngroups = 0;
+		return;
+	}
+	e4_itable_scan(fs, 0, note_file, w);
+	if (w->nomem) {
+		/* without the map the walk reads every inode, as it would */
+		for (size_t g = 0; g < w->ngroups; g++)
+			free(w->files[g]);
+		free(w->files);
+		w->files = NULL;
+		w->ngroups = 0;
+		w->nomem = 0;
+	}
 }
 
 /* List directory n and push it; 1 when the walk must stop. */
@@ -200,6 +255,12 @@ static int step(struct walker *w)
 		want = 0;
 		n.inode_skipped = 1;
 	}
+	if (want && !w->o->need_inodes && known_file(w, e.ino)) {
+		want = 0;
+		n.inode_skipped = 1;
+	}
+	if (want)
+		w->stats->inodes_read++;
 	if (want && (n.inode_status = e4_inode_read(fs, e.ino, n.path, &in)) == E4_OK) {
 		if (in.in_use) {
 			have = 1;
@@ -254,6 +315,8 @@ enum e4_status e4_walk(struct e4_fs *fs, uint32_t start, const char *start_path,
 		return st;
 	}
 	w.rel.p[0] = '\0';
+	if (o->prescan && o->recursive && !o->need_inodes && E4_ISDIR(in.mode))
+		prescan(&w);
 	memset(&n, 0, sizeof(n));
 	n.path = w.path.p;
 	n.path_len = w.path.len;
@@ -289,5 +352,8 @@ enum e4_status e4_walk(struct e4_fs *fs, uint32_t start, const char *start_path,
 	free(w.path.p);
 	free(w.rel.p);
 	e4_blockset_free(&w.entered);
+	for (size_t g = 0; g < w.ngroups; g++)
+		free(w.files[g]);
+	free(w.files);
 	return w.nomem ? E4_NOMEM : stop ? E4_STOPPED : E4_OK;
 }

@@ -57,10 +57,19 @@ struct e4_walk_options {
 	int need_inodes;    /* read every entry's inode (recursive walks read
 			     * them anyway: the mode decides what to enter) */
 	unsigned int list_flags; /* for e4_dir_list */
+	int prescan;        /* a recursive walk that needs only directories'
+			     * inodes: scan the inode tables first (in
+			     * order, a bounded buffer) and read no entry's
+			     * inode the scan decoded in use and not a
+			     * directory (inode_skipped).  What is entered is
+			     * what a walk reading every inode enters: the
+			     * mode comes from the same bytes and decoder.
+			     * The scan reports inodes no entry names too. */
 };
 
 struct e4_walk_stats {
 	size_t dirs, entries;
+	size_t inodes_read; /* entries' inodes read (not the start's) */
 	size_t problems;    /* entries or directories with a reported problem */
 };
 
