@@ -232,6 +232,11 @@ static int step(struct walker *w)
 	enum e4_walk_action a = E4_WALK_CONTINUE;
 
 	e4_dir_get(f->dir, f->next++, &e);
+	if (known_file(w, e.ino)) {
+		/* prescan: not visited, no path built */
+		w->stats->entries++;
+		return 0;
+	}
 	sb_cut(&w->path, f->path_len);
 	sb_cut(&w->rel, f->rel_len);
 	if (sb_add_name(&w->path, e.name, e.name_len, 0) ||
@@ -252,10 +257,6 @@ static int step(struct walker *w)
 	/* the inode's mode, not the entry's file type, says what it is */
 	want = w->o->need_inodes || w->o->recursive;
 	if (want && w->v->skip_inode && w->v->skip_inode(w->arg, e.ino)) {
-		want = 0;
-		n.inode_skipped = 1;
-	}
-	if (want && !w->o->need_inodes && known_file(w, e.ino)) {
 		want = 0;
 		n.inode_skipped = 1;
 	}

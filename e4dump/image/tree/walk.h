@@ -59,9 +59,10 @@ struct e4_walk_options {
 	unsigned int list_flags; /* for e4_dir_list */
 	int prescan;        /* a recursive walk that needs only directories'
 			     * inodes: scan the inode tables first (in
-			     * order, a bounded buffer) and read no entry's
-			     * inode the scan decoded in use and not a
-			     * directory (inode_skipped).  What is entered is
+			     * order, a bounded buffer): an entry whose inode
+			     * the scan decoded in use and not a directory is
+			     * counted but not read nor visited (the visitor
+			     * sees the rest).  What is entered is
 			     * what a walk reading every inode enters: the
 			     * mode comes from the same bytes and decoder.
 			     * The scan reports inodes no entry names too. */
