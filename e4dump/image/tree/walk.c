@@ -9,6 +9,8 @@
 struct frame {
 	struct e4_dir *dir;
 	size_t next;
+	size_t *order, norder;      /* prescan: the entries not known files,
+				     * in listing order */
 	size_t path_len, rel_len;
 	struct e4_inode inode;
 	struct e4_walk_node node;   /* the directory's own node */
@@ -143,6 +145,7 @@ static int enter(struct walker *w, const struct e4_walk_node *n,
 	struct e4_dir *d;
 	struct frame *f;
 	void *data = NULL;
+	size_t *order = NULL, norder = 0;
 
 	if (n->depth >= fs->opt.max_depth) {
 		e4_report_p(fs, E4_DIAG_ERROR, E4_LIMIT, E4_P_DEPTH, in->ino, n->path,
@@ -164,9 +167,31 @@ static int enter(struct walker *w, const struct e4_walk_node *n,
 		w->nomem = 1;
 		return 1;
 	}
-	if (e4_dir_list(fs, in, n->path, w->o->list_flags, &d) != E4_OK) {
+	/* prescan: the entries it does not skip, sorted alone */
+	if (e4_dir_list(fs, in, n->path, w->o->list_flags |
+			(w->files ? E4_LIST_UNSORTED : 0), &d) != E4_OK) {
 		w->stats->problems++;
 		return 0;
+	}
+	if (w->files) {
+		size_t count = e4_dir_count(d);
+
+		order = malloc((count ? count : 1) * sizeof(*order));
+		if (!order) {
+			e4_dir_free(d);
+			w->nomem = 1;
+			return 1;
+		}
+		for (size_t i = 0; i < count; i++) {
+			struct e4_entry e;
+
+			e4_dir_get(d, i, &e);
+			if (known_file(w, e.ino))
+				w->stats->entries++; /* not visited */
+			else
+				order[norder++] = i;
+		}
+		e4_dir_sort_indices(d, order, norder);
 	}
 	w->stats->dirs++;
 	if (w->v->enter) {
@@ -174,6 +199,7 @@ static int enter(struct walker *w, const struct e4_walk_node *n,
 
 		if (a != E4_WALK_CONTINUE) {
 			e4_dir_free(d);
+			free(order);
 			return a == E4_WALK_STOP;
 		}
 	}
@@ -183,6 +209,7 @@ static int enter(struct walker *w, const struct e4_walk_node *n,
 
 		if (!s) {
 			e4_dir_free(d);
+			free(order);
 			w->nomem = 1;
 			return 1;
 		}
@@ -192,6 +219,8 @@ static int enter(struct walker *w, const struct e4_walk_node *n,
 	f = &w->stack[w->depth++];
 	memset(f, 0, sizeof(*f));
 	f->dir = d;
+	f->order = order;
+	f->norder = norder;
 	f->path_len = w->path.len;
 	f->rel_len = w->rel.len;
 	f->inode = *in;
@@ -217,6 +246,7 @@ static void leave(struct walker *w)
 	if (w->v->leave)
 		w->v->leave(w->arg, &f->node, f->dir, f->data);
 	e4_dir_free(f->dir);
+	free(f->order);
 	w->depth--;
 }
 
@@ -231,12 +261,8 @@ static int step(struct walker *w)
 	int have = 0, want;
 	enum e4_walk_action a = E4_WALK_CONTINUE;
 
-	e4_dir_get(f->dir, f->next++, &e);
-	if (known_file(w, e.ino)) {
-		/* prescan: not visited, no path built */
-		w->stats->entries++;
-		return 0;
-	}
+	e4_dir_get(f->dir, f->order ? f->order[f->next] : f->next, &e);
+	f->next++;
 	sb_cut(&w->path, f->path_len);
 	sb_cut(&w->rel, f->rel_len);
 	if (sb_add_name(&w->path, e.name, e.name_len, 0) ||
@@ -333,7 +359,7 @@ enum e4_status e4_walk(struct e4_fs *fs, uint32_t start, const char *start_path,
 	while (w.depth && !stop) {
 		struct frame *f = &w.stack[w.depth - 1];
 
-		if (f->next == e4_dir_count(f->dir)) {
+		if (f->next == (f->order ? f->norder : e4_dir_count(f->dir))) {
 			leave(&w);
 			continue;
 		}

@@ -61,8 +61,10 @@ struct e4_walk_options {
 			     * inodes: scan the inode tables first (in
 			     * order, a bounded buffer): an entry whose inode
 			     * the scan decoded in use and not a directory is
-			     * counted but not read nor visited (the visitor
-			     * sees the rest).  What is entered is
+			     * counted but not read nor visited; the rest
+			     * are visited in listing order, sorted alone
+			     * (the listings given to enter and leave are
+			     * E4_LIST_UNSORTED).  What is entered is
 			     * what a walk reading every inode enters: the
 			     * mode comes from the same bytes and decoder.
 			     * The scan reports inodes no entry names too. */
