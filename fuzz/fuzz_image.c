@@ -185,7 +185,7 @@ static void library_walk(void)
 {
 	struct e4_keystore *ks = e4_keystore_new();
 	struct e4_fs_options fo;
-	struct e4_walk_options wo = { 1, 1, 0 };
+	struct e4_walk_options wo = { 1, 1, 0, 0 };
 	struct e4_walk_visitor v = { .entry = read_some };
 	struct e4_fs *fs;
 

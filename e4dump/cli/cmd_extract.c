@@ -871,7 +871,7 @@ static int run(const struct options *o, struct report *r)
 {
 	struct session s;
 	struct extract x;
-	struct e4_walk_options wo = { 1, 1, E4_LIST_KEEP_UNSAFE };
+	struct e4_walk_options wo = { 1, 1, E4_LIST_KEEP_UNSAFE, 0 };
 	struct e4_walk_visitor v = { .entry = entry, .enter = enter, .leave = leave };
 	struct e4_walk_stats stats;
 	struct filewriter_totals totals;

@@ -141,7 +141,7 @@ int cmd_ls(const struct options *o, struct report *r)
 	struct session s;
 	struct ls l = { &s, o, 0 };
 	const char *path = o->n_args > 1 ? o->args[1] : "/";
-	struct e4_walk_options wo = { o->recursive, o->long_format || o->json, 0 };
+	struct e4_walk_options wo = { o->recursive, o->long_format || o->json, 0, 0 };
 	struct e4_walk_visitor v = { .entry = entry };
 	uint32_t ino;
 	int rc = session_open(&s, o, r, 1);

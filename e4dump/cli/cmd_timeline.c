@@ -393,7 +393,7 @@ int cmd_timeline(const struct options *o, struct report *r)
 {
 	struct session s;
 	struct timeline t = { &s, o, o->n_args > 1 ? o->args[1] : "/", { 0 }, NULL, 0, 0 };
-	struct e4_walk_options wo = { 1, 1, 0 };
+	struct e4_walk_options wo = { 1, 1, 0, 0 };
 	struct e4_walk_visitor v = { .entry = entry };
 	uint32_t ino;
 	int rc = session_open(&s, o, r, 1);

@@ -214,7 +214,7 @@ static int skip_inode(void *arg, uint32_t ino)
 
 void verify_tree(struct verify *v)
 {
-	struct e4_walk_options wo = { 1, 0, E4_LIST_UNSORTED | E4_LIST_QUIET };
+	struct e4_walk_options wo = { 1, 0, E4_LIST_UNSORTED | E4_LIST_QUIET, 0 };
 	struct e4_walk_visitor vis = {
 		.entry = entry, .enter = enter, .leave = leave,
 		.skip_inode = skip_inode,

@@ -220,7 +220,7 @@ static int run_image(const char *image, char **keys, int nkeys, int nofold)
 	struct e4_keystore *ks = e4_keystore_new();
 	struct e4_fs_options fo;
 	struct walk w;
-	struct e4_walk_options wo = { 1, 0, 0 };
+	struct e4_walk_options wo = { 1, 0, 0, 0 };
 	struct e4_walk_visitor v = { .enter = enter };
 	int ret;
 

@@ -282,6 +282,19 @@ static int cmp_ent(const void *a, const void *b, void *arg)
 	return (x->ino > y->ino) - (x->ino < y->ino);
 }
 
+static int cmp_index(const void *a, const void *b, void *arg)
+{
+	const struct e4_dir *d = arg;
+
+	return cmp_ent(&d->v[*(const size_t *)a], &d->v[*(const size_t *)b], arg);
+}
+
+void e4_dir_sort_indices(const struct e4_dir *d, size_t *idx, size_t n)
+{
+	if (n > 1)
+		qsort_r(idx, n, sizeof(*idx), cmp_index, (void *)d);
+}
+
 static int same_name(const struct e4_dir *d, const struct ent *x,
 		     const struct ent *y)
 {

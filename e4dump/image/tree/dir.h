@@ -68,6 +68,10 @@ size_t e4_dir_count(const struct e4_dir *d);
 /* Entry i (< e4_dir_count): pointers into the listing, valid until it is
  * freed. */
 void e4_dir_get(const struct e4_dir *d, size_t i, struct e4_entry *out);
+/* Sort indices of entries of d (an E4_LIST_UNSORTED listing) into the
+ * order a sorted listing has them in: some entries in listing order
+ * without sorting them all. */
+void e4_dir_sort_indices(const struct e4_dir *d, size_t *idx, size_t n);
 /* Words for a name problem. */
 const char *e4_name_problem_text(enum e4_name_problem p);
 

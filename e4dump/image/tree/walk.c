@@ -9,6 +9,8 @@
 struct frame {
 	struct e4_dir *dir;
 	size_t next;
+	size_t *order, norder;      /* prescan: the entries not known files,
+				     * in listing order */
 	size_t path_len, rel_len;
 	struct e4_inode inode;
 	struct e4_walk_node node;   /* the directory's own node */
@@ -32,6 +34,10 @@ struct walker {
 	size_t depth, cap;
 	struct strbuf path, rel;
 	struct e4_blockset entered;
+	/* prescan: per group, a bit per inode in use and not a directory */
+	uint8_t **files;
+	size_t ngroups;
+	uint32_t ipg;
 	int nomem;
 };
 
@@ -80,6 +86,57 @@ static int on_stack(const struct walker *w, uint32_t ino)
 	return 0;
 }
 
+static int note_file(void *arg, const struct e4_inode *in)
+{
+	struct walker *w = arg;
+	size_t g = (in->ino - 1) / w->ipg, i = (in->ino - 1) % w->ipg;
+
+	if (!in->in_use || E4_ISDIR(in->mode) || g >= w->ngroups)
+		return 0;
+	if (!w->files[g] && !(w->files[g] = calloc(w->ipg / 8 + 1, 1))) {
+		w->nomem = 1;
+		return 1;
+	}
+	w->files[g][i / 8] |= (uint8_t)(1u << (i % 8));
+	return 0;
+}
+
+static int known_file(const struct walker *w, uint32_t ino)
+{
+	size_t g, i;
+
+	if (!w->files || !ino)
+		return 0;
+	g = (ino - 1) / w->ipg;
+	i = (ino - 1) % w->ipg;
+	return g < w->ngroups && w->files[g] && (w->files[g][i / 8] >> (i % 8) & 1);
+}
+
+/* The inode tables scanned (prescan): a failed scan leaves inodes
+ * unknown, which the walk then reads. */
+static void prescan(struct walker *w)
+{
+	struct e4_fs *fs = w->fs;
+
+	w->ipg = fs->ext2->super->s_inodes_per_group;
+	w->ngroups = fs->ext2->group_desc_count;
+	if (!w->ipg || !w->ngroups ||
+	    !(w->files = calloc(w->ngroups, sizeof(*w->files)))) {
+		w->ngroups = 0;
+		return;
+	}
+	e4_itable_scan(fs, 0, note_file, w);
+	if (w->nomem) {
+		/* without the map the walk reads every inode, as it would */
+		for (size_t g = 0; g < w->ngroups; g++)
+			free(w->files[g]);
+		free(w->files);
+		w->files = NULL;
+		w->ngroups = 0;
+		w->nomem = 0;
+	}
+}
+
 /* List directory n and push it; 1 when the walk must stop. */
 static int enter(struct walker *w, const struct e4_walk_node *n,
 		 const struct e4_inode *in)
@@ -88,6 +145,7 @@ static int enter(struct walker *w, const struct e4_walk_node *n,
 	struct e4_dir *d;
 	struct frame *f;
 	void *data = NULL;
+	size_t *order = NULL, norder = 0;
 
 	if (n->depth >= fs->opt.max_depth) {
 		e4_report_p(fs, E4_DIAG_ERROR, E4_LIMIT, E4_P_DEPTH, in->ino, n->path,
@@ -109,9 +167,31 @@ static int enter(struct walker *w, const struct e4_walk_node *n,
 		w->nomem = 1;
 		return 1;
 	}
-	if (e4_dir_list(fs, in, n->path, w->o->list_flags, &d) != E4_OK) {
+	/* prescan: the entries it does not skip, sorted alone */
+	if (e4_dir_list(fs, in, n->path, w->o->list_flags |
+			(w->files ? E4_LIST_UNSORTED : 0), &d) != E4_OK) {
 		w->stats->problems++;
 		return 0;
+	}
+	if (w->files) {
+		size_t count = e4_dir_count(d);
+
+		order = malloc((count ? count : 1) * sizeof(*order));
+		if (!order) {
+			e4_dir_free(d);
+			w->nomem = 1;
+			return 1;
+		}
+		for (size_t i = 0; i < count; i++) {
+			struct e4_entry e;
+
+			e4_dir_get(d, i, &e);
+			if (known_file(w, e.ino))
+				w->stats->entries++; /* not visited */
+			else
+				order[norder++] = i;
+		}
+		e4_dir_sort_indices(d, order, norder);
 	}
 	w->stats->dirs++;
 	if (w->v->enter) {
@@ -119,6 +199,7 @@ static int enter(struct walker *w, const struct e4_walk_node *n,
 
 		if (a != E4_WALK_CONTINUE) {
 			e4_dir_free(d);
+			free(order);
 			return a == E4_WALK_STOP;
 		}
 	}
@@ -128,6 +209,7 @@ static int enter(struct walker *w, const struct e4_walk_node *n,
 
 		if (!s) {
 			e4_dir_free(d);
+			free(order);
 			w->nomem = 1;
 			return 1;
 		}
@@ -137,6 +219,8 @@ static int enter(struct walker *w, const struct e4_walk_node *n,
 	f = &w->stack[w->depth++];
 	memset(f, 0, sizeof(*f));
 	f->dir = d;
+	f->order = order;
+	f->norder = norder;
 	f->path_len = w->path.len;
 	f->rel_len = w->rel.len;
 	f->inode = *in;
@@ -162,6 +246,7 @@ static void leave(struct walker *w)
 	if (w->v->leave)
 		w->v->leave(w->arg, &f->node, f->dir, f->data);
 	e4_dir_free(f->dir);
+	free(f->order);
 	w->depth--;
 }
 
@@ -176,7 +261,8 @@ static int step(struct walker *w)
 	int have = 0, want;
 	enum e4_walk_action a = E4_WALK_CONTINUE;
 
-	e4_dir_get(f->dir, f->next++, &e);
+	e4_dir_get(f->dir, f->order ? f->order[f->next] : f->next, &e);
+	f->next++;
 	sb_cut(&w->path, f->path_len);
 	sb_cut(&w->rel, f->rel_len);
 	if (sb_add_name(&w->path, e.name, e.name_len, 0) ||
@@ -200,6 +286,8 @@ static int step(struct walker *w)
 		want = 0;
 		n.inode_skipped = 1;
 	}
+	if (want)
+		w->stats->inodes_read++;
 	if (want && (n.inode_status = e4_inode_read(fs, e.ino, n.path, &in)) == E4_OK) {
 		if (in.in_use) {
 			have = 1;
@@ -254,6 +342,8 @@ enum e4_status e4_walk(struct e4_fs *fs, uint32_t start, const char *start_path,
 		return st;
 	}
 	w.rel.p[0] = '\0';
+	if (o->prescan && o->recursive && !o->need_inodes && E4_ISDIR(in.mode))
+		prescan(&w);
 	memset(&n, 0, sizeof(n));
 	n.path = w.path.p;
 	n.path_len = w.path.len;
@@ -269,7 +359,7 @@ enum e4_status e4_walk(struct e4_fs *fs, uint32_t start, const char *start_path,
 	while (w.depth && !stop) {
 		struct frame *f = &w.stack[w.depth - 1];
 
-		if (f->next == e4_dir_count(f->dir)) {
+		if (f->next == (f->order ? f->norder : e4_dir_count(f->dir))) {
 			leave(&w);
 			continue;
 		}
@@ -289,5 +379,8 @@ enum e4_status e4_walk(struct e4_fs *fs, uint32_t start, const char *start_path,
 	free(w.path.p);
 	free(w.rel.p);
 	e4_blockset_free(&w.entered);
+	for (size_t g = 0; g < w.ngroups; g++)
+		free(w.files[g]);
+	free(w.files);
 	return w.nomem ? E4_NOMEM : stop ? E4_STOPPED : E4_OK;
 }

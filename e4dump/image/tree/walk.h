@@ -57,10 +57,22 @@ struct e4_walk_options {
 	int need_inodes;    /* read every entry's inode (recursive walks read
 			     * them anyway: the mode decides what to enter) */
 	unsigned int list_flags; /* for e4_dir_list */
+	int prescan;        /* a recursive walk that needs only directories'
+			     * inodes: scan the inode tables first (in
+			     * order, a bounded buffer): an entry whose inode
+			     * the scan decoded in use and not a directory is
+			     * counted but not read nor visited; the rest
+			     * are visited in listing order, sorted alone
+			     * (the listings given to enter and leave are
+			     * E4_LIST_UNSORTED).  What is entered is
+			     * what a walk reading every inode enters: the
+			     * mode comes from the same bytes and decoder.
+			     * The scan reports inodes no entry names too. */
 };
 
 struct e4_walk_stats {
 	size_t dirs, entries;
+	size_t inodes_read; /* entries' inodes read (not the start's) */
 	size_t problems;    /* entries or directories with a reported problem */
 };
 
