@@ -34,9 +34,9 @@ json_object *json_time(const struct e4_timestamp *ts);
 /* Lowercase hex of n bytes. */
 json_object *json_hex(const uint8_t *p, size_t n);
 
-/* The listing record of an entry: path, name, inode, type, mode, size
- * (size: what lstat gives), uid, gid, links, the four times, encrypted,
- * key (the key file that opens it, or null), raw_name_hex. */
+/* The record of type "entry" of a walk node (record.h: record_from_node,
+ * record_json) with size as given (what lstat gives).  NULL when out of
+ * memory. */
 json_object *json_entry(struct session *s, const struct e4_walk_node *n,
 			uint64_t size);
 
