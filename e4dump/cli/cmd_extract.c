@@ -25,6 +25,7 @@
 #include "jsonout.h"
 #include "nameset.h"
 #include "outdir.h"
+#include "record.h"
 #include "session.h"
 #include "walk.h"
 
@@ -144,15 +145,16 @@ static void manifest_link(struct extract *x, struct xdir *d, const char *name,
 static json_object *record(struct extract *x, const struct e4_walk_node *n,
 			   const char *rel, const char *status)
 {
-	json_object *o;
+	struct record rec;
+	json_object *o = NULL;
 
 	if (!x->o->json)
 		return NULL;
-	o = json_entry(x->s, n, n->inode ? inode_stat_size(x->s, n->inode, n->path) : 0);
-	json_object_object_add(o, "type", json_object_new_string("extracted"));
-	json_object_object_add(o, "output", rel ? json_name(rel) : NULL);
-	if (status)
-		json_object_object_add(o, "status", json_object_new_string(status));
+	record_init(&rec, "extracted");
+	rec.status = status;
+	if (!record_from_node(&rec, x->s, n) && !record_set_output(&rec, rel))
+		o = record_json(&rec);
+	record_free(&rec);
 	return o;
 }
 
@@ -186,7 +188,7 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 				d->fd, name) == 0) {
 			/* a link of a partial file lacks the same blocks */
 			manifest_link(x, d, name, n, first->unreadable);
-			emit(x, n, d, name, first->unreadable ? "partial" : "ok");
+			emit(x, n, d, name, first->unreadable ? "partial" : "complete");
 			x->bytes += in->size;
 			x->partial_here += first->unreadable != NULL;
 			return 0;
@@ -276,7 +278,7 @@ static int write_symlink(struct extract *x, struct xdir *d, const char *name,
 	}
 	free(target);
 	set_times(d->fd, name, -1, n->inode);
-	emit(x, n, d, name, "ok");
+	emit(x, n, d, name, "complete");
 	return 0;
 }
 
@@ -584,7 +586,7 @@ static void finish_dir(struct extract *x, struct xdir *d,
 		set_times(-1, NULL, d->fd, n->inode);
 		close(d->fd);
 		x->dirs++;
-		emit(x, n, d->parent, d->name, "ok");
+		emit(x, n, d->parent, d->name, "complete");
 	}
 	nameset_free(&d->names);
 	free(d->name);

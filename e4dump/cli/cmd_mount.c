@@ -25,6 +25,7 @@
 #include "hex.h"
 #include "inode.h"
 #include "inodeinfo.h"
+#include "jsonout.h"
 #include "session.h"
 #include "walk.h"
 
@@ -712,6 +713,14 @@ static void mount_free(struct mount *m)
 			e4_file_close(m->files[i].f);
 }
 
+/* A fatal error before the mount: --json's summary. */
+static int mount_fatal(const struct options *o, struct report *r)
+{
+	if (o->json)
+		json_emit(json_summary("mount", r, EXIT_FATAL));
+	return finish_stdout(EXIT_FATAL, r);
+}
+
 int cmd_mount(const struct options *o, struct report *r)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
@@ -725,7 +734,7 @@ int cmd_mount(const struct options *o, struct report *r)
 
 	if (access("/dev/fuse", R_OK | W_OK)) {
 		report_error(r, "mount: /dev/fuse cannot be used: %s", strerror(errno));
-		return EXIT_FATAL;
+		return mount_fatal(o, r);
 	}
 	for (size_t i = 0; i < o->n_mount_options; i++) {
 		char *opts = strdup(o->mount_options[i]), *save = NULL;
@@ -735,7 +744,7 @@ int cmd_mount(const struct options *o, struct report *r)
 			if (!strcmp(t, "rw")) {
 				report_error(r, "mount: -o rw: the mount is read-only");
 				free(opts);
-				return EXIT_FATAL;
+				return mount_fatal(o, r);
 			}
 		free(opts);
 	}
@@ -745,14 +754,14 @@ int cmd_mount(const struct options *o, struct report *r)
 	mountpoint = realpath(o->args[1], NULL);
 	if (!mountpoint) {
 		report_error(r, "mount: %s: %s", o->args[1], strerror(errno));
-		return EXIT_FATAL;
+		return mount_fatal(o, r);
 	}
 	memset(&m, 0, sizeof(m));
 	m.r = r;
 	rc = session_open_diag(&s, o, r, 1, mount_diag, &m);
 	if (rc) {
 		free(mountpoint);
-		return rc;
+		return mount_fatal(o, r);
 	}
 	m.s = &s;
 	{
@@ -795,6 +804,18 @@ int cmd_mount(const struct options *o, struct report *r)
 		fuse_remove_signal_handlers(se);
 		goto out;
 	}
+	if (o->json) {
+		/* the start record, before the daemon's stdout is closed */
+		json_object *j = json_record("mount");
+
+		json_object_object_add(j, "image", json_name(s.image));
+		json_object_object_add(j, "mountpoint", json_name(mountpoint));
+		json_object_object_add(j, "foreground", json_object_new_boolean(o->foreground));
+		json_object_object_add(j, "keep_locked", json_object_new_boolean(o->keep_locked));
+		json_object_object_add(j, "locked_policies", json_object_new_uint64(r->locked));
+		json_emit(j);
+		fflush(stdout);
+	}
 	/* the image is open: only now go to the background; messages
 	 * (damaged entries) still go to the stderr it was started with,
 	 * which fuse_daemonize would send to /dev/null */
@@ -821,6 +842,14 @@ out:
 	mount_free(&m);
 	rc = ret == 0 ? session_status(&s) : EXIT_FATAL;
 	session_close(&s);
+	/* the summary on unmount: seen with -f (a daemon's stdout is closed,
+	 * so that a pipe or $(...) reading the start record ends) */
+	if (o->json) {
+		json_object *j = json_summary("mount", r, rc);
+
+		json_object_object_add(j, "mountpoint", json_name(mountpoint));
+		json_emit(j);
+	}
 	free(mountpoint);
-	return rc;
+	return finish_stdout(rc, r);
 }

@@ -32,9 +32,10 @@ static const struct command commands[] = {
 	  1, 2, "ls [-l] [--full-time] [-R] [--json] [OPTIONS] IMAGE [PATH]",
 	  "list a directory, with decrypted names where a key opens it and\n"
 	  "      the names Linux shows without the key elsewhere" },
-	{ "cat", cmd_cat, OPTS_IMAGE | OPT_BIT(OPT_THREADS), 2, 2,
-	  "cat [--threads N] [OPTIONS] IMAGE PATH",
-	  "write a file's decrypted contents (or a symlink's target) to stdout" },
+	{ "cat", cmd_cat, OPTS_IMAGE | OPT_BIT(OPT_THREADS) | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_JSON),
+	  2, 2, "cat [--threads N] [-o FILE [--json]] [OPTIONS] IMAGE PATH",
+	  "write a file's decrypted contents (or a symlink's target) to stdout,\n"
+	  "      or to a new FILE (with --json: a record of it, with its hashes)" },
 	{ "stat", cmd_stat, OPTS_IMAGE | OPT_BIT(OPT_JSON), 2, 2,
 	  "stat [--json] [OPTIONS] IMAGE PATH",
 	  "one inode: type, mode, owner, size, links, flags, the four times\n"
@@ -59,8 +60,8 @@ static const struct command commands[] = {
 	  "      with the blocks each holds copies of and what they are" },
 	{ "mount", cmd_mount,
 	  OPTS_IMAGE | OPT_BIT(OPT_MOUNT_OPTIONS) | OPT_BIT(OPT_FOREGROUND) |
-	  OPT_BIT(OPT_KEEP_LOCKED),
-	  2, 2, "mount [-f] [-o allow_other] [--keep-locked] [OPTIONS] IMAGE MOUNTPOINT",
+	  OPT_BIT(OPT_KEEP_LOCKED) | OPT_BIT(OPT_JSON),
+	  2, 2, "mount [-f] [-o allow_other] [--keep-locked] [--json] [OPTIONS] IMAGE MOUNTPOINT",
 	  "a read-only FUSE view of the decrypted tree (unmount: fusermount3 -u)" },
 	{ "undelete", cmd_undelete,
 	  OPTS_IMAGE | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_KEEP_LOCKED) | OPT_BIT(OPT_JSON) |
@@ -73,8 +74,8 @@ static const struct command commands[] = {
 	  1, 1, "volumes [--json] IMAGE",
 	  "what a disk image holds: container, partitions (start, length,\n"
 	  "      type), the filesystem in each and whether it has encrypted inodes" },
-	{ "keyid", cmd_keyid, OPTS_IMAGE, 0, 1,
-	  "keyid (--key-file F | --passphrase-file F [--salt SALT])... [IMAGE]",
+	{ "keyid", cmd_keyid, OPTS_IMAGE | OPT_BIT(OPT_JSON), 0, 1,
+	  "keyid [--json] (--key-file F | --passphrase-file F [--salt SALT])... [IMAGE]",
 	  "each key's v1 descriptor (e4crypt's convention) and v2 identifier;\n"
 	  "      with IMAGE, the policies each opens" },
 	{ "vectors", cmd_vectors,

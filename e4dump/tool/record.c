@@ -104,9 +104,9 @@ json_object *record_time(const struct e4_timestamp *ts)
 	return json_time(ts);
 }
 
-json_object *record_policy(const struct e4_context *c, int nonce)
+json_object *record_policy(const char *type, const struct e4_context *c, int nonce)
 {
-	json_object *o = json_object_new_object();
+	json_object *o = type ? json_record(type) : json_object_new_object();
 	char fl[8];
 
 	snprintf(fl, sizeof(fl), "0x%02x", c->flags);
@@ -192,24 +192,12 @@ void record_set_hashes(struct record *r, const char *of, const char *tsv)
 	}
 }
 
-/* The inode's context and the key that opens it. */
-static void encryption_of(struct record *r, struct session *s)
+/* The key that opens the context e->ctx read with status st. */
+static void policy_key(struct record_encryption *e, struct session *s,
+		       enum e4_status st)
 {
-	struct record_encryption *e = &r->enc;
-	const struct e4_inode *in = &r->inode;
 	struct e4_policy_key pk;
-	const char *why = NULL;
-	enum e4_status st;
 
-	memset(e, 0, sizeof(*e));
-	if (!in->encrypted)
-		return;
-	e->present = 1;
-	st = e4_inode_context(s->fs, in, &e->ctx, &why);
-	if (st != E4_OK && st != E4_UNRECOGNIZED) {
-		e->error = why ? why : e4_status_str(st);
-		return;
-	}
 	e->known = st == E4_OK;
 	e->readable = e->ctx.version == E4_CONTEXT_V1 || e->ctx.version == E4_CONTEXT_V2;
 	if (!e->known)
@@ -219,6 +207,67 @@ static void encryption_of(struct record *r, struct session *s)
 	e->key = pk.open ? (pk.key >= 0 ? e4_keystore_key(s->keys, (size_t)pk.key)->label :
 			    "dummy key") : NULL;
 	e->key_how = pk.open || e4_keystore_count(s->keys) ? pk.how : "no key given";
+}
+
+static void add_key(json_object *o, const struct record_encryption *e)
+{
+	ADD(o, "key", e->key ? STR(e->key) : NULL);
+	if (e->key_how)
+		ADD(o, "key_how", STR(e->key_how));
+	ADD(o, "state", STR(e->open ? "decrypted" : "locked"));
+}
+
+void record_policy_key(json_object *o, struct session *s, const struct e4_context *c)
+{
+	struct record_encryption e;
+
+	memset(&e, 0, sizeof(e));
+	e.ctx = *c;
+	policy_key(&e, s, E4_OK);
+	add_key(o, &e);
+}
+
+static json_object *hex_or_null(const char *h)
+{
+	return *h ? STR(h) : NULL;
+}
+
+static json_object *hashes_json(const struct record_hashes *h)
+{
+	json_object *o = json_object_new_object();
+
+	ADD(o, "of", STR(h->of));
+	ADD(o, "md5", hex_or_null(h->md5));
+	ADD(o, "sha1", hex_or_null(h->sha1));
+	ADD(o, "sha256", hex_or_null(h->sha256));
+	return o;
+}
+
+json_object *record_hashes_json(const char *of, const char *tsv)
+{
+	struct record r;
+
+	record_init(&r, NULL);
+	record_set_hashes(&r, of, tsv);
+	return hashes_json(&r.hashes);
+}
+
+/* The inode's context and the key that opens it. */
+static void encryption_of(struct record *r, struct session *s)
+{
+	struct record_encryption *e = &r->enc;
+	const char *why = NULL;
+	enum e4_status st;
+
+	memset(e, 0, sizeof(*e));
+	if (!r->inode.encrypted)
+		return;
+	e->present = 1;
+	st = e4_inode_context(s->fs, &r->inode, &e->ctx, &why);
+	if (st != E4_OK && st != E4_UNRECOGNIZED)
+		e->error = why ? why : e4_status_str(st);
+	else
+		policy_key(e, s, st);
 }
 
 /* A symlink's target as readlink gives it: decrypted with the key, or the
@@ -260,6 +309,30 @@ int record_from_inode(struct record *r, struct session *s, uint32_t ino,
 	return 0;
 }
 
+int record_from_copy(struct record *r, struct session *s, const struct e4_inode *in,
+		     const struct e4_context *ctx, uint64_t size,
+		     const char *target, const char *path)
+{
+	r->ino = in->ino;
+	if (!(r->path = strdup(path)) || (target && !(r->target = strdup(target))))
+		return -1;
+	r->have_inode = 1;
+	r->inode = *in;
+	r->allocated = 0;
+	r->size = size;
+	memset(&r->enc, 0, sizeof(r->enc));
+	if (in->encrypted) {
+		r->enc.present = 1;
+		if (!ctx) {
+			r->enc.error = "its context is not in the copy";
+		} else {
+			r->enc.ctx = *ctx;
+			policy_key(&r->enc, s, E4_OK);
+		}
+	}
+	return 0;
+}
+
 int record_from_node(struct record *r, struct session *s,
 		     const struct e4_walk_node *n)
 {
@@ -287,23 +360,15 @@ static json_object *encryption_json(const struct record_encryption *e)
 		return o;
 	}
 	if (e->readable) {
-		o = record_policy(&e->ctx, 1);
+		o = record_policy(NULL, &e->ctx, 1);
 	} else {
 		/* a version no kernel defines: nothing else of it can be read */
 		o = json_object_new_object();
 		ADD(o, "policy_version", INT(e->ctx.version));
 	}
 	ADD(o, "known", json_object_new_boolean(e->known));
-	ADD(o, "key", e->key ? STR(e->key) : NULL);
-	if (e->key_how)
-		ADD(o, "key_how", STR(e->key_how));
-	ADD(o, "state", STR(e->open ? "decrypted" : "locked"));
+	add_key(o, e);
 	return o;
-}
-
-static json_object *hex_or_null(const char *h)
-{
-	return *h ? STR(h) : NULL;
 }
 
 json_object *record_json(const struct record *r)
@@ -352,15 +417,8 @@ json_object *record_json(const struct record *r)
 		if (E4_ISLNK(in->mode))
 			ADD(o, "target", r->target ? STR(r->target) : NULL);
 	}
-	if (r->hashes.of) {
-		json_object *h = json_object_new_object();
-
-		ADD(h, "of", STR(r->hashes.of));
-		ADD(h, "md5", hex_or_null(r->hashes.md5));
-		ADD(h, "sha1", hex_or_null(r->hashes.sha1));
-		ADD(h, "sha256", hex_or_null(r->hashes.sha256));
-		ADD(o, "hashes", h);
-	}
+	if (r->hashes.of)
+		ADD(o, "hashes", hashes_json(&r->hashes));
 	if (r->output_path)
 		ADD(o, "output_path", STR(r->output_path));
 	if (r->status)

@@ -109,12 +109,24 @@ int record_from_node(struct record *r, struct session *s,
 int record_from_inode(struct record *r, struct session *s, uint32_t ino,
 		      const struct e4_inode *in, const char *path);
 
+/* The record of an inode as a copy (a journal's) holds it, read by the
+ * caller: nothing of the live image is read for it (its blocks may be
+ * another file's by now).  ctx: its encryption context as the caller
+ * read it from the copy, or NULL when it could not be; size: what lstat
+ * gave; target: the symlink's target (escaped) or NULL.  allocated 0. */
+int record_from_copy(struct record *r, struct session *s, const struct e4_inode *in,
+		     const struct e4_context *ctx, uint64_t size,
+		     const char *target, const char *path);
+
 /* The stored name of the entry (copied); name_state with it. */
 int record_set_name(struct record *r, enum e4_name_state state,
 		    const uint8_t *raw, size_t len);
 
-/* Take hashes "MD5\tSHA1\tSHA256" as manifest_hash gives them. */
+/* Take hashes "MD5\tSHA1\tSHA256" as manifest_hash gives them ("-" for
+ * one not computed). */
 void record_set_hashes(struct record *r, const char *of, const char *tsv);
+/* The "hashes" object of such hashes. */
+json_object *record_hashes_json(const char *of, const char *tsv);
 
 /* Set a string field from raw bytes (escaped): output_path, target. */
 int record_set_output(struct record *r, const char *raw);
@@ -131,8 +143,12 @@ const char *record_file_type_ft(uint8_t ft);      /* of an EXT2_FT_* */
 const char *record_name_state(enum e4_name_state s);
 json_object *record_inode_flags(uint32_t flags);  /* ["ENCRYPT", ...] */
 json_object *record_policy_flags(uint8_t flags);  /* ["PAD_32", ...] */
-/* The encryption object of a policy (no nonce when nonce is 0). */
-json_object *record_policy(const struct e4_context *c, int nonce);
+/* The encryption object of a policy (no nonce when nonce is 0); with
+ * type, a record of that type. */
+json_object *record_policy(const char *type, const struct e4_context *c, int nonce);
+/* Add to a policy object what opens c: "key" (label or null), "key_how",
+ * "state" (decrypted or locked). */
+void record_policy_key(json_object *o, struct session *s, const struct e4_context *c);
 /* A time, or null: "YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ". */
 json_object *record_time(const struct e4_timestamp *ts);
 
