@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "verify_command.h"
+#include "jsonout.h"
 #include "session.h"
 #include "verify.h"
 
@@ -85,8 +86,11 @@ int cmd_verify(const struct options *o, struct report *r)
 	v.r = r;
 	v.json = o->json;
 	rc = session_open_diag(&s, o, r, 1, verify_diag, &v);
-	if (rc)
-		return rc;
+	if (rc) {
+		if (o->json)
+			json_emit(json_summary("verify", r, rc));
+		return finish_stdout(rc, r);
+	}
 	v.fs = s.fs;
 	e4_fs_get_info(s.fs, &v.info);
 	v.keys = s.keys;
