@@ -147,6 +147,10 @@ int cmd_stat(const struct options *o, struct report *r)
 		rec = inode_info(&s, path, shown, &in, NULL);
 	}
 	rc = rec ? session_status(&s) : EXIT_SKIPPED;
+	/* keys were given and none opens it: kept locked, as ls says of its
+	 * directory (without keys, its no-key facts are the whole answer) */
+	if (rec && e4_keystore_count(s.keys) && inode_locked(&s, &in))
+		rc = EXIT_SKIPPED;
 	if (o->json) {
 		if (rec)
 			json_emit(rec);

@@ -105,8 +105,9 @@ static void usage(FILE *f)
 	fprintf(f, "\nPATH is '/'-separated from the image root, with decrypted names\n"
 		   "(or, without a key, the names ls shows); <N> is inode N, as in\n"
 		   "debugfs (<12>, <12>/sub/name).\n\n"
-		   "exit status: 0 done, 1 something was skipped, unreadable or\n"
-		   "renamed for a clash, 2 fatal (bad usage, keys or image unusable).\n"
+		   "exit status: 0 all done, 1 something skipped, partial, kept locked\n"
+		   "or not recovered (verify: findings), 2 fatal (bad usage, keys or\n"
+		   "image unusable).  --json: JSON Lines, see man e4dump, JSON RECORDS.\n"
 		   "See man e4dump.\n");
 }
 
