@@ -338,19 +338,15 @@ int cmd_cat(const struct options *o, struct report *r)
 
 	if (o->json && !o->out_dir) {
 		report_error(r, "cat --json needs -o FILE: standard output carries the records");
-		json_emit(json_summary("cat", r, EXIT_FATAL));
-		return finish_stdout(EXIT_FATAL, r);
+		return json_finish(1, "cat", r, EXIT_FATAL);
 	}
 	rc = session_open(&s, o, r, 0);
 	if (!rc && o->out_dir && !(run.out = open_out(o->out_dir, r))) {
 		session_close(&s);
 		rc = EXIT_FATAL;
 	}
-	if (rc) {
-		if (o->json)
-			json_emit(json_summary("cat", r, rc));
-		return finish_stdout(rc, r);
-	}
+	if (rc)
+		return json_finish(o->json, "cat", r, rc);
 	if (e4_path_lookup(s.fs, path, &ino) == E4_OK &&
 	    e4_inode_read(s.fs, ino, path, &in) == E4_OK) {
 		found = 1;

@@ -316,11 +316,8 @@ int cmd_journal(const struct options *o, struct report *r)
 		session_close(&s);
 		rc = EXIT_FATAL;
 	}
-	if (rc) {
-		if (o->json)
-			json_emit(json_summary("journal", r, rc));
-		return finish_stdout(rc, r);
-	}
+	if (rc)
+		return json_finish(o->json, "journal", r, rc);
 	if (o->json) {
 		emit_json(&s, &v);
 	} else {
@@ -337,7 +334,5 @@ int cmd_journal(const struct options *o, struct report *r)
 	rc = session_status(&s);
 	jview_close(&v);
 	session_close(&s);
-	if (o->json)
-		json_emit(json_summary("journal", r, rc));
-	return finish_stdout(rc, r);
+	return json_finish(o->json, "journal", r, rc);
 }

@@ -93,18 +93,13 @@ int cmd_keyid(const struct options *o, struct report *r)
 
 	if (!o->n_key_files && !o->n_pass_files) {
 		report_error(r, "keyid: give --key-file or --passphrase-file");
-		if (o->json)
-			json_emit(json_summary("keyid", r, EXIT_FATAL));
-		return finish_stdout(EXIT_FATAL, r);
+		return json_finish(o->json, "keyid", r, EXIT_FATAL);
 	}
 	if (o->n_args < 1)
 		return keys_alone(o, r);
 	rc = session_open(&s, o, r, 1);
-	if (rc) {
-		if (o->json)
-			json_emit(json_summary("keyid", r, rc));
-		return finish_stdout(rc, r);
-	}
+	if (rc)
+		return json_finish(o->json, "keyid", r, rc);
 	/* the policies of the image, once each */
 	if (e4_fs_encrypted_inodes(s.fs, &v, &n, NULL) == E4_OK)
 		for (size_t i = 0; i < n; i++) {
@@ -160,7 +155,5 @@ int cmd_keyid(const struct options *o, struct report *r)
 	/* a policy no key opens is what this reports, not a failure */
 	rc = r->errors ? EXIT_SKIPPED : EXIT_DONE;
 	session_close(&s);
-	if (o->json)
-		json_emit(json_summary("keyid", r, rc));
-	return finish_stdout(rc, r);
+	return json_finish(o->json, "keyid", r, rc);
 }

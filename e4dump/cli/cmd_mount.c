@@ -713,14 +713,6 @@ static void mount_free(struct mount *m)
 			e4_file_close(m->files[i].f);
 }
 
-/* A fatal error before the mount: --json's summary. */
-static int mount_fatal(const struct options *o, struct report *r)
-{
-	if (o->json)
-		json_emit(json_summary("mount", r, EXIT_FATAL));
-	return finish_stdout(EXIT_FATAL, r);
-}
-
 int cmd_mount(const struct options *o, struct report *r)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
@@ -734,7 +726,7 @@ int cmd_mount(const struct options *o, struct report *r)
 
 	if (access("/dev/fuse", R_OK | W_OK)) {
 		report_error(r, "mount: /dev/fuse cannot be used: %s", strerror(errno));
-		return mount_fatal(o, r);
+		return json_finish(o->json, "mount", r, EXIT_FATAL);
 	}
 	for (size_t i = 0; i < o->n_mount_options; i++) {
 		char *opts = strdup(o->mount_options[i]), *save = NULL;
@@ -744,7 +736,7 @@ int cmd_mount(const struct options *o, struct report *r)
 			if (!strcmp(t, "rw")) {
 				report_error(r, "mount: -o rw: the mount is read-only");
 				free(opts);
-				return mount_fatal(o, r);
+				return json_finish(o->json, "mount", r, EXIT_FATAL);
 			}
 		free(opts);
 	}
@@ -754,14 +746,14 @@ int cmd_mount(const struct options *o, struct report *r)
 	mountpoint = realpath(o->args[1], NULL);
 	if (!mountpoint) {
 		report_error(r, "mount: %s: %s", o->args[1], strerror(errno));
-		return mount_fatal(o, r);
+		return json_finish(o->json, "mount", r, EXIT_FATAL);
 	}
 	memset(&m, 0, sizeof(m));
 	m.r = r;
 	rc = session_open_diag(&s, o, r, 1, mount_diag, &m);
 	if (rc) {
 		free(mountpoint);
-		return mount_fatal(o, r);
+		return json_finish(o->json, "mount", r, EXIT_FATAL);
 	}
 	m.s = &s;
 	{

@@ -662,14 +662,6 @@ static int one_deleted(void *arg, const struct e4_deleted *d)
 	return 0;
 }
 
-/* A fatal error: --json's summary after the diagnostic. */
-static int undelete_fatal(const struct options *o, struct report *r)
-{
-	if (o->json)
-		json_emit(json_summary("undelete", r, EXIT_FATAL));
-	return finish_stdout(EXIT_FATAL, r);
-}
-
 int cmd_undelete(const struct options *o, struct report *r)
 {
 	struct session s;
@@ -681,11 +673,11 @@ int cmd_undelete(const struct options *o, struct report *r)
 
 	if (!o->out_dir) {
 		report_error(r, "undelete: needs -o DIR");
-		return undelete_fatal(o, r);
+		return json_finish(o->json, "undelete", r, EXIT_FATAL);
 	}
 	rc = session_open(&s, o, r, 1);
 	if (rc)
-		return undelete_fatal(o, r);
+		return json_finish(o->json, "undelete", r, EXIT_FATAL);
 	memset(&u, 0, sizeof(u));
 	u.s = &s;
 	u.o = o;
@@ -696,7 +688,7 @@ int cmd_undelete(const struct options *o, struct report *r)
 	}
 	if (e4_path_lookup(s.fs, path, &ino) != E4_OK) {
 		session_close(&s);
-		return undelete_fatal(o, r);
+		return json_finish(o->json, "undelete", r, EXIT_FATAL);
 	}
 	switch (e4_fs_journal(s.fs, &u.j)) {
 	case E4_OK:
@@ -707,13 +699,13 @@ int cmd_undelete(const struct options *o, struct report *r)
 		/* fall through */
 	default:
 		session_close(&s);
-		return undelete_fatal(o, r);
+		return json_finish(o->json, "undelete", r, EXIT_FATAL);
 	}
 	if (mkdir(o->out_dir, 0755) && errno != EEXIST) {
 		report_error(r, "%s: cannot create: %s", o->out_dir, strerror(errno));
 		e4_journal_free(u.j);
 		session_close(&s);
-		return undelete_fatal(o, r);
+		return json_finish(o->json, "undelete", r, EXIT_FATAL);
 	}
 	u.od.max_output = o->max_output_set ? o->max_output : e4_fs_image_size(s.fs);
 	u.od.root_fd = open(o->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -721,14 +713,14 @@ int cmd_undelete(const struct options *o, struct report *r)
 		report_error(r, "%s: cannot open: %s", o->out_dir, strerror(errno));
 		e4_journal_free(u.j);
 		session_close(&s);
-		return undelete_fatal(o, r);
+		return json_finish(o->json, "undelete", r, EXIT_FATAL);
 	}
 	if (o->manifest && !(u.man = manifest_open(o->manifest, NULL, s.image, o->argc,
 						   o->argv, r))) {
 		close(u.od.root_fd);
 		e4_journal_free(u.j);
 		session_close(&s);
-		return undelete_fatal(o, r);
+		return json_finish(o->json, "undelete", r, EXIT_FATAL);
 	}
 	umask(0);
 	if (e4_undelete_scan(s.fs, u.j, ino, one_deleted, &u) == E4_NOMEM)

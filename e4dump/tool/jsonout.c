@@ -150,3 +150,10 @@ json_object *json_summary(const char *command, const struct report *r, int rc)
 	json_object_object_add(o, "exit", json_object_new_int(rc));
 	return o;
 }
+
+int json_finish(int json, const char *command, struct report *r, int rc)
+{
+	if (json)
+		json_emit(json_summary(command, r, rc));
+	return finish_stdout(rc, r);
+}

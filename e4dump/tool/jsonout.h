@@ -44,4 +44,8 @@ json_object *json_entry(struct session *s, const struct e4_walk_node *n,
  * policies, exit status; more fields may be added by the caller. */
 json_object *json_summary(const char *command, const struct report *r, int rc);
 
+/* The end of a command: with --json (json non-zero) its summary with
+ * exit rc (json_summary, nothing added), then finish_stdout(rc). */
+int json_finish(int json, const char *command, struct report *r, int rc);
+
 #endif

@@ -86,11 +86,8 @@ int cmd_verify(const struct options *o, struct report *r)
 	v.r = r;
 	v.json = o->json;
 	rc = session_open_diag(&s, o, r, 1, verify_diag, &v);
-	if (rc) {
-		if (o->json)
-			json_emit(json_summary("verify", r, rc));
-		return finish_stdout(rc, r);
-	}
+	if (rc)
+		return json_finish(o->json, "verify", r, rc);
 	v.fs = s.fs;
 	e4_fs_get_info(s.fs, &v.info);
 	v.keys = s.keys;
