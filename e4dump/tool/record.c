@@ -340,10 +340,12 @@ int record_from_node(struct record *r, struct session *s,
 
 	if (record_from_inode(r, s, n->ino, n->inode, n->path))
 		return -1;
+	/* the start (the PATH given) too: its last component, or the whole
+	 * path for "/" and "<INO>" */
+	if (!(r->name = strdup(slash && slash[1] ? slash + 1 : n->path)))
+		return -1;
 	if (!n->entry)
 		return 0;
-	if (!(r->name = strdup(slash ? slash + 1 : n->path)))
-		return -1;
 	return record_set_name(r, n->entry->state, n->entry->raw, n->entry->raw_len);
 }
 

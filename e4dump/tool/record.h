@@ -59,8 +59,8 @@ struct record {
 				  * escaped display form (json_name's form);
 				  * "<INO>" for an inode without a name */
 	char *name;              /* "name": its last component (display
-				  * form), or NULL when it has none (the path
-				  * given on the command line) */
+				  * form; the whole path for "/" or "<INO>"),
+				  * or NULL (none: no field) */
 	uint32_t ino;            /* "inode" */
 	int have_inode;          /* the inode was read: the fields from
 				  * file_type to flags below are shown; else

@@ -75,6 +75,8 @@ exercise() {
 	local ls=${outs[-1]}
 	run "$name.ls-nokey" "$E4DUMP" ls -R --json "$IMG"
 	run "$name.stat-root" "$E4DUMP" stat --json "${KEYS[@]}" "$IMG" /
+	p=$(paths "$ls" regular 1)
+	[ -z "$p" ] || run "$name.ls-file" "$E4DUMP" ls --json "${KEYS[@]}" "$IMG" "$p"
 	while read -r p; do
 		i=$((i + 1))
 		run "$name.stat$i" "$E4DUMP" stat --json "${KEYS[@]}" "$IMG" "$p"
