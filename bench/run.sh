@@ -15,6 +15,13 @@
 #   -crypto S   seconds per `openssl speed` run (default 3)
 #   -label TEXT printed with the results: what E4DUMP was built from, when
 #               its directory is not in the git work tree it was built from
+#   -base BASE  a second e4dump (an older build, "base") run as further sides
+#               of every e4dump workload, in the same repetitions, right
+#               beside E4DUMP's runs (rep 1: E4DUMP then BASE, rep 2: BASE
+#               then E4DUMP, every side's order reversed); adds a table of
+#               E4DUMP / BASE and of the ratios to debugfs and TSK before
+#               (BASE) and after (E4DUMP)
+#   -base-label TEXT printed with the results: what BASE was built from
 #
 # Every workload runs its sides in interleaved order (rep 1: e4dump first,
 # rep 2: e4dump last, ...), after a warm read of the whole image and an
@@ -34,7 +41,7 @@ die() { echo "bench/run: error: $*" >&2; exit 2; }
 msg() { echo "bench/run: $*" >&2; }
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-reps=5 work= only= crypto=3 label=
+reps=5 work= only= crypto=3 label= base= base_label=
 while [ $# -gt 0 ]; do
 	case $1 in
 		-n) reps=$2; shift 2 ;;
@@ -42,15 +49,23 @@ while [ $# -gt 0 ]; do
 		-only) only=$2; shift 2 ;;
 		-crypto) crypto=$2; shift 2 ;;
 		-label) label=$2; shift 2 ;;
+		-base) base=$2; shift 2 ;;
+		-base-label) base_label=$2; shift 2 ;;
 		-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d'; exit 0 ;;
 		-*) die "unknown option $1" ;;
 		*) break ;;
 	esac
 done
-[ $# = 3 ] || die "usage: $0 [-n N] [-w DIR] [-only LIST] [-crypto S] [-label TEXT] E4DUMP IMAGE KEY"
+[ $# = 3 ] || die "usage: $0 [-n N] [-w DIR] [-only LIST] [-crypto S] [-label TEXT] [-base BASE [-base-label TEXT]] E4DUMP IMAGE KEY"
 E4DUMP=$(realpath "$1") IMG=$(realpath "$2") KEY=$(realpath "$3")
 [[ $reps =~ ^[1-9][0-9]*$ ]] || die "-n wants a positive count"
 [ -x "$E4DUMP" ] || die "$E4DUMP is not executable"
+if [ -n "$base" ]; then
+	BASE=$(realpath "$base")
+	[ -x "$BASE" ] || die "$BASE is not executable"
+fi
+# the e4dump binaries: E4DUMP, and BASE with -base (its sides end in .base)
+e4s=("$E4DUMP" ${base:+"$BASE"})
 [ -r "$IMG" ] && [ -r "$KEY" ] || die "cannot read $IMG or $KEY"
 for t in debugfs e2fsck icat tsk_recover openssl dd python3 /usr/bin/time; do
 	command -v $t >/dev/null || die "$t not found (scripts/install-deps.sh)"
@@ -109,34 +124,37 @@ nk_many=$(nokey empty-many) nk_few=$(nokey empty-few)
 # side_CMD WORKLOAD SIDE OUTDIR prints nothing; it sets argv (the command) and
 # out (its stdout).  OUTDIR exists and is empty.
 K=(--key-file "$KEY")
+# e4_of SIDE sets E4 to the e4dump binary of a side (BASE's for X.base).
+e4_of() { if [[ $1 == *.base ]]; then E4=$BASE; else E4=$E4DUMP; fi; }
 side_cmd() {
-	local w=$1 s=$2 d=$3
+	local w=$1 s=${2%.base} d=$3
 	out=/dev/null
+	e4_of "$2"
 	case $w:$s in
-		cat-large:e4dump) argv=("$E4DUMP" cat "${K[@]}" "$IMG" /enc/large.bin) ;;
+		cat-large:e4dump) argv=("$E4" cat "${K[@]}" "$IMG" /enc/large.bin) ;;
 		cat-large:debugfs) argv=(debugfs -R "cat /plain/large.bin" "$IMG") ;;
 		cat-large:icat) argv=(icat "$IMG" "$ino_large") ;;
-		extract-large:e4dump) argv=("$E4DUMP" extract "${K[@]}" "$IMG" /enc/large.bin -o "$d") ;;
+		extract-large:e4dump) argv=("$E4" extract "${K[@]}" "$IMG" /enc/large.bin -o "$d") ;;
 		extract-large:debugfs) argv=(debugfs -R "rdump /plain/large.bin $d" "$IMG") ;;
-		extract-small:e4dump) argv=("$E4DUMP" extract "${K[@]}" "$IMG" /enc/small -o "$d") ;;
-		extract-small:e4dump-plain) argv=("$E4DUMP" extract "$IMG" /plain/small -o "$d") ;;
+		extract-small:e4dump) argv=("$E4" extract "${K[@]}" "$IMG" /enc/small -o "$d") ;;
+		extract-small:e4dump-plain) argv=("$E4" extract "$IMG" /plain/small -o "$d") ;;
 		extract-small:debugfs) argv=(debugfs -R "rdump /plain/small $d" "$IMG") ;;
 		extract-small:tsk) argv=(tsk_recover -a -d "$ino_small" "$IMG" "$d/small") ;;
-		extract-few:e4dump) argv=("$E4DUMP" extract "${K[@]}" "$IMG" /enc/empty-few -o "$d") ;;
+		extract-few:e4dump) argv=("$E4" extract "${K[@]}" "$IMG" /enc/empty-few -o "$d") ;;
 		extract-few:debugfs) argv=(debugfs -R "rdump /plain/empty-few $d" "$IMG") ;;
-		extract-many:e4dump) argv=("$E4DUMP" extract "${K[@]}" "$IMG" /enc/empty-many -o "$d") ;;
+		extract-many:e4dump) argv=("$E4" extract "${K[@]}" "$IMG" /enc/empty-many -o "$d") ;;
 		extract-many:debugfs) argv=(debugfs -R "rdump /plain/empty-many $d" "$IMG") ;;
-		ls-many-key:e4dump) argv=("$E4DUMP" ls -l "${K[@]}" "$IMG" /enc/empty-many) ;;
-		ls-many-nokey:e4dump) argv=("$E4DUMP" ls -l "$IMG" "/enc/$nk_many") ;;
-		ls-few-nokey:e4dump) argv=("$E4DUMP" ls -l "$IMG" "/enc/$nk_few") ;;
+		ls-many-key:e4dump) argv=("$E4" ls -l "${K[@]}" "$IMG" /enc/empty-many) ;;
+		ls-many-nokey:e4dump) argv=("$E4" ls -l "$IMG" "/enc/$nk_many") ;;
+		ls-few-nokey:e4dump) argv=("$E4" ls -l "$IMG" "/enc/$nk_few") ;;
 		ls-many-*:debugfs) argv=(debugfs -R "ls -l /plain/empty-many" "$IMG") ;;
 		ls-few-*:debugfs) argv=(debugfs -R "ls -l /plain/empty-few" "$IMG") ;;
-		verify:e4dump) argv=("$E4DUMP" verify "${K[@]}" "$IMG") ;;
+		verify:e4dump) argv=("$E4" verify "${K[@]}" "$IMG") ;;
 		verify:e2fsck) argv=(e2fsck -fn "$IMG") ;;
 		mount-cat:mount) argv=(cat "$mnt/enc/large.bin") ;;
-		mount-cat:e4dump) argv=("$E4DUMP" cat "${K[@]}" "$IMG" /enc/large.bin) ;;
+		mount-cat:e4dump) argv=("$E4" cat "${K[@]}" "$IMG" /enc/large.bin) ;;
 		mount-find:mount) argv=(find "$mnt/enc") ;;
-		mount-find:e4dump) argv=("$E4DUMP" ls -R "${K[@]}" "$IMG" /enc) ;;
+		mount-find:e4dump) argv=("$E4" ls -R "${K[@]}" "$IMG" /enc) ;;
 		*) die "internal: no command for $w:$s" ;;
 	esac
 }
@@ -154,13 +172,13 @@ tck=$(getconf CLK_TCK)
 # the daemon's user and system CPU seconds so far
 dcpu() { awk -v t="$tck" '{ printf "%.2f %.2f\n", $14 / t, $15 / t }' "/proc/$mpid/stat" 2>/dev/null ||
 	echo "0 0"; }
-# mount_up: mounts IMAGE on $mnt, waits until the root answers; sets mpid and
-# mready (seconds from the start to a served stat of the root).
+# mount_up E4DUMP: mounts IMAGE on $mnt, waits until the root answers; sets
+# mpid and mready (seconds from the start to a served stat of the root).
 mount_up() {
 	local t0 i
 	mkdir -p "$mnt"
 	t0=$(now)
-	"$E4DUMP" mount -f "${K[@]}" "$IMG" "$mnt" </dev/null >>"$work/mount.log" 2>&1 &
+	"$1" mount -f "${K[@]}" "$IMG" "$mnt" </dev/null >>"$work/mount.log" 2>&1 &
 	mpid=$!
 	for ((i = 0; i < 3000; i++)); do
 		mounted && break
@@ -220,14 +238,29 @@ for wl in "${workloads[@]}"; do
 	fi
 done
 [ ${#selected[@]} -gt 0 ] || die "-only $only matches no workload"
+# With -base every e4dump side gets its twin X.base right after it.
+if [ -n "$base" ]; then
+	for i in "${!selected[@]}"; do
+		IFS='|' read -r id title sides pairs <<<"${selected[$i]}"
+		twins=
+		for s in $sides; do
+			case $s in e4dump|e4dump-plain|mount) twins+=" $s $s.base" ;; *) twins+=" $s" ;; esac
+		done
+		selected[$i]="$id|$title|${twins# }|$pairs"
+	done
+fi
 
 # The description for timing.py report.
-python3 - "$reps" "$large" "$nfew" "$nmany" "${selected[@]}" >"$work/spec.json" <<'EOF'
+python3 - "$reps" "$large" "$nfew" "$nmany" "${base:+1}" "${selected[@]}" >"$work/spec.json" <<'EOF'
 import json, sys
-reps, large, nfew, nmany, wls = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5:]
+reps, large, nfew, nmany, base = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
+wls = sys.argv[6:]
 sides = {"e4dump": "e4dump (/enc)", "e4dump-plain": "e4dump (/plain)", "debugfs": "debugfs",
          "icat": "TSK icat", "tsk": "TSK tsk_recover", "e2fsck": "e2fsck -fn",
          "mount": "e4dump mount (/enc)"}
+if base:
+    sides.update({s + ".base": sides[s].replace("e4dump", "base e4dump", 1)
+                  for s in ("e4dump", "e4dump-plain", "mount")})
 out = []
 for wl in wls:
     i, title, _, pairs = wl.split("|")
@@ -235,7 +268,7 @@ for wl in wls:
 # the issue's scaling goal: the same work on nmany / nfew times the entries
 scaling = [dict(title="extract of empty files", few="extract-few", many="extract-many"),
            dict(title="ls -l without the key", few="ls-few-nokey", many="ls-many-nokey")]
-json.dump(dict(reps=reps, large_bytes=large, sides=sides, workloads=out,
+json.dump(dict(reps=reps, large_bytes=large, sides=sides, workloads=out, base=base,
                scaling=scaling, entries_factor=nmany / nfew), sys.stdout)
 EOF
 
@@ -268,8 +301,14 @@ cd "$work" || die "cd $work"
 fails=0
 cfail() { msg "CHECK FAILED: $*"; fails=$((fails + 1)); }
 sum_of() { "$@" 2>/dev/null | sha256sum | cut -c1-64; }
+# who E4DUMP: how messages name a binary
+who() { if [ "$1" = "$E4DUMP" ]; then echo e4dump; else echo "base e4dump"; fi; }
 if [[ " ${selected[*]} " == *cat-large* || " ${selected[*]} " == *mount-cat* ]]; then
 	a=$(sum_of "$E4DUMP" cat "${K[@]}" "$IMG" /enc/large.bin)
+	if [ -n "$base" ]; then
+		b=$(sum_of "$BASE" cat "${K[@]}" "$IMG" /enc/large.bin)
+		[ "$a" = "$b" ] || cfail "cat: e4dump $a, base e4dump $b"
+	fi
 fi
 if [[ " ${selected[*]} " == *cat-large* ]]; then
 	b=$(sum_of debugfs -R "cat /plain/large.bin" "$IMG")
@@ -278,16 +317,20 @@ if [[ " ${selected[*]} " == *cat-large* ]]; then
 fi
 for n in "empty-many:$nk_many:$nmany" "empty-few:$nk_few:$nfew"; do
 	IFS=: read -r plain nk count <<<"$n"
-	got=$("$E4DUMP" ls -l "${K[@]}" "$IMG" "/enc/$plain" 2>/dev/null | wc -l)
-	[ "$got" = "$count" ] || cfail "e4dump ls -l /enc/$plain with the key: $got lines, want $count"
-	got=$("$E4DUMP" ls -l "$IMG" "/enc/$nk" 2>/dev/null | wc -l)
-	[ "$got" = "$count" ] || cfail "e4dump ls -l /enc/$plain without the key: $got lines, want $count"
+	for e in "${e4s[@]}"; do
+		got=$("$e" ls -l "${K[@]}" "$IMG" "/enc/$plain" 2>/dev/null | wc -l)
+		[ "$got" = "$count" ] || cfail "$(who "$e") ls -l /enc/$plain with the key: $got lines, want $count"
+		got=$("$e" ls -l "$IMG" "/enc/$nk" 2>/dev/null | wc -l)
+		[ "$got" = "$count" ] || cfail "$(who "$e") ls -l /enc/$plain without the key: $got lines, want $count"
+	done
 	got=$(debugfs -R "ls -l /plain/$plain" "$IMG" 2>/dev/null | grep -c ' empty-[0-9]*$')
 	[ "$got" = "$count" ] || cfail "debugfs ls -l /plain/$plain: $got entries, want $count"
 done
 if [[ " ${selected[*]} " == *verify* ]]; then
-	"$E4DUMP" verify "${K[@]}" "$IMG" >"$work/verify.check" 2>&1 ||
-		cfail "e4dump verify: $(head -3 "$work/verify.check")"
+	for e in "${e4s[@]}"; do
+		"$e" verify "${K[@]}" "$IMG" >"$work/verify.check" 2>&1 ||
+			cfail "$(who "$e") verify: $(head -3 "$work/verify.check")"
+	done
 	e2fsck -fn "$IMG" >"$work/e2fsck.check" 2>&1 ||
 		cfail "e2fsck -fn: $(tail -3 "$work/e2fsck.check")"
 fi
@@ -295,75 +338,84 @@ fi
 # Through the mount: the bytes of large.bin and the names under /enc are
 # e4dump cat's and e4dump ls -R's; the daemon exits 0 when unmounted.
 if [[ " ${selected[*]} " == *mount-* ]]; then
-	if mount_up; then
+	for e in "${e4s[@]}"; do
+		if ! mount_up "$e"; then
+			cfail "$(who "$e") mount $IMG $mnt failed ($work/mount.log)"
+			continue
+		fi
 		if [[ " ${selected[*]} " == *mount-cat* ]]; then
 			b=$(sum_of cat "$mnt/enc/large.bin")
-			[ "$a" = "$b" ] || cfail "cat through the mount: $b, e4dump cat $a"
+			[ "$a" = "$b" ] || cfail "cat through $(who "$e") mount: $b, e4dump cat $a"
 		fi
 		if [[ " ${selected[*]} " == *mount-find* ]]; then
 			find "$mnt/enc" >"$work/find.check" 2>"$work/find.check.err" ||
-				cfail "find through the mount: $(head -3 "$work/find.check.err")"
-			"$E4DUMP" ls -R "${K[@]}" "$IMG" /enc >"$work/lsR.check" 2>&1 ||
-				cfail "e4dump ls -R: $(head -3 "$work/lsR.check")"
+				cfail "find through $(who "$e") mount: $(head -3 "$work/find.check.err")"
+			"$e" ls -R "${K[@]}" "$IMG" /enc >"$work/lsR.check" 2>&1 ||
+				cfail "$(who "$e") ls -R: $(head -3 "$work/lsR.check")"
 			# find prints the starting point too
 			f=$(($(wc -l <"$work/find.check") - 1)) l=$(wc -l <"$work/lsR.check")
 			[ "$f" = "$l" ] && [ "$l" = "$nent" ] ||
-				cfail "find through the mount: $f entries, e4dump ls -R $l, want $nent"
+				cfail "find through $(who "$e") mount: $f entries, ls -R $l, want $nent"
 			sed -n "s|^$mnt/enc/||p" "$work/find.check" | LC_ALL=C sort >"$work/find.names"
 			LC_ALL=C sort "$work/lsR.check" >"$work/lsR.names"
 			cmp -s "$work/find.names" "$work/lsR.names" ||
-				cfail "find through the mount and e4dump ls -R list different names"
+				cfail "find through $(who "$e") mount and its ls -R list different names"
 		fi
 		mount_down
-		[ "$mrc" = 0 ] || cfail "e4dump mount exited $mrc ($work/mount.log)"
-	else
-		cfail "e4dump mount $IMG $mnt failed ($work/mount.log)"
-	fi
+		[ "$mrc" = 0 ] || cfail "$(who "$e") mount exited $mrc ($work/mount.log)"
+	done
 fi
 
 # The first repetition's extract outputs against e4dump's: the same tree
 # (tsk_recover is given DIR/small, as it writes the directory's contents).
 compare_outputs() {
-	local w=$1 s base
+	local w=$1 s name
 	case $w in extract-*) ;; *) return 0 ;; esac
-	base=$(ls "$work/out.$w.e4dump")
-	[ -n "$base" ] || { cfail "$w: e4dump extracted nothing"; return; }
-	for s in debugfs tsk e4dump-plain; do
+	name=$(ls "$work/out.$w.e4dump")
+	[ -n "$name" ] || { cfail "$w: e4dump extracted nothing"; return; }
+	for s in debugfs tsk e4dump-plain e4dump.base e4dump-plain.base; do
 		[ -d "$work/out.$w.$s" ] || continue
-		diff -r -q "$work/out.$w.e4dump/$base" "$work/out.$w.$s/$base" >"$work/diff.$w.$s" 2>&1 ||
+		diff -r -q "$work/out.$w.e4dump/$name" "$work/out.$w.$s/$name" >"$work/diff.$w.$s" 2>&1 ||
 			cfail "$w: $s's output differs from e4dump's ($work/diff.$w.$s)"
 	done
 }
 
 # ---- the timed runs ----------------------------------------------------------
+load0=$(uptime)
 for r in $(seq "$reps"); do
 	msg "repetition $r of $reps"
 	for wl in "${selected[@]}"; do
 		IFS='|' read -r id _ sides _ <<<"$wl"
 		read -r -a order <<<"$sides"
-		if [ $((r % 2)) = 0 ]; then # e4dump last
+		if [ $((r % 2)) = 0 ] && [ -n "$base" ]; then # all reversed: BASE before E4DUMP
+			for ((i = 0, j = ${#order[@]} - 1; i < j; i++, j--)); do
+				s=${order[i]} order[i]=${order[j]} order[j]=$s
+			done
+		elif [ $((r % 2)) = 0 ]; then # e4dump last
 			order=("${order[@]:1}" "${order[0]}")
 		fi
 		for s in "${order[@]}"; do
 			d=$work/out.$id.$s
 			rm -rf "$d" && mkdir "$d"
-			if [ "$s" = mount ]; then
-				mount_up || cfail "$id: e4dump mount failed (repetition $r)"
+			e4_of "$s"
+			if [ "${s%.base}" = mount ]; then
+				mount_up "$E4" || cfail "$id: $(who "$E4") mount failed (repetition $r)"
 			fi
 			warm
 			side_cmd "$id" "$s" "$d"
-			[ "$s" = mount ] && read -r u0 s0 < <(dcpu)
+			[ "${s%.base}" = mount ] && read -r u0 s0 < <(dcpu)
 			python3 "$here/timing.py" run "$R" "$id" "$s" "$r" "$out" "$work/err.$id.$s" \
 				-- "${argv[@]}" ||
 				msg "$id $s exited $? (repetition $r)"
-			if [ "$s" = mount ]; then
+			if [ "${s%.base}" = mount ]; then
 				# the subject's CPU: the client's plus the daemon's during
 				# the run; its peak RSS: the daemon's
 				read -r u1 s1 < <(dcpu)
 				mount_down
-				[ "$mrc" = 0 ] || cfail "$id: e4dump mount exited $mrc (repetition $r)"
+				[ "$mrc" = 0 ] || cfail "$id: $(who "$E4") mount exited $mrc (repetition $r)"
+				# (BASE's runs as workload ID.base in mount.tsv)
 				awk -F'\t' -v OFS='\t' -v n="$(wc -l <"$R")" -v du="$(secs "$u0" "$u1")" \
-					-v ds="$(secs "$s0" "$s1")" -v rss="$mhwm" -v mt="$MT" -v id="$id" \
+					-v ds="$(secs "$s0" "$s1")" -v rss="$mhwm" -v mt="$MT" -v id="$id${s#mount}" \
 					-v r="$r" -v mr="$mready" -v um="$mum" -v mrc="$mrc" '
 					NR == n { print id, r, mr, um, rss, du, ds, $7, mrc >>mt
 						  $5 = sprintf("%.6f", $5 + du); $6 = sprintf("%.6f", $6 + ds); $7 = rss }
@@ -401,11 +453,14 @@ print("run, and the untimed mounting (to the first served stat) and unmounting:"
 print()
 print("| workload | goal | per repetition | median (min-max) | daemon peak RSS MiB | daemon CPU s | mount s | unmount s |")
 print("|---|---|---|---|---|---|---|---|")
-for w in ("mount-cat", "mount-find"):
+# (with -base, BASE's mounts are workload ID.base in mount.tsv)
+for w in ("mount-cat", "mount-find", "mount-cat.base", "mount-find.base"):
     if w not in mt:
         continue
-    a, b = runs.get((w, "mount"), {}), runs.get((w, "e4dump"), {})
-    what, goal, inverse = goals[w]
+    wid, _, sfx = w.partition(".")
+    sfx = "." + sfx if sfx else ""
+    a, b = runs.get((wid, "mount" + sfx), {}), runs.get((wid, "e4dump" + sfx), {})
+    what, goal, inverse = goals[wid]
     q = [(b[r] / a[r] if inverse else a[r] / b[r]) for r in sorted(a, key=int)
          if r in b and a[r] > 0 and b[r] > 0]
     m = mt[w]
@@ -425,6 +480,9 @@ rev() { git -C "$1" describe --always --dirty 2>/dev/null || echo "not a git wor
 echo "e4dump: $E4DUMP ($("$E4DUMP" --version 2>&1 | head -n1), its directory: $(rev "$(dirname "$E4DUMP")")${label:+; $label});" \
 	"bench/: $(rev "$here"); image: $IMG ($(stat -c %s "$IMG") bytes);" \
 	"outputs: $work ($(stat -f -c %T "$work"))"
+[ -z "$base" ] ||
+	echo "base e4dump: $BASE ($("$BASE" --version 2>&1 | head -n1), its directory: $(rev "$(dirname "$BASE")")${base_label:+; $base_label})"
+echo "load before the timed runs: $load0"
 echo "load: $(uptime)"
 [ $fails = 0 ] || { echo "bench: $fails check(s) FAILED"; rc=1; }
 exit $rc

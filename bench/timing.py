@@ -59,6 +59,76 @@ def fmt_ratio(v):
     return f"{v:.2f}" if v < 10 else f"{v:.1f}"
 
 
+def timecell(st):
+    """median (min-max) of a side's wall times, or FAILED"""
+    if not st:
+        return "FAILED"
+    return f"{fmt_s(st['med'])} ({fmt_s(st['lo'])}-{fmt_s(st['hi'])})"
+
+
+def table_head(*cols):
+    print("| " + " | ".join(cols) + " |")
+    print("|" + "---|" * len(cols))
+
+
+def before_after(spec, runs, stats):
+    """The tables of run.sh -base: each e4dump side against its twin X.base
+    (BASE, the build before), and every pair's ratio before and after.
+    Returns the count of comparisons with a failed side."""
+    def twin(s):
+        return s + ".base" if s + ".base" in spec["sides"] else s
+
+    failed = 0
+    print("Before and after: E4DUMP (after) against BASE (before), their runs side by")
+    print("side in each repetition (BASE first in even ones); after / before of the")
+    print("medians, and of each repetition's pair: median (min-max); peak RSS max over")
+    print("the runs (for e4dump mount: the daemon's); CPU = user + system seconds,")
+    print("median (for e4dump mount: the client's and the daemon's), less dependent")
+    print("on the machine's load than the wall time.")
+    print()
+    table_head("workload", "side", "after s", "before s", "after / before", "per repetition",
+               "peak RSS after / before MiB", "CPU s after / before")
+    for wl in spec["workloads"]:
+        first = True
+        seen = []
+        for pair in wl["pairs"]:
+            for s in pair:
+                if twin(s) != s and s not in seen:
+                    seen.append(s)
+        for s in seen:
+            a, b = stats(wl["id"], s), stats(wl["id"], twin(s))
+            name = f"{wl['title']} [{wl['id']}]" if first else ""
+            first = False
+            if not a or not b:
+                failed += 1
+                print(f"| {name} | {spec['sides'][s]} | {timecell(a)} | {timecell(b)} | FAILED | | | |")
+                continue
+            after = {x["rep"]: x["wall"] for x in runs[(wl["id"], s)]}
+            before = {x["rep"]: x["wall"] for x in runs[(wl["id"], twin(s))]}
+            q = [after[r] / before[r] for r in after if r in before and before[r] > 0]
+            per = (f"{statistics.median(q):.2f} ({min(q):.2f}-{max(q):.2f})" if q else "-")
+            print(f"| {name} | {spec['sides'][s]} | {timecell(a)} | {timecell(b)} | "
+                  f"{a['med'] / b['med']:.2f} | {per} | {a['rss']:.0f} / {b['rss']:.0f} | "
+                  f"{fmt_s(a['cpu_s'])} / {fmt_s(b['cpu_s'])} |")
+    print()
+    print("Ratios to the reference tools (subject / reference, lower is better) with")
+    print("BASE (before) and with E4DUMP (after), from the same runs:")
+    print()
+    table_head("workload", "subject", "reference", "before", "after")
+    for wl in spec["workloads"]:
+        first = True
+        for subj, ref in wl["pairs"]:
+            vals = []
+            for x, y in ((twin(subj), twin(ref)), (subj, ref)):
+                a, b = stats(wl["id"], x), stats(wl["id"], y)
+                vals.append(fmt_ratio(a["med"] / b["med"]) if a and b and b["med"] > 0 else "FAILED")
+            name = f"{wl['title']} [{wl['id']}]" if first else ""
+            first = False
+            print(f"| {name} | {spec['sides'][subj]} | {spec['sides'][ref]} | {vals[0]} | {vals[1]} |")
+    print()
+    return failed
+
+
 def report(argv):
     results, limits_file, spec_file = argv
     spec = json.load(open(spec_file))
@@ -66,7 +136,7 @@ def report(argv):
     for line in open(results):
         w, s, rep, wall, ut, st, rss, rc = line.rstrip("\n").split("\t")
         runs.setdefault((w, s), []).append(
-            dict(wall=float(wall), cpu=float(ut) + float(st), rss=int(rss), rc=int(rc)))
+            dict(rep=rep, wall=float(wall), cpu=float(ut) + float(st), rss=int(rss), rc=int(rc)))
     limits = {}
     for line in open(limits_file):
         k, _, v = line.strip().partition(" ")
@@ -82,11 +152,6 @@ def report(argv):
                     rss=max(x["rss"] for x in r) / 1024,
                     cpu=statistics.median(x["cpu"] / x["wall"] for x in r if x["wall"] > 0),
                     cpu_s=statistics.median(x["cpu"] for x in r) or 1e-9)
-
-    def timecell(st):
-        if not st:
-            return "FAILED"
-        return f"{fmt_s(st['med'])} ({fmt_s(st['lo'])}-{fmt_s(st['hi'])})"
 
     print("Per workload: median wall time in seconds (min-max) over "
           f"{spec['reps']} interleaved runs; ratio = subject / reference "
@@ -129,6 +194,8 @@ def report(argv):
         rss = f"{a['rss']:.0f} MiB" if a else "-"
         print(f"| {wl['title']} | {text} | {rss} |")
     print()
+    if spec.get("base"):
+        failed += before_after(spec, runs, stats)
 
     lines = []
     for sc in spec.get("scaling", []):

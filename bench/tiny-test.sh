@@ -52,4 +52,28 @@ done
 for l in "one core" "-multi 2" "raw read"; do
 	check "limit '$l' measured" 'grep -- "$l" "$W/run.out" | grep -q "GB/s"'
 done
+
+# -base: a second e4dump (here the same binary) beside the first; the
+# before/after tables have a row for each e4dump side and each pair.
+only=cat-large,extract-small
+[ $want = 14 ] && only=$only,mount-cat
+bash "$top/bench/run.sh" -n 2 -crypto 1 -w "$W/base" -only $only -base "$E4DUMP" \
+	"$E4DUMP" "$img" "$W/tiny.key" >"$W/base.out" 2>"$W/base.err"
+rc=$?
+check "run.sh -base exit $rc, want 0: $(grep -m3 'FAILED\|error' "$W/base.err" "$W/base.out")" \
+	'[ $rc = 0 ]'
+# | workload | side | after s | before s | after / before | per repetition | RSS |
+for side in "e4dump (/enc)" "e4dump (/plain)"; do
+	check "-base: after / before of $side" \
+		'grep -q "^| .* | $side | [0-9.]* ([0-9.]*-[0-9.]*) | [0-9.]* ([0-9.]*-[0-9.]*) | [0-9.]* | [0-9.]* (" "$W/base.out"'
+done
+befaft=$(awk -F'|' 'NF == 7 && $5 ~ /^ [0-9.]+ $/ && $6 ~ /^ [0-9.]+ $/ { n++ } END { print n + 0 }' "$W/base.out")
+bwant=5
+[ $want = 14 ] && bwant=6
+check "-base: $bwant pairs with a ratio before and after, found $befaft" '[ "$befaft" = $bwant ]'
+if [ $want = 14 ]; then
+	check "-base: mount-cat.base in the goals table" 'grep -q "^| mount-cat.base | " "$W/base.out"'
+	check "-base: after / before of e4dump mount" 'grep -q "^| .* | e4dump mount (/enc) | [0-9.]* (" "$W/base.out"'
+fi
+check "-base: the base binary named" 'grep -q "^base e4dump: $E4DUMP " "$W/base.out"'
 finish

@@ -28,6 +28,7 @@
 #include "record.h"
 #include "session.h"
 #include "walk.h"
+#include "xattrs.h"
 
 /* Directory descriptors kept open on the current path; deeper trees
  * close their ancestors' and reopen them through "..". */
@@ -130,7 +131,7 @@ static void manifest_link(struct extract *x, struct xdir *d, const char *name,
 	if (n->inode->encrypted && manifest_ct_sha256(x->s->fs, n->inode, n->path, ct))
 		snprintf(ct, sizeof(ct), "-");
 	rel = out_rel(d, name);
-	row = rel ? manifest_row_start(rel, n->inode, ct) : NULL;
+	row = rel ? manifest_row_entry(x->man, x->s, n, rel, ct, 1) : NULL;
 	free(rel);
 	fd = openat(d->fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (row && fd >= 0)
@@ -139,6 +140,20 @@ static void manifest_link(struct extract *x, struct xdir *d, const char *name,
 		manifest_row_free(row);
 	if (fd >= 0)
 		close(fd);
+}
+
+/* --xattrs: the image's attributes of n set on fd, or the symlink name
+ * in dirfd (fd < 0); failures reported. */
+static void restore_xattrs(struct extract *x, const struct e4_walk_node *n,
+			   int fd, int dirfd, const char *name)
+{
+	struct xattr_set *set;
+
+	if (!x->o->xattrs || !n->inode)
+		return;
+	set = xattrs_for_restore(x->s->fs, n->inode, n->path, x->o->xattrs);
+	xattrs_restore(x->r, n->path, n->ino, set, x->o->xattrs, fd, dirfd, name);
+	xattrs_set_free(set);
 }
 
 /* --json: the record of an entry written (or not) at rel in DIR. */
@@ -208,13 +223,21 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 		return -1;
 	}
 	job.mode = out_mode(x, in);
-	if (outdir_file_open(&x->od, d->fd, job.name, job.mode, &job.out)) {
+	if (x->o->xattrs)
+		job.xattrs = xattrs_for_restore(x->s->fs, in, n->path, x->o->xattrs);
+	job.xattrs_level = x->o->xattrs;
+	/* attributes are set before the final mode, by the owner: made
+	 * writable for them */
+	if (outdir_file_open(&x->od, d->fd, job.name,
+			     job.mode | (job.xattrs ? 0200 : 0), &job.out)) {
+		xattrs_set_free(job.xattrs);
 		report_error_at(x->r, n->path, n->ino, "cannot create: %s", strerror(errno));
 		e4_file_close(job.file);
 		free(job.path);
 		return -1;
 	}
-	job.chmod = (job.mode & ~(mode_t)0755) != 0; /* made with umask 0 */
+	job.chmod = (job.mode & ~(mode_t)0755) != 0 || /* made with umask 0 */
+		    (job.xattrs && !(job.mode & 0200));
 	if (x->man) {
 		char ct[65] = "-";
 
@@ -222,7 +245,7 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 			snprintf(ct, sizeof(ct), "-");
 		rel = out_rel(d, name);
 		job.man = x->man;
-		job.man_row = rel ? manifest_row_start(rel, in, ct) : NULL;
+		job.man_row = rel ? manifest_row_entry(x->man, x->s, n, rel, ct, 1) : NULL;
 		free(rel);
 		rel = NULL;
 		if (!job.man_row)
@@ -261,6 +284,22 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 	return 0;
 }
 
+/* The manifest row of a directory, symlink or locked file written at name
+ * in d, without hashes (the DFXML has one; the TSV has files only). */
+static void manifest_entry(struct extract *x, struct xdir *d, const char *name,
+			   const struct e4_walk_node *n, int map_read)
+{
+	char *rel;
+
+	if (!x->man)
+		return;
+	rel = out_rel(d, name);
+	if (rel)
+		manifest_write(x->man, manifest_row_entry(x->man, x->s, n, rel, "-", map_read),
+			       MANIFEST_NO_HASHES, NULL);
+	free(rel);
+}
+
 static int write_symlink(struct extract *x, struct xdir *d, const char *name,
 			 const struct e4_walk_node *n)
 {
@@ -277,7 +316,9 @@ static int write_symlink(struct extract *x, struct xdir *d, const char *name,
 		return -1;
 	}
 	free(target);
+	restore_xattrs(x, n, -1, d->fd, name);
 	set_times(d->fd, name, -1, n->inode);
+	manifest_entry(x, d, name, n, 1);
 	emit(x, n, d, name, "complete");
 	return 0;
 }
@@ -387,6 +428,7 @@ static int write_locked(struct extract *x, struct xdir *d, const char *name,
 				     strerror(errno));
 			goto out;
 		}
+		restore_xattrs(x, n, -1, d->fd, name);
 		set_times(d->fd, name, -1, in);
 	} else {
 		struct out_file f;
@@ -416,6 +458,7 @@ static int write_locked(struct extract *x, struct xdir *d, const char *name,
 		{
 			struct timespec ts[2];
 
+			restore_xattrs(x, n, f.fd, -1, NULL);
 			inode_times(in, ts);
 			futimens(f.fd, ts);
 		}
@@ -427,6 +470,8 @@ static int write_locked(struct extract *x, struct xdir *d, const char *name,
 		json_object_object_add(extra, "plaintext_size", json_object_new_uint64(in->size));
 	}
 	rc = write_sidecar(x, d, name, n, extra);
+	if (!rc)
+		manifest_entry(x, d, name, n, 1);
 out:
 	json_object_put(extra);
 	return rc;
@@ -573,7 +618,7 @@ static void trim_fds(struct extract *x, struct xdir *d)
 }
 
 static void finish_dir(struct extract *x, struct xdir *d,
-		       const struct e4_walk_node *n)
+		       const struct e4_walk_node *n, const struct e4_dir *listing)
 {
 	if (d->skip_top == d && d->below)
 		report_error_at(x->r, n->path, n->ino, "skipped %zu entries below it: %s",
@@ -582,10 +627,13 @@ static void finish_dir(struct extract *x, struct xdir *d,
 		/* its files are in place (a rename would change its times)
 		 * and no job uses d->fd */
 		filewriter_drain(x->writer);
+		restore_xattrs(x, n, d->fd, -1, NULL);
 		fchmod(d->fd, out_mode(x, n->inode));
 		set_times(-1, NULL, d->fd, n->inode);
 		close(d->fd);
 		x->dirs++;
+		manifest_entry(x, d->parent, d->name, n,
+			       !listing || !e4_dir_facts(listing)->damaged);
 		emit(x, n, d->parent, d->name, "complete");
 	}
 	nameset_free(&d->names);
@@ -672,7 +720,6 @@ static void leave(void *arg, const struct e4_walk_node *n,
 	struct xdir *d = data, *p;
 	struct stat st;
 
-	(void)listing;
 	if (d == &x->root) {
 		if (d->skip && d->below)
 			report_error_at(x->r, n->path, n->ino, "skipped %zu entries below it: %s",
@@ -691,7 +738,7 @@ static void leave(void *arg, const struct e4_walk_node *n,
 			x->stop = 1;
 		}
 	}
-	finish_dir(x, d, n);
+	finish_dir(x, d, n, listing);
 }
 
 static int run(const struct options *o, struct report *r)
@@ -705,10 +752,18 @@ static int run(const struct options *o, struct report *r)
 	const char *path = o->n_args > 1 ? o->args[1] : "/";
 	struct stat img;
 	uint32_t ino;
+	struct e4_fs_info info;
+	uint64_t missing;
 	int rc;
 
 	if (!o->out_dir) {
 		report_error(r, "extract: needs -o DIR");
+		return EXIT_FATAL;
+	}
+	/* security.* and trusted.* need CAP_SYS_ADMIN (trusted) or an LSM's
+	 * consent: asked for without root, most would fail one by one */
+	if (o->xattrs == 2 && geteuid() != 0) {
+		report_error(r, "extract: --xattrs=all restores security.* and trusted.* attributes: run it as root (or use --xattrs for user.* only)");
 		return EXIT_FATAL;
 	}
 	rc = session_open(&s, o, r, 0);
@@ -739,7 +794,7 @@ static int run(const struct options *o, struct report *r)
 	x.root.fd = x.od.root_fd;
 	x.root.name = (char *)"";
 	if ((o->manifest || o->dfxml) &&
-	    !(x.man = manifest_open(o->manifest, o->dfxml, s.image, o->argc, o->argv, r))) {
+	    !(x.man = manifest_open(o->manifest, o->dfxml, s.image, s.fs, o->argc, o->argv, r))) {
 		close(x.od.root_fd);
 		session_close(&s);
 		return EXIT_FATAL;
@@ -779,11 +834,19 @@ static int run(const struct options *o, struct report *r)
 	close(x.od.root_fd);
 	nameset_free(&x.root.names);
 	hardlinks_free(&x.links);
-	/* the accounting, always */
+	/* the accounting, always; an image cut short is named in it (the
+	 * files it made partial are among the partial ones) */
+	e4_fs_get_info(s.fs, &info);
+	missing = e4_fs_shortfall(&info, NULL, 0);
 	fprintf(stderr, "e4dump: extract: %zu directories, %zu files, %zu symlinks, %" PRIu64
-		" bytes; %zu renamed, %zu partial, %zu locked kept, %zu skipped\n",
+		" bytes; %zu renamed, %zu partial, %zu locked kept, %zu skipped",
 		x.dirs, x.files, x.symlinks, x.bytes, x.renamed, totals.partial,
 		x.locked, x.skipped);
+	if (missing)
+		fprintf(stderr, "; the image ends at byte %" PRIu64 " of the filesystem, %"
+			PRIu64 " bytes short of what its superblock declares: files with blocks past its end are partial",
+			info.source_size, missing);
+	fputc('\n', stderr);
 	rc = x.skipped || x.stop || totals.partial || x.locked ? EXIT_SKIPPED :
 	     session_status(&s);
 	if (o->json) {

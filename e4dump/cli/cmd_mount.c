@@ -28,6 +28,7 @@
 #include "jsonout.h"
 #include "session.h"
 #include "walk.h"
+#include "xattrs.h"
 
 #define DIR_CACHE 16            /* directory listings kept, */
 #define DIR_CACHE_ENTRIES (1u << 20) /* with at most this many entries
@@ -526,11 +527,87 @@ static int context_text(struct mount *m, uint32_t ino, char *out, size_t size)
 			c.contents_mode, c.filenames_mode, flags, nonce);
 }
 
+/* The image's attributes the caller would see on the kernel's mount of
+ * it: what ext4 lists (xattrs.h), but not the POSIX ACLs (stored in
+ * ext4's own format, which the kernel converts); trusted.* only for root
+ * (ext4_xattr_trusted_list: CAP_SYS_ADMIN; getxattr is checked by the
+ * VFS itself); user.* only on files and directories (Linux refuses them
+ * elsewhere before asking). */
+static int served(const struct e4_inode *in, const struct xattr_one *x, uid_t caller)
+{
+	switch (x->index) {
+	case E4_XATTR_INDEX_USER:
+		return E4_ISREG(in->mode) || E4_ISDIR(in->mode);
+	case E4_XATTR_INDEX_TRUSTED:
+		return caller == 0;
+	case 2: case 3:         /* system.posix_acl_access, _default */
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+/* The image's attributes of inode ino (served ones), or -errno. */
+static int image_xattrs(fuse_req_t req, uint32_t ino, struct e4_inode *in,
+			struct xattr_set *set)
+{
+	struct mount *m = M(req);
+	uid_t caller = fuse_req_ctx(req)->uid;
+	size_t k = 0;
+	int err = read_inode(m, ino, in);
+
+	set->v = NULL;
+	set->n = 0;
+	if (err)
+		return -err;
+	if (xattrs_collect(m->s->fs, in, NULL, set) == E4_NOMEM && !set->n)
+		return -ENOMEM;
+	for (size_t i = 0; i < set->n; i++) {
+		if (served(in, &set->v[i], caller)) {
+			set->v[k++] = set->v[i];
+		} else {
+			free(set->v[i].name);
+			free(set->v[i].value);
+		}
+	}
+	set->n = k;
+	return 0;
+}
+
+static void reply_value(fuse_req_t req, const void *v, size_t n, size_t size)
+{
+	if (!size)
+		fuse_reply_xattr(req, n);
+	else if (n > size)
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, v, n);
+}
+
+/* The image's own attribute first: an image's own user.e4dump.context
+ * wins over the virtual one (the evidence is never hidden behind what the
+ * tool makes up; stat still shows the context). */
 static void op_getxattr(fuse_req_t req, fuse_ino_t node, const char *name, size_t size)
 {
 	char text[512];
-	int n;
+	struct e4_inode in;
+	struct xattr_set set;
+	int n = image_xattrs(req, to_ino(node), &in, &set);
 
+	if (n < 0) {
+		fuse_reply_err(req, -n);
+		return;
+	}
+	for (size_t i = 0; i < set.n; i++)
+		if (!strcmp(set.v[i].name, name)) {
+			if (set.v[i].value)
+				reply_value(req, set.v[i].value, set.v[i].len, size);
+			else
+				fuse_reply_err(req, EIO);
+			xattrs_free(&set);
+			return;
+		}
+	xattrs_free(&set);
 	if (strcmp(name, CONTEXT_XATTR)) {
 		fuse_reply_err(req, ENODATA);
 		return;
@@ -538,32 +615,49 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t node, const char *name, size_
 	n = context_text(M(req), to_ino(node), text, sizeof(text));
 	if (n < 0)
 		fuse_reply_err(req, -n);
-	else if (!size)
-		fuse_reply_xattr(req, (size_t)n);
-	else if ((size_t)n > size)
-		fuse_reply_err(req, ERANGE);
 	else
-		fuse_reply_buf(req, text, (size_t)n);
+		reply_value(req, text, (size_t)n, size);
 }
 
 static void op_listxattr(fuse_req_t req, fuse_ino_t node, size_t size)
 {
-	char text[512];
-	size_t n = sizeof(CONTEXT_XATTR);
+	char text[512], *list = NULL;
+	size_t n = 0, len;
 	struct e4_inode in;
+	struct xattr_set set;
+	int own_context = 0, err = image_xattrs(req, to_ino(node), &in, &set);
+
+	if (err < 0) {
+		fuse_reply_err(req, -err);
+		return;
+	}
+	for (size_t i = 0; i < set.n; i++) {
+		n += strlen(set.v[i].name) + 1;
+		own_context |= !strcmp(set.v[i].name, CONTEXT_XATTR);
+	}
 	/* Linux refuses user.* attributes on symlinks before asking: do not
 	 * offer one that cannot be read */
-	int has = read_inode(M(req), to_ino(node), &in) == 0 && !E4_ISLNK(in.mode) &&
-		  context_text(M(req), to_ino(node), text, sizeof(text)) >= 0;
-
-	if (!has)
-		n = 0;
-	if (!size)
-		fuse_reply_xattr(req, n);
-	else if (n > size)
-		fuse_reply_err(req, ERANGE);
+	if (!own_context && !E4_ISLNK(in.mode) &&
+	    context_text(M(req), to_ino(node), text, sizeof(text)) >= 0)
+		n += sizeof(CONTEXT_XATTR);
 	else
-		fuse_reply_buf(req, CONTEXT_XATTR, n);
+		own_context = 1;
+	list = malloc(n ? n : 1);
+	if (!list) {
+		xattrs_free(&set);
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	len = 0;
+	for (size_t i = 0; i < set.n; i++) {
+		memcpy(list + len, set.v[i].name, strlen(set.v[i].name) + 1);
+		len += strlen(set.v[i].name) + 1;
+	}
+	if (!own_context)
+		memcpy(list + len, CONTEXT_XATTR, sizeof(CONTEXT_XATTR));
+	xattrs_free(&set);
+	reply_value(req, list, n, size);
+	free(list);
 }
 
 /* Every operation that would change something: EROFS (the kernel

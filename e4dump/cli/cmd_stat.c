@@ -15,6 +15,7 @@
 #include "modes.h"
 #include "nokey.h"
 #include "session.h"
+#include "xattrs.h"
 
 static const char *str(json_object *o, const char *k)
 {
@@ -57,9 +58,14 @@ static void print_text(json_object *o)
 	json_object *v, *enc;
 	const char *keys[] = { "path", "inode", "file_type", "mode", "uid", "gid", "size" };
 
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		printf("%s: %s\n", i == 2 ? "type" : keys[i],
 		       i == 2 ? type_text(txt(o, keys[i])) : txt(o, keys[i]));
+		/* the inode bitmap's word, as istat's "Allocated" */
+		if (i == 1 && json_object_object_get_ex(o, "allocated", &v) && v)
+			printf("allocation: %s\n", json_object_get_boolean(v) ?
+			       "allocated" : "not allocated");
+	}
 	if (strcmp(str(o, "size"), str(o, "stored_size")))
 		printf("stored size: %s\n", str(o, "stored_size"));
 	if (str(o, "target_state"))
@@ -72,6 +78,8 @@ static void print_text(json_object *o)
 	       txt(o, "ctime"));
 	if (str(o, "crtime"))
 		printf("crtime: %s\n", str(o, "crtime"));
+	if (str(o, "dtime"))
+		printf("dtime: %s\n", str(o, "dtime"));
 	printf("blocks (logical -> physical):\n");
 	json_object_object_get_ex(o, "blocks", &v);
 	for (size_t i = 0; i < json_object_array_length(v); i++) {
@@ -157,6 +165,7 @@ int cmd_stat(const struct options *o, struct report *r)
 		json_emit(json_summary("stat", r, rc));
 	} else if (rec) {
 		print_text(rec);
+		xattrs_print(stdout, s.fs, &in, shown);
 		json_object_put(rec);
 	}
 	free(shown);

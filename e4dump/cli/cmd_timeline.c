@@ -1,120 +1,423 @@
-/* e4dump timeline: a body file in The Sleuth Kit's 3.x layout, one line
- * per entry of the tree, with decrypted names, for mactime(1):
- *   MD5|name|inode|mode_as_string|UID|GID|size|atime|mtime|ctime|crtime
- * MD5 is 0 (not computed, as fls -m writes it); times are whole seconds
- * (0: none); names are the display paths of ls -R from the image root,
- * with '|' escaped as \x7c; an entry whose name no key decrypts keeps
- * its no-key name followed by " (encrypted, no key)", as fls marks
- * deleted entries with " (deleted)". */
+/* e4dump timeline: a body file (bodyfile.h: The Sleuth Kit's 3.x layout,
+ * as fls -m writes it) for mactime(1), one line per entry of the tree
+ * with decrypted names, then one per entry deleted that the journal still
+ * names (the entries undelete finds, from the same scan), marked
+ * " (deleted)" as fls marks them.  Names are the display paths of ls -R
+ * from the image root; an entry whose name no key decrypts keeps its
+ * no-key name followed by " (encrypted, no key)".  A deleted entry's
+ * times are those of the newest journal copy of its inode from while it
+ * was in use (else the freed inode's, as fls shows them); its deletion
+ * time (i_dtime), which the body file has no field for, is in --json's
+ * records. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bodyfile.h"
 #include "commands.h"
 #include "dir.h"
+#include "escape.h"
 #include "inode.h"
+#include "jsonout.h"
+#include "nokey.h"
+#include "record.h"
 #include "session.h"
+#include "undelete.h"
 #include "walk.h"
 
 struct timeline {
 	struct session *s;
+	const struct options *o;
 	const char *start;    /* the PATH given */
+	struct bodyfile body;
+	struct e4_journal *j;
+	size_t deleted;
+	int nomem;
 };
 
-/* TSK's mode string: entry type, '/', inode type and permissions
- * ("r/rrw-r--r--"). */
-static void mode_string(uint16_t mode, char out[13])
+/* len bytes from the image in display form (e4_escape), malloc'd */
+static char *shown_of(const void *p, size_t len)
 {
-	static const char rwx[] = "rwxrwxrwx";
-	char t;
+	char *shown = malloc(E4_ESCAPE_SIZE(len));
 
-	switch (mode & E4_S_IFMT) {
-	case E4_S_IFDIR: t = 'd'; break;
-	case E4_S_IFREG: t = 'r'; break;
-	case E4_S_IFLNK: t = 'l'; break;
-	case E4_S_IFCHR: t = 'c'; break;
-	case E4_S_IFBLK: t = 'b'; break;
-	case E4_S_IFIFO: t = 'p'; break;
-	case E4_S_IFSOCK: t = 'h'; break;
-	default: t = '-';
-	}
-	out[0] = t;
-	out[1] = '/';
-	out[2] = t;
-	for (int i = 0; i < 9; i++)
-		out[3 + i] = (mode & (0400 >> i)) ? rwx[i] : '-';
-	if (mode & 04000)
-		out[5] = (mode & 0100) ? 's' : 'S';
-	if (mode & 02000)
-		out[8] = (mode & 0010) ? 's' : 'S';
-	if (mode & 01000)
-		out[11] = (mode & 0001) ? 't' : 'T';
-	out[12] = 0;
+	if (shown)
+		e4_escape(p, len, shown, 0);
+	return shown;
 }
 
-static void put_name(const char *s)
+/* A symlink's target as readlink shows it (display form, malloc'd) and
+ * lstat's size; NULL when it cannot be read (reported). */
+static char *live_target(struct timeline *t, const struct e4_walk_node *n, uint64_t *size)
 {
-	for (; *s; s++) {
-		if (*s == '|')
-			fputs("\\x7c", stdout);
-		else
-			putchar(*s);
+	const struct e4_inode *in = n->inode;
+	char nk[E4_NOKEY_NAME_MAX + 1], *target = NULL, *shown;
+	size_t len;
+
+	if (n->parent && n->parent->encrypted && !n->parent->have_key) {
+		e4_symlink_locked_size(t->s->fs, in, n->path, size);
+		if (!in->encrypted || e4_symlink_locked_target(t->s->fs, in, n->path, nk) != E4_OK)
+			return NULL;
+		return shown_of(nk, strlen(nk));
 	}
+	if (e4_symlink_read(t->s->fs, in, n->path, &target, &len) != E4_OK)
+		return NULL;
+	*size = len;
+	shown = shown_of(target, len);
+	free(target);
+	return shown;
 }
 
 static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 {
 	struct timeline *t = arg;
 	const struct e4_inode *in = n->inode;
-	char mode[13];
+	struct body_entry b;
+	char *path = NULL, *target = NULL;
 	uint64_t size;
+	int nokey = n->entry && (n->entry->state == E4_NAME_NOKEY ||
+				 n->entry->state == E4_NAME_BAD);
 
 	if (!in)
 		return E4_WALK_CONTINUE; /* reported */
-	size = in->size;
-	if (E4_ISLNK(in->mode)) {
-		/* the size lstat gives, as ls -l and stat show it */
-		char *target;
-		size_t len;
+	if (t->o->json) {
+		/* ls's record (allocated, dtime and target are in it) */
+		struct record rec;
+		json_object *o = NULL;
 
-		if (n->parent && n->parent->encrypted && !n->parent->have_key)
-			e4_symlink_locked_size(t->s->fs, in, n->path, &size);
-		else if (e4_symlink_read(t->s->fs, in, n->path, &target, &len) == E4_OK) {
-			size = len;
-			free(target);
-		}
+		record_init(&rec, "entry");
+		if (!record_from_node(&rec, t->s, n) && (o = record_json(&rec)))
+			json_object_object_add(o, "deleted", json_object_new_boolean(0));
+		else
+			t->nomem = 1;
+		record_free(&rec);
+		json_emit(o);
+		return E4_WALK_CONTINUE;
 	}
-	mode_string(in->mode, mode);
-	printf("0|");
+	size = in->size;
+	if (E4_ISLNK(in->mode))
+		target = live_target(t, n, &size);
 	if (!strcmp(t->start, "/")) {
-		putchar('/');
-		put_name(n->rel);
-	} else {
-		put_name(n->path);
+		path = malloc(strlen(n->rel) + 2);
+		if (!path) {
+			free(target);
+			return E4_WALK_STOP;
+		}
+		path[0] = '/';
+		strcpy(path + 1, n->rel);
 	}
-	if (n->entry && (n->entry->state == E4_NAME_NOKEY || n->entry->state == E4_NAME_BAD))
-		fputs(" (encrypted, no key)", stdout);
-	printf("|%" PRIu32 "|%s|%" PRIu32 "|%" PRIu32 "|%" PRIu64 "|%" PRId64 "|%" PRId64
-	       "|%" PRId64 "|%" PRId64 "\n",
-	       n->ino, mode, in->uid, in->gid, size, in->atime.sec,
-	       in->mtime.sec, in->ctime.sec, in->has_crtime ? in->crtime.sec : 0);
+	memset(&b, 0, sizeof(b));
+	b.path = path ? path : n->path;
+	b.marker = nokey ? " (encrypted, no key)" : NULL;
+	b.target = target;
+	b.ino = n->ino;
+	b.name_type = n->entry ? n->entry->file_type : -1;
+	b.in = in;
+	b.size = size;
+	bodyfile_line(&t->body, &b);
+	free(path);
+	free(target);
 	return E4_WALK_CONTINUE;
+}
+
+/* "/" and the parts of d's path, in display form (malloc'd). */
+static char *deleted_path(const struct e4_deleted *d)
+{
+	size_t len = 0, at = 0;
+	char *raw, *shown;
+
+	for (size_t i = 0; i < d->nparts; i++)
+		len += 1 + d->parts[i].len;
+	raw = malloc(len + 1);
+	if (!raw)
+		return NULL;
+	for (size_t i = 0; i < d->nparts; i++) {
+		raw[at++] = '/';
+		memcpy(raw + at, d->parts[i].name, d->parts[i].len);
+		at += d->parts[i].len;
+	}
+	shown = shown_of(raw, at);
+	free(raw);
+	return shown;
+}
+
+/* A deleted symlink's target (display form, malloc'd): decrypted, or
+ * without the key what readlink would show; NULL when not readable. */
+static char *deleted_target(struct timeline *t, const struct e4_deleted *d, uint64_t *size)
+{
+	char *target, *shown;
+	size_t len;
+	int nokey;
+	const char *why;
+
+	if (!d->have_inode || e4_recovery_symlink(t->s->fs, t->j, d, 1, &target, &len,
+						  &nokey, &why) != E4_OK)
+		return NULL;
+	*size = len;
+	shown = shown_of(target, len);
+	free(target);
+	return shown;
+}
+
+/* --json: a deleted entry's record (record.h) as a copy gives it (nothing
+ * of the live image is read for it: its blocks may be another file's),
+ * with the inode's bitmap bit now (allocated), its deletion time (dtime:
+ * the freed copy's, which may be newer than the copy its times are from)
+ * and timeline's own fields.  0, or -1 when out of memory. */
+static int deleted_record(struct timeline *t, const struct e4_deleted *d,
+			  const struct e4_inode *in, uint32_t dtime, int allocated,
+			  uint64_t size, const char *target, const char *path)
+{
+	struct record rec;
+	json_object *o = NULL;
+	const char *slash = strrchr(path, '/');
+	int rc = -1;
+
+	record_init(&rec, "entry");
+	if (in ? record_from_copy(&rec, t->s, in, in == &d->inode && d->have_ctx ?
+				  &d->ctx : NULL, size, target, path) :
+		 !(rec.path = strdup(path)))
+		goto out;
+	rec.ino = d->ino;
+	rec.allocated = allocated;
+	rec.inode.dtime = dtime;
+	if (!(rec.name = strdup(slash && slash[1] ? slash + 1 : path)) ||
+	    (!d->orphan && record_set_name(&rec, d->name_state, d->raw_name, d->raw_len)) ||
+	    !(o = record_json(&rec)))
+		goto out;
+	if (!in) {
+		/* the entry's type; nothing else of the inode is known */
+		json_object_object_add(o, "file_type",
+				       json_object_new_string(record_file_type_ft(d->file_type)));
+		json_object_object_add(o, "size", NULL);
+		json_object_object_add(o, "allocated", allocated < 0 ? NULL :
+				       json_object_new_boolean(allocated));
+		json_object_object_add(o, "dtime", NULL);
+	}
+	json_object_object_add(o, "deleted", json_object_new_boolean(1));
+	/* where the times are from: the journal transaction of the copy, or
+	 * null for the freed inode in the image (or none) */
+	json_object_object_add(o, "inode_sequence", d->have_inode ?
+			       json_object_new_int64(d->inode_sequence) : NULL);
+	json_object_object_add(o, "dtime_sequence", d->have_dtime && d->dtime_sequence ?
+			       json_object_new_int64(d->dtime_sequence) : NULL);
+	json_object_object_add(o, "deleted_sequence", d->deleted_known ?
+			       json_object_new_int64(d->deleted_sequence) : NULL);
+	json_emit(o);
+	rc = 0;
+out:
+	record_free(&rec);
+	return rc;
+}
+
+static int one_deleted(void *arg, const struct e4_deleted *d)
+{
+	struct timeline *t = arg;
+	struct e4_inode live;
+	const struct e4_inode *in = NULL;
+	char *path, *target = NULL;
+	uint64_t size = 0;
+	uint32_t dtime = 0;
+	int allocated = 0;
+	enum e4_status ast;
+
+	/* an old name of a file that still is: not a deletion */
+	if (d->still_in_use)
+		return 0;
+	path = deleted_path(d);
+	if (!path) {
+		t->nomem = 1;
+		return 1;
+	}
+	/* the inode bitmap's bit now (set: the inode was reused) */
+	ast = e4_inode_allocated(t->s->fs, d->ino, &allocated);
+	if (d->have_inode) {
+		in = &d->inode;
+		dtime = d->have_dtime ? d->dtime : 0;
+	} else if (!allocated && e4_inode_read(t->s->fs, d->ino, path, &live) == E4_OK &&
+		   !live.in_use && live.mode && live.dtime) {
+		/* no copy from while it was in use: the freed inode, as
+		 * fls shows a deleted name's */
+		in = &live;
+		dtime = live.dtime;
+	}
+	if (in) {
+		size = in->size;
+		if (E4_ISLNK(in->mode) && in == &d->inode)
+			target = deleted_target(t, d, &size);
+	}
+	t->deleted++;
+	if (t->o->json) {
+		if (deleted_record(t, d, in, dtime, ast == E4_OK ? allocated : -1, size,
+				   target, path))
+			t->nomem = 1;
+	} else {
+		struct body_entry b;
+
+		memset(&b, 0, sizeof(b));
+		b.path = path;
+		b.marker = d->name_state == E4_NAME_NOKEY || d->name_state == E4_NAME_BAD ?
+			   " (encrypted, no key)" : NULL;
+		b.target = target;
+		b.deleted = 1;
+		b.realloc = allocated;
+		b.ino = d->ino;
+		b.name_type = d->orphan ? 0 : d->file_type;
+		b.in = in;
+		b.size = size;
+		bodyfile_line(&t->body, &b);
+	}
+	free(target);
+	free(path);
+	return 0;
+}
+
+/* What a transaction's copies were, by the group layout (no scan):
+ * inode-table blocks as ranges of inodes, bitmaps, superblocks, and the
+ * others (directories, extent trees, data of data=journal). */
+struct jsummary {
+	size_t n[E4_BLOCK_JOURNAL + 1];
+	json_object *ranges;            /* [[first, last], ...], merged */
+	uint32_t first, last;           /* the range being merged */
+	char text[400];
+	size_t used, shown, more;
+};
+
+#define SHOWN_RANGES 16
+
+static void range_done(struct jsummary *m)
+{
+	json_object *a;
+
+	if (!m->first)
+		return;
+	a = json_object_new_array();
+	json_object_array_add(a, json_object_new_int64(m->first));
+	json_object_array_add(a, json_object_new_int64(m->last));
+	json_object_array_add(m->ranges, a);
+	if (m->shown < SHOWN_RANGES && m->used < sizeof(m->text))
+		m->used += (size_t)snprintf(m->text + m->used, sizeof(m->text) - m->used,
+					    "%s%" PRIu32 "..%" PRIu32, m->shown ? ", " : "",
+					    m->first, m->last);
+	else
+		m->more++;
+	m->shown++;
+	m->first = 0;
+}
+
+static void journal_event(struct timeline *t, const struct e4_jtrans *tr)
+{
+	static const char *const kinds[] = { "other", "superblock", "block bitmap",
+					     "inode bitmap", "inode table", "directory",
+					     "extent tree", "journal" };
+	struct jsummary m;
+	struct e4_timestamp when = { (int64_t)tr->commit_sec, tr->commit_nsec };
+	char name[600];
+	size_t at;
+
+	memset(&m, 0, sizeof(m));
+	m.ranges = json_object_new_array();
+	/* in the order of the descriptors' tags: adjacent ones merged */
+	for (size_t k = 0; k < tr->ncopies; k++) {
+		const struct e4_jcopy *c = e4_journal_copy(t->j, tr->first_copy + k);
+		struct e4_block_class bc;
+
+		e4_fs_block_layout(t->s->fs, c->fs_block, &bc);
+		m.n[bc.kind <= E4_BLOCK_JOURNAL ? bc.kind : E4_BLOCK_OTHER]++;
+		if (bc.kind != E4_BLOCK_INODE_TABLE)
+			continue;
+		if (m.first && bc.first_ino == m.last + 1) {
+			m.last = bc.last_ino;
+			continue;
+		}
+		range_done(&m);
+		m.first = bc.first_ino;
+		m.last = bc.last_ino;
+	}
+	range_done(&m);
+	at = (size_t)snprintf(name, sizeof(name), "<journal transaction %" PRIu32
+			      " committed: %zu blocks", tr->sequence, tr->ncopies);
+	if (m.shown && at < sizeof(name))
+		at += (size_t)snprintf(name + at, sizeof(name) - at, "; inodes %s%s", m.text,
+				       m.more ? ", ..." : "");
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		if (k != E4_BLOCK_INODE_TABLE && m.n[k] && at < sizeof(name))
+			at += (size_t)snprintf(name + at, sizeof(name) - at, "; %zu %s", m.n[k],
+					       kinds[k]);
+	if (tr->revokes && at < sizeof(name))
+		at += (size_t)snprintf(name + at, sizeof(name) - at, "; %u revoked", tr->revokes);
+	if (at < sizeof(name))
+		snprintf(name + at, sizeof(name) - at, ">");
+	if (!t->o->json) {
+		json_object_put(m.ranges);
+		bodyfile_event(&t->body, name, &when);
+		return;
+	}
+	{
+		json_object *o = json_record("event"), *n = json_object_new_object();
+
+		json_object_object_add(o, "event", json_object_new_string("journal commit"));
+		json_object_object_add(o, "sequence", json_object_new_int64(tr->sequence));
+		json_object_object_add(o, "time", json_time(&when));
+		json_object_object_add(o, "blocks", json_object_new_int64((int64_t)tr->ncopies));
+		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+			if (m.n[k])
+				json_object_object_add(n, kinds[k],
+						       json_object_new_int64((int64_t)m.n[k]));
+		json_object_object_add(o, "block_kinds", n);
+		json_object_object_add(o, "inode_ranges", m.ranges);
+		json_object_object_add(o, "revoked", json_object_new_int64(tr->revokes));
+		json_object_object_add(o, "name", json_object_new_string(name));
+		json_emit(o);
+	}
+}
+
+/* --journal-events: every committed transaction with a commit time */
+static void journal_events(struct timeline *t)
+{
+	for (size_t i = 0; i < e4_journal_ntrans(t->j); i++) {
+		const struct e4_jtrans *tr = e4_journal_trans(t->j, i);
+
+		if (tr->committed && tr->commit_sec)
+			journal_event(t, tr);
+	}
 }
 
 int cmd_timeline(const struct options *o, struct report *r)
 {
 	struct session s;
-	struct timeline t = { &s, o->n_args > 1 ? o->args[1] : "/" };
+	struct timeline t = { &s, o, o->n_args > 1 ? o->args[1] : "/", { 0 }, NULL, 0, 0 };
 	struct e4_walk_options wo = { 1, 1, 0 };
 	struct e4_walk_visitor v = { .entry = entry };
 	uint32_t ino;
 	int rc = session_open(&s, o, r, 1);
 
-	if (rc)
+	if (rc) {
+		if (o->json)
+			json_emit(json_summary("timeline", r, rc));
 		return rc;
-	if (e4_path_lookup(s.fs, t.start, &ino) == E4_OK)
+	}
+	bodyfile_init(&t.body, stdout, o->prefix, o->nanoseconds);
+	if (e4_path_lookup(s.fs, t.start, &ino) == E4_OK) {
 		e4_walk(s.fs, ino, t.start, &wo, &v, &t, NULL);
+		if (t.nomem)
+			report_error(r, "timeline: out of memory writing records");
+		t.nomem = 0;
+		if ((!o->no_deleted || o->journal_events) && e4_fs_journal(s.fs, &t.j) == E4_OK) {
+			if (!o->no_deleted &&
+			    (e4_undelete_scan(s.fs, t.j, ino, one_deleted, &t) == E4_NOMEM || t.nomem))
+				report_error(r, "timeline: out of memory listing deleted entries");
+			if (o->journal_events)
+				journal_events(&t);
+			e4_journal_free(t.j);
+		}
+	}
 	rc = session_status(&s);
 	session_close(&s);
+	if (o->json) {
+		json_object *sum = json_summary("timeline", r, rc);
+
+		json_object_object_add(sum, "deleted", json_object_new_int64((int64_t)t.deleted));
+		json_emit(sum);
+	}
 	return finish_stdout(rc, r);
 }

@@ -236,7 +236,7 @@ static void times_of(const struct e4_inode *in, struct timespec ts[2])
 }
 
 /* --manifest: the row of a file written (its hashes read back); the
- * last column lists the suspect blocks. */
+ * unreadable column lists the suspect blocks. */
 static void manifest_add(struct undel *u, const struct e4_deleted *d, int dirfd,
 			 const char *name, const struct e4_suspect *sus, size_t nsus)
 {
@@ -267,6 +267,27 @@ static void manifest_add(struct undel *u, const struct e4_deleted *d, int dirfd,
 		strcat(rel, name);
 	}
 	row = rel ? manifest_row_start(rel, &d->inode, "-") : NULL;
+	free(rel);
+	/* its path in the image: the names the journal holds, as ls shows
+	 * them ("/a/b"; "/<INO>" for an orphan) */
+	len = 1;
+	for (size_t i = 0; i < d->nparts; i++)
+		len += E4_ESCAPE_SIZE(d->parts[i].len);
+	rel = row ? malloc(len) : NULL;
+	if (rel) {
+		size_t o = 0;
+
+		for (size_t i = 0; i < d->nparts; i++) {
+			rel[o++] = '/';
+			o += e4_escape(d->parts[i].name, d->parts[i].len, rel + o,
+				       d->orphan ? 0 : E4_ESCAPE_SLASH);
+		}
+		rel[o] = 0;
+	}
+	if (!rel || manifest_row_path(row, rel)) {
+		manifest_row_free(row);
+		row = NULL;
+	}
 	free(rel);
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (row && fd >= 0)
@@ -715,7 +736,7 @@ int cmd_undelete(const struct options *o, struct report *r)
 		session_close(&s);
 		return json_finish(o->json, "undelete", r, EXIT_FATAL);
 	}
-	if (o->manifest && !(u.man = manifest_open(o->manifest, NULL, s.image, o->argc,
+	if (o->manifest && !(u.man = manifest_open(o->manifest, NULL, s.image, s.fs, o->argc,
 						   o->argv, r))) {
 		close(u.od.root_fd);
 		e4_journal_free(u.j);

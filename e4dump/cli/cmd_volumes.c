@@ -2,6 +2,7 @@
  * container and what its acquisition recorded, the partition table, and
  * for each partition where it is, what filesystem libblkid finds there
  * and, for ext4, whether it has encrypted inodes. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +18,36 @@
  * same large filesystem a thousand times. */
 #define MAX_SCANNED 64
 
-/* The encrypted inodes of the ext volume at [start, start + size) of
- * disk, or -1 when it cannot be read. */
-static long count_encrypted(struct e4_source *disk, uint64_t start, uint64_t size)
+/* A warning that the image holds less than something in it declares
+ * (the problem short_image, as the library reports it when a command
+ * opens the filesystem), about image. */
+static void warn_short(struct report *r, const char *image, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void warn_short(struct report *r, const char *image, const char *fmt, ...)
 {
+	struct e4_diag d = { .level = E4_DIAG_WARNING, .status = E4_OK,
+			     .problem = E4_P_SHORT, .path = image };
+	char *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	d.message = msg ? msg : "out of memory";
+	report_diag(r, &d);
+	free(msg);
+}
+
+/* The encrypted inodes of the ext volume at [start, start + size) of
+ * disk, or -1 when it cannot be read; what of the filesystem its
+ * superblock declares lies past the end of the image is a warning (what
+ * names the volume). */
+static long count_encrypted(struct e4_source *disk, uint64_t start, uint64_t size,
+			    struct report *r, const char *image, const char *what)
+{
+	struct e4_fs_info info;
+	char shortfall[400];
 	struct e4_fs_options fo = { .listing = 1 };
 	struct e4_source *view;
 	struct e4_fs *fs;
@@ -31,6 +58,9 @@ static long count_encrypted(struct e4_source *disk, uint64_t start, uint64_t siz
 	if (e4_source_view(disk, start, size, &view) != E4_OK ||
 	    e4_fs_open_source(&fs, view, &fo) != E4_OK)
 		return -1;
+	e4_fs_get_info(fs, &info);
+	if (e4_fs_shortfall(&info, shortfall, sizeof(shortfall)))
+		warn_short(r, image, "%s%s%s", what, what[0] ? ": " : "", shortfall);
 	if (e4_fs_encrypted_inodes(fs, &v, &n, NULL) != E4_OK)
 		flagged = -1;
 	else
@@ -121,7 +151,7 @@ int cmd_volumes(const struct options *o, struct report *r)
 	struct e4_source *disk;
 	struct e4_volume_table t;
 	json_object *container, *table, *meta, *rows;
-	char why[1024], *e;
+	char why[1024], *e, *name;
 	enum e4_status st;
 	int rc;
 
@@ -163,9 +193,16 @@ int cmd_volumes(const struct options *o, struct report *r)
 	ADD(table, "sector_size", t.scheme[0] ? json_object_new_int(t.sector_size) : NULL);
 	ADD(table, "note", t.note[0] ? json_object_new_string(t.note) : NULL);
 	rows = json_object_new_array();
+	e = escaped(path, 4096);
+	if (e4_volumes_shortfall(&t, why, sizeof(why)))
+		warn_short(r, e ? e : "?", "%s", why);
+	for (size_t i = 0; i < t.n; i++)
+		if (t.v[i].missing && t.v[i].size)
+			warn_short(r, e ? e : "?", "partition %u: %llu bytes of it lie past the end of the image",
+				   t.v[i].index, (unsigned long long)t.v[i].missing);
 	if (e4_has_ext_superblock(disk, 0))
 		json_object_array_add(rows, volume_record(NULL, 0, disk->size, "ext4",
-			count_encrypted(disk, 0, disk->size),
+			count_encrypted(disk, 0, disk->size, r, e ? e : "?", ""),
 			t.n ? "(whole image; overlaps the table)" : "(whole image)", "", NULL));
 	for (size_t i = 0, scanned = 0; i < t.n; i++) {
 		const struct e4_volume *v = &t.v[i];
@@ -173,17 +210,23 @@ int cmd_volumes(const struct options *o, struct report *r)
 		long enc = -3;
 
 		snprintf(index, sizeof(index), "%u", v->index);
-		if (v->ext)
-			enc = scanned++ < MAX_SCANNED ? count_encrypted(disk, v->start, v->size) : -2;
+		if (v->ext) {
+			char what[32];
+
+			snprintf(what, sizeof(what), "partition %u", v->index);
+			enc = scanned++ < MAX_SCANNED ?
+			      count_encrypted(disk, v->start, v->size, r, e ? e : "?", what) : -2;
+		}
 		snprintf(type, sizeof(type), "%s%s%s%s", v->type,
 			 v->extended ? " (extended)" : v->logical ? " (logical)" : "",
 			 v->missing && v->size ? " (cut short)" : "",
 			 v->odd & E4_VOL_BLOCKING ? " (odd)" : "");
-		e = escaped(v->name, sizeof(v->name));
+		name = escaped(v->name, sizeof(v->name));
 		json_object_array_add(rows, volume_record(index, v->start, v->size,
-			v->extended ? "" : v->fs, enc, type, e ? e : "", v));
-		free(e);
+			v->extended ? "" : v->fs, enc, type, name ? name : "", v));
+		free(name);
 	}
+	free(e);
 	rc = EXIT_DONE;
 	if (o->json) {
 		json_emit(container);

@@ -18,7 +18,7 @@
 struct command {
 	const char *name;
 	int (*run)(const struct options *o, struct report *r);
-	unsigned int opts;
+	opt_mask opts;
 	size_t min_args, max_args;
 	const char *usage;
 	const char *help;
@@ -40,20 +40,26 @@ static const struct command commands[] = {
 	  "stat [--json] [OPTIONS] IMAGE PATH",
 	  "one inode: type, mode, owner, size, links, flags, the four times\n"
 	  "      (UTC, nanoseconds), its blocks, its encryption context and key" },
-	{ "timeline", cmd_timeline, OPTS_IMAGE, 1, 2, "timeline [OPTIONS] IMAGE [PATH]",
-	  "a body file (The Sleuth Kit 3.x) of the tree, decrypted names, for mactime" },
+	{ "timeline", cmd_timeline, OPTS_IMAGE | OPT_BIT(OPT_PREFIX) | OPT_BIT(OPT_NANOSECONDS) |
+	  OPT_BIT(OPT_NO_DELETED) | OPT_BIT(OPT_JOURNAL_EVENTS) | OPT_BIT(OPT_JSON), 1, 2,
+	  "timeline [-m PREFIX] [--nanoseconds] [--no-deleted] [--journal-events]\n"
+	  "             [--json] [OPTIONS] IMAGE [PATH]",
+	  "a body file (The Sleuth Kit 3.x) of the tree, decrypted names, and\n"
+	  "      of the entries deleted that the journal still names, for mactime" },
 	{ "extract", cmd_extract,
 	  OPTS_IMAGE | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_FORCE) | OPT_BIT(OPT_KEEP_SETID) |
 	  OPT_BIT(OPT_THREADS) | OPT_BIT(OPT_MANIFEST) | OPT_BIT(OPT_QUIET) |
 	  OPT_BIT(OPT_DFXML) | OPT_BIT(OPT_KEEP_LOCKED) | OPT_BIT(OPT_JSON) |
-	  OPT_BIT(OPT_MAX_OUTPUT),
-	  1, 2, "extract [--force] [--keep-setid] [--keep-locked] [--threads N]\n"
+	  OPT_BIT(OPT_MAX_OUTPUT) | OPT_BIT(OPT_XATTRS),
+	  1, 2, "extract [--force] [--keep-setid] [--keep-locked] [--xattrs[=all]] [--threads N]\n"
 	  "             [--manifest FILE] [--dfxml FILE] [--json] [--max-output BYTES]\n"
 	  "             [OPTIONS] IMAGE [PATH] -o DIR",
 	  "extract a tree, decrypted, into DIR" },
-	{ "verify", cmd_verify, OPTS_IMAGE | OPT_BIT(OPT_JSON) | OPT_BIT(OPT_QUIET), 1, 1,
-	  "verify [--json] [-q] [OPTIONS] IMAGE",
-	  "check the encryption format: every inode and entry (exit 1 on findings)" },
+	{ "verify", cmd_verify, OPTS_IMAGE | OPT_BIT(OPT_JSON) | OPT_BIT(OPT_QUIET) |
+	  OPT_BIT(OPT_EVIDENCE), 1, 1,
+	  "verify [--json] [-q] [--evidence] [OPTIONS] IMAGE",
+	  "check the encryption format: every inode and entry (exit 1 on findings);\n"
+	  "      --evidence: also the media against its container's stored hashes" },
 	{ "journal", cmd_journal, OPTS_IMAGE | OPT_BIT(OPT_JSON), 1, 1,
 	  "journal [--json] [OPTIONS] IMAGE",
 	  "the jbd2 journal: its superblock and every transaction still in it,\n"
@@ -101,7 +107,7 @@ static void usage(FILE *f)
 		fprintf(f, "  e4dump %s\n      %s\n", commands[i].usage,
 			commands[i].help);
 	fprintf(f, "\noptions (each command takes those its help lists):\n");
-	options_help(~0u, f);
+	options_help(~(opt_mask)0, f);
 	fprintf(f, "\nPATH is '/'-separated from the image root, with decrypted names\n"
 		   "(or, without a key, the names ls shows); <N> is inode N, as in\n"
 		   "debugfs (<12>, <12>/sub/name).\n\n"

@@ -87,7 +87,7 @@ enum e4_status e4_keystore_add_passphrase(struct e4_keystore *ks,
 	struct e4_master_key *k;
 	enum e4_status st;
 
-	if (!pass_len || pass_len > 1024 || salt_len > 256)
+	if (!pass || pass_len > 1024 || salt_len > 256)
 		return E4_INVALID;
 	k = calloc(1, sizeof(*k));
 	if (!k)

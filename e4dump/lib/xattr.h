@@ -10,6 +10,9 @@
 
 #define E4_XATTR_MAGIC 0xea020000u
 #define E4_XATTR_BLOCK_HEADER 32    /* struct ext4_xattr_header */
+#define E4_XATTR_INDEX_USER 1
+#define E4_XATTR_INDEX_TRUSTED 4
+#define E4_XATTR_INDEX_SECURITY 6
 #define E4_XATTR_INDEX_SYSTEM 7     /* "system.data": inline data */
 
 struct e4_xattr {
@@ -34,5 +37,25 @@ enum e4_status e4_xattr_find_ibody(const uint8_t *area, size_t size,
 enum e4_status e4_xattr_find_block(const uint8_t *blk, size_t size,
 				   uint8_t index, const char *name,
 				   struct e4_xattr *out, const char **why);
+
+/* Called for each entry of an area (in stored order); the pointers are
+ * valid during the call.  Non-zero stops the walk. */
+typedef int (*e4_xattr_fn)(void *arg, const struct e4_xattr *x);
+
+/* Every entry of the in-inode area / of an xattr block, once all of them
+ * passed the checks of the find functions above: E4_OK, E4_STOPPED,
+ * E4_NOT_FOUND (an in-inode area without the magic), E4_CORRUPT with
+ * *why (nothing was passed). */
+enum e4_status e4_xattr_each_ibody(const uint8_t *area, size_t size,
+				   e4_xattr_fn fn, void *arg, const char **why);
+enum e4_status e4_xattr_each_block(const uint8_t *blk, size_t size,
+				   e4_xattr_fn fn, void *arg, const char **why);
+
+/* The name prefix of index (fs/ext4/xattr.h; as e2fsprogs spells them:
+ * "user.", "trusted.", "security.", "system.posix_acl_access", ...; ""
+ * for an index without one, such as 9, the encryption context "c").
+ * *listed (may be NULL): whether Linux 6.1's listxattr shows entries of
+ * this index at all. */
+const char *e4_xattr_prefix(uint8_t index, int *listed);
 
 #endif

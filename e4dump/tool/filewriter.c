@@ -189,6 +189,9 @@ int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 		job->man = NULL;
 		hashes[0] = 0;
 	}
+	/* before the mode: a read-only one would refuse them */
+	xattrs_restore(r, job->path, job->ino, job->xattrs, job->xattrs_level,
+		       job->out.fd, -1, NULL);
 	if (job->chmod)
 		fchmod(job->out.fd, job->mode);
 	futimens(job->out.fd, job->times);
@@ -230,6 +233,8 @@ void file_job_free(struct file_job *job)
 	job->file = NULL;
 	free(job->path);
 	job->path = NULL;
+	xattrs_set_free(job->xattrs);
+	job->xattrs = NULL;
 }
 
 /* Up to BATCH jobs from the head of the ring (called under the lock). */

@@ -13,6 +13,7 @@
 #include "outdir.h"
 #include "manifest.h"
 #include "report.h"
+#include "xattrs.h"
 
 struct file_job {
 	struct e4_file *file;       /* file_job_free closes it */
@@ -30,6 +31,9 @@ struct file_job {
 	json_object *rec;           /* --json: its record, emitted by the run
 				     * with "status" added */
 	char *unreadable_out;       /* with st: the blocks it lacks, or NULL */
+	struct xattr_set *xattrs;   /* --xattrs: set on it (freed by
+				     * file_job_free), at this level */
+	int xattrs_level;
 };
 
 /* What the jobs handed over came to. */

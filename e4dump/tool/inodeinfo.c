@@ -102,6 +102,25 @@ static const char *target_state(struct session *s, const struct e4_inode *in)
 	return inode_locked(s, in) ? "nokey" : in->encrypted ? "decrypted" : "plain";
 }
 
+char *inode_target(struct session *s, const struct e4_inode *in,
+		   const char *shown, const char **state)
+{
+	char nk[E4_NOKEY_NAME_MAX + 1], *target = NULL, *esc;
+	size_t len;
+
+	*state = target_state(s, in);
+	if (!strcmp(*state, "nokey"))
+		return e4_symlink_locked_target(s->fs, in, shown, nk) == E4_OK ?
+		       strdup(nk) : NULL;
+	if (e4_symlink_read(s->fs, in, shown, &target, &len) != E4_OK)
+		return NULL;
+	esc = malloc(E4_ESCAPE_SIZE(len));
+	if (esc)
+		e4_escape((const uint8_t *)target, len, esc, 0);
+	free(target);
+	return esc;
+}
+
 json_object *inode_info(struct session *s, const char *path, const char *shown,
 			const struct e4_inode *in, const char *nokey)
 {

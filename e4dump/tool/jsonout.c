@@ -93,6 +93,16 @@ json_object *json_record(const char *type)
 	return o;
 }
 
+const char *json_name_state(enum e4_name_state st)
+{
+	switch (st) {
+	case E4_NAME_PLAIN: return "plain";
+	case E4_NAME_DECRYPTED: return "decrypted";
+	case E4_NAME_NOKEY: return "no-key";
+	default: return "bad";
+	}
+}
+
 json_object *json_time(const struct e4_timestamp *ts)
 {
 	time_t t = (time_t)ts->sec;

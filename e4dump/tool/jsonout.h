@@ -28,6 +28,10 @@ void json_emit(json_object *o);
 /* A record of type t. */
 json_object *json_record(const char *type);
 
+/* A name's state as records give it: "plain", "decrypted", "no-key" or
+ * "bad". */
+const char *json_name_state(enum e4_name_state st);
+
 /* "2021-01-07T06:30:00.000000000Z" */
 json_object *json_time(const struct e4_timestamp *ts);
 

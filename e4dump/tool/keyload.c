@@ -106,17 +106,19 @@ int keyload_file(struct e4_keystore *ks, const char *path, struct report *r)
 	return 0;
 }
 
-/* What e4crypt reads as the passphrase (misc/e4crypt.c get_passphrase:
- * fgets into 1024 bytes, then the newline cut): the first line, at most
- * 1023 bytes.  e4dump also drops a CR before the newline (a file written
- * on Windows; e4crypt at a terminal never sees one). */
+/* What e4crypt reads as the passphrase, to the byte (e2fsprogs
+ * misc/e4crypt.c: get_passphrase's fgets into 1024 bytes and the newline
+ * cut, then pbkdf2_sha512 over strlen of it): the first line, at most
+ * 1023 bytes, ending at its first NUL byte; a CR before the newline stays
+ * part of it, and an empty one is a passphrase too.  Each of these is
+ * said, since a file written by hand may not mean it. */
 #define PASSPHRASE_MAX 1023
 
 int keyload_passphrase(struct e4_keystore *ks, const char *path,
 		       const uint8_t *salt, size_t salt_len, struct report *r)
 {
 	uint8_t buf[PASSPHRASE_MAX + 3];
-	uint8_t *nl;
+	uint8_t *nl, *nul;
 	size_t len, line;
 	char label[300];
 	enum e4_status st;
@@ -124,6 +126,10 @@ int keyload_passphrase(struct e4_keystore *ks, const char *path,
 	if (read_secret(path, buf, sizeof(buf), &len)) {
 		report_error(r, "passphrase file %s: %s", path,
 			     errno == EISDIR ? "is a directory" : strerror(errno));
+		return -1;
+	}
+	if (len == 0) {
+		report_error(r, "passphrase file %s: empty file (e4crypt reads no passphrase from it)", path);
 		return -1;
 	}
 	if (len > sizeof(buf))
@@ -138,13 +144,18 @@ int keyload_passphrase(struct e4_keystore *ks, const char *path,
 		report_warning(r, "passphrase file %s: only its first line is the passphrase, as e4crypt reads it",
 			       path);
 	}
-	if (nl && line == (size_t)(nl - buf) && line && buf[line - 1] == '\r')
-		line--;
-	if (line == 0) {
-		e4_wipe(buf, sizeof(buf));
-		report_error(r, "passphrase file %s: empty passphrase", path);
-		return -1;
+	nul = memchr(buf, 0, line);
+	if (nul) {
+		report_warning(r, "passphrase file %s: a NUL byte at offset %zu ends the passphrase, as e4crypt reads it",
+			       path, (size_t)(nul - buf));
+		line = (size_t)(nul - buf);
+	} else if (line && buf[line - 1] == '\r') {
+		report_warning(r, "passphrase file %s: the passphrase ends with a carriage return, kept as e4crypt keeps it",
+			       path);
 	}
+	if (line == 0)
+		report_warning(r, "passphrase file %s: the passphrase is empty; e4crypt derives a key from it all the same",
+			       path);
 	snprintf(label, sizeof(label), "passphrase ");
 	shown(path, label + strlen(label), sizeof(label) - strlen(label));
 	st = e4_keystore_add_passphrase(ks, buf, line, salt, salt_len, label);

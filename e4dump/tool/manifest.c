@@ -7,71 +7,23 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <libxml/xmlwriter.h>
 #include <openssl/evp.h>
+#include "dfxml.h"
 #include "escape.h"
 #include "file.h"
+#include "hex.h"
+#include "inodeinfo.h"
+#include "jsonout.h"
 #include "manifest.h"
-
-#ifndef E4DUMP_VERSION
-#define E4DUMP_VERSION "0"
-#endif
+#include "modes.h"
+#include "session.h"
 
 struct manifest {
 	FILE *f;                /* --manifest, or NULL */
-	xmlTextWriterPtr x;     /* --dfxml, or NULL */
-	int dfxml_fd;
+	struct dfxml *x;        /* --dfxml, or NULL */
 	pthread_mutex_t lock;
 	int failed;
 };
-
-struct manifest_row {
-	char *path;             /* escaped */
-	uint32_t ino;
-	uint64_t size;
-	char ct[65];
-	char times[4][48];      /* atime, mtime, ctime, crtime ("-": none) */
-};
-
-static const char *const time_names[4] = { "atime", "mtime", "ctime", "crtime" };
-
-/* Every string of DFXML: e4_escape's form (as the manifest, ls and the
- * terminal show names: control bytes, '\\', ill-formed UTF-8 as \\xHH),
- * already (escaped: 1) or here, and also the noncharacters U+FFFE and
- * U+FFFF, well-formed UTF-8 that XML 1.0 does not allow, as \\xHH of their
- * three bytes.  So the XML is always well-formed and the bytes come back
- * by decoding \\xHH.  malloc'd, or NULL. */
-static char *xml_text(const char *s, int escaped)
-{
-	size_t n = strlen(s), o = 0;
-	char *e = malloc(E4_ESCAPE_SIZE(n)), *out;
-
-	if (!e)
-		return NULL;
-	if (escaped)
-		memcpy(e, s, n + 1);
-	else
-		e4_escape((const uint8_t *)s, n, e, 0);
-	n = strlen(e);
-	/* each 3-byte noncharacter becomes 12 bytes */
-	if (!(out = malloc(4 * n + 1))) {
-		free(e);
-		return NULL;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const uint8_t *u = (const uint8_t *)e + i;
-
-		if (i + 2 < n && u[0] == 0xef && u[1] == 0xbf && (u[2] == 0xbe || u[2] == 0xbf)) {
-			o += (size_t)sprintf(out + o, "\\xef\\xbf\\x%02x", u[2]);
-			i += 2;
-		} else {
-			out[o++] = e[i];
-		}
-	}
-	out[o] = 0;
-	free(e);
-	return out;
-}
 
 /* A new file, never one that exists. */
 static int create(const char *path, struct report *r, const char *opt)
@@ -83,51 +35,9 @@ static int create(const char *path, struct report *r, const char *opt)
 	return fd;
 }
 
-/* DFXML's header: fiwalk's layout (dfxml, metadata, creator, source). */
-static int dfxml_start(xmlTextWriterPtr x, const char *image, int argc, char **argv)
-{
-	char *cmd = NULL, *xcmd, *ximage;
-	size_t len = 0;
-	FILE *f = open_memstream(&cmd, &len);
-	int bad;
-
-	for (int i = 0; f && i < argc; i++)
-		fprintf(f, "%s%s", i ? " " : "", argv[i]);
-	if (!f || fclose(f))
-		return -1;
-	xcmd = xml_text(cmd, 0);
-	ximage = xml_text(image, 0);
-	bad = !xcmd || !ximage || xmlTextWriterSetIndent(x, 1) < 0 ||
-	      xmlTextWriterStartDocument(x, NULL, "UTF-8", NULL) < 0 ||
-	      xmlTextWriterStartElement(x, BAD_CAST "dfxml") < 0 ||
-	      xmlTextWriterWriteAttribute(x, BAD_CAST "xmloutputversion", BAD_CAST "1.0") < 0 ||
-	      xmlTextWriterWriteAttribute(x, BAD_CAST "xmlns",
-		BAD_CAST "http://www.forensicswiki.org/wiki/Category:Digital_Forensics_XML") < 0 ||
-	      xmlTextWriterWriteAttribute(x, BAD_CAST "xmlns:dc",
-		BAD_CAST "http://purl.org/dc/elements/1.1/") < 0 ||
-	      xmlTextWriterWriteAttribute(x, BAD_CAST "xmlns:e4dump",
-		BAD_CAST "https://e4dump.invalid/dfxml") < 0 ||
-	      xmlTextWriterStartElement(x, BAD_CAST "metadata") < 0 ||
-	      xmlTextWriterWriteElement(x, BAD_CAST "dc:type", BAD_CAST "Extracted files") < 0 ||
-	      xmlTextWriterEndElement(x) < 0 ||
-	      xmlTextWriterStartElement(x, BAD_CAST "creator") < 0 ||
-	      xmlTextWriterWriteElement(x, BAD_CAST "program", BAD_CAST "e4dump") < 0 ||
-	      xmlTextWriterWriteElement(x, BAD_CAST "version", BAD_CAST E4DUMP_VERSION) < 0 ||
-	      xmlTextWriterStartElement(x, BAD_CAST "execution_environment") < 0 ||
-	      xmlTextWriterWriteElement(x, BAD_CAST "command_line", BAD_CAST xcmd) < 0 ||
-	      xmlTextWriterEndElement(x) < 0 || xmlTextWriterEndElement(x) < 0 ||
-	      xmlTextWriterStartElement(x, BAD_CAST "source") < 0 ||
-	      xmlTextWriterWriteElement(x, BAD_CAST "image_filename", BAD_CAST ximage) < 0 ||
-	      xmlTextWriterEndElement(x) < 0;
-	free(cmd);
-	free(xcmd);
-	free(ximage);
-	return bad ? -1 : 0;
-}
-
 struct manifest *manifest_open(const char *tsv, const char *dfxml,
-			       const char *image, int argc, char **argv,
-			       struct report *r)
+			       const char *image, struct e4_fs *fs,
+			       int argc, char **argv, struct report *r)
 {
 	struct manifest *m = calloc(1, sizeof(*m));
 	int fd;
@@ -144,30 +54,15 @@ struct manifest *manifest_open(const char *tsv, const char *dfxml,
 				close(fd);
 			goto fail;
 		}
-		fputs("path\tinode\tsize\tmd5\tsha1\tsha256\tciphertext_sha256\tatime\tmtime\tctime\tcrtime\tunreadable\n",
-		      m->f);
+		fputs(MANIFEST_COLUMNS "\n", m->f);
 	}
 	if (dfxml) {
-		xmlOutputBufferPtr out;
-
 		fd = create(dfxml, r, "--dfxml");
 		if (fd < 0)
 			goto fail;
-		out = xmlOutputBufferCreateFd(fd, NULL);
-		m->x = out ? xmlNewTextWriter(out) : NULL;
-		if (!m->x) {
-			if (out)
-				xmlOutputBufferClose(out);
-			close(fd);
-			report_error(r, "--dfxml %s: out of memory", dfxml);
+		m->x = dfxml_open(fd, dfxml, image, fs, argc, argv, r);
+		if (!m->x)
 			goto fail;
-		}
-		/* the buffer does not own fd: closed in manifest_close */
-		if (dfxml_start(m->x, image, argc, argv)) {
-			report_error(r, "--dfxml %s: write failed", dfxml);
-			m->failed = 1;
-		}
-		m->dfxml_fd = fd;
 	}
 	return m;
 fail:
@@ -187,13 +82,8 @@ int manifest_close(struct manifest *m, struct report *r)
 		if (fclose(m->f))
 			bad = 1;
 	}
-	if (m->x) {
-		if (xmlTextWriterEndDocument(m->x) < 0 || xmlTextWriterFlush(m->x) < 0)
-			bad = 1;
-		xmlFreeTextWriter(m->x);
-		if (close(m->dfxml_fd))
-			bad = 1;
-	}
+	if (m->x && dfxml_close(m->x))
+		bad = 1;
 	if (bad)
 		report_error(r, "--manifest/--dfxml: writing failed");
 	pthread_mutex_destroy(&m->lock);
@@ -213,19 +103,28 @@ static void iso(const struct e4_timestamp *ts, char *buf, size_t len)
 		snprintf(buf + n, len - n, ".%09" PRIu32 "Z", ts->nsec);
 }
 
+/* raw bytes in the display form, malloc'd */
+static char *escaped(const char *raw)
+{
+	size_t n = strlen(raw);
+	char *e = malloc(E4_ESCAPE_SIZE(n));
+
+	if (e)
+		e4_escape((const uint8_t *)raw, n, e, 0);
+	return e;
+}
+
 struct manifest_row *manifest_row_start(const char *out_path,
 					const struct e4_inode *in,
 					const char *ct_sha256_hex)
 {
 	struct manifest_row *row = calloc(1, sizeof(*row));
-	size_t n = strlen(out_path);
 
-	if (!row || !(row->path = malloc(E4_ESCAPE_SIZE(n)))) {
-		free(row);
+	/* escaped: no newline, tab or control byte in the TSV or the XML */
+	if (!row || !(row->out_path = escaped(out_path)) || !(row->path = strdup("-"))) {
+		manifest_row_free(row);
 		return NULL;
 	}
-	/* escaped: no newline, tab or control byte in the TSV or the XML */
-	e4_escape((const uint8_t *)out_path, n, row->path, 0);
 	row->ino = in->ino;
 	row->size = in->size;
 	snprintf(row->ct, sizeof(row->ct), "%s", ct_sha256_hex);
@@ -238,18 +137,112 @@ struct manifest_row *manifest_row_start(const char *out_path,
 	return row;
 }
 
+int manifest_row_path(struct manifest_row *row, const char *image_path)
+{
+	char *p = strdup(image_path);
+
+	if (!p)
+		return -1;
+	free(row->path);
+	row->path = p;
+	return 0;
+}
+
+/* The facts of in's encryption context, with the key that opens it. */
+static void policy_of(struct session *s, const struct e4_inode *in,
+		      struct manifest_policy *p)
+{
+	struct e4_context c;
+	struct e4_policy_key pk;
+	const char *why = NULL;
+	enum e4_status st;
+
+	p->encrypted = in->encrypted;
+	if (!in->encrypted)
+		return;
+	st = e4_inode_context(s->fs, in, &c, &why);
+	if (st != E4_OK && st != E4_UNRECOGNIZED) {
+		snprintf(p->error, sizeof(p->error), "%s", why ? why : e4_status_str(st));
+		return;
+	}
+	p->version = c.version;
+	if (c.version != E4_CONTEXT_V1 && c.version != E4_CONTEXT_V2) {
+		snprintf(p->error, sizeof(p->error), "%s", why ? why : "unknown version");
+		return;
+	}
+	p->known = 1;
+	p->contents_mode = c.contents_mode;
+	p->filenames_mode = c.filenames_mode;
+	p->flags = c.flags;
+	p->v2 = c.version == E4_CONTEXT_V2;
+	e4_hex_encode(c.key_id, c.key_id_size, p->key_id);
+	e4_hex_encode(c.nonce, sizeof(c.nonce), p->nonce);
+	if (st == E4_OK && e4_fs_policy_key(s->fs, &c, &pk) == E4_OK && pk.open)
+		p->key = escaped(pk.key >= 0 ?
+			e4_keystore_key(s->keys, (size_t)pk.key)->label : "dummy key");
+	p->locked = inode_locked(s, in);
+}
+
+struct manifest_row *manifest_row_entry(struct manifest *m, struct session *s,
+					const struct e4_walk_node *n,
+					const char *out_path,
+					const char *ct_sha256_hex, int map_read)
+{
+	const struct e4_inode *in = n->inode;
+	struct manifest_row *row = manifest_row_start(out_path, in, ct_sha256_hex);
+	const char *state;
+
+	if (!row || manifest_row_path(row, n->path)) {
+		manifest_row_free(row);
+		return NULL;
+	}
+	if (!m->x)
+		return row; /* the TSV needs no more */
+	row->described = 1;
+	row->kind = E4_ISDIR(in->mode) ? MANIFEST_DIR :
+		    E4_ISLNK(in->mode) ? MANIFEST_SYMLINK : MANIFEST_FILE;
+	row->mode = in->mode;
+	row->uid = in->uid;
+	row->gid = in->gid;
+	row->links = in->links;
+	row->shown_size = inode_stat_size(s, in, n->path);
+	snprintf(row->dtime, sizeof(row->dtime), "-");
+	if (in->dtime) {
+		struct e4_timestamp dt = { in->dtime, 0 };
+
+		iso(&dt, row->dtime, sizeof(row->dtime));
+	}
+	if (row->kind == MANIFEST_SYMLINK)
+		row->target = inode_target(s, in, n->path, &state);
+	if (n->entry) {
+		row->name_state = json_name_state(n->entry->state);
+		if (n->entry->raw_len && (row->raw_name_hex = malloc(2 * n->entry->raw_len + 1)))
+			e4_hex_encode(n->entry->raw, n->entry->raw_len, row->raw_name_hex);
+	}
+	/* where its bytes are: a file, directory or slow symlink not inline */
+	if (map_read && (row->kind != MANIFEST_SYMLINK || in->blocks) &&
+	    !(in->flags & E4_INODE_INLINE_DATA_FL) &&
+	    e4_inode_runs(s->fs, in, n->path, e4_inode_size_blocks(s->fs, in),
+			  &row->runs, &row->nruns) != E4_OK) {
+		free(row->runs);
+		row->runs = NULL;
+		row->nruns = 0;
+	}
+	policy_of(s, in, &row->enc);
+	return row;
+}
+
 void manifest_row_free(struct manifest_row *row)
 {
 	if (!row)
 		return;
 	free(row->path);
+	free(row->out_path);
+	free(row->target);
+	free(row->raw_name_hex);
+	free(row->runs);
+	free(row->enc.key);
 	free(row);
-}
-
-static void hex(const unsigned char *p, unsigned int n, char *out)
-{
-	for (unsigned int i = 0; i < n; i++)
-		snprintf(out + 2 * i, 3, "%02x", p[i]);
 }
 
 int manifest_hash(int fd, uint64_t size, char *hashes)
@@ -283,7 +276,7 @@ int manifest_hash(int fd, uint64_t size, char *hashes)
 		unsigned int len = 0;
 
 		EVP_DigestFinal_ex(ctx[i], d, &len);
-		hex(d, len, p);
+		e4_hex_encode(d, len, p);
 		p += 2 * len;
 		*p++ = i < 2 ? '\t' : 0;
 	}
@@ -295,47 +288,6 @@ out:
 	return rc;
 }
 
-/* A fileobject as fiwalk writes one, the manifest's columns in it. */
-static int dfxml_row(xmlTextWriterPtr x, const struct manifest_row *row,
-		     const char *hashes, const char *unreadable)
-{
-	static const char *const types[3] = { "md5", "sha1", "sha256" };
-	char num[24], digest[3][129], *name;
-	int bad;
-
-	if (sscanf(hashes, "%128[^\t]\t%128[^\t]\t%128s", digest[0], digest[1], digest[2]) != 3)
-		return -1;
-	if (!(name = xml_text(row->path, 1)))
-		return -1;
-	bad = xmlTextWriterStartElement(x, BAD_CAST "fileobject") < 0 ||
-	      xmlTextWriterWriteElement(x, BAD_CAST "filename", BAD_CAST name) < 0 ||
-	      xmlTextWriterWriteElement(x, BAD_CAST "name_type", BAD_CAST "r") < 0;
-	snprintf(num, sizeof(num), "%" PRIu64, row->size);
-	bad = bad || xmlTextWriterWriteElement(x, BAD_CAST "filesize", BAD_CAST num) < 0;
-	snprintf(num, sizeof(num), "%" PRIu32, row->ino);
-	bad = bad || xmlTextWriterWriteElement(x, BAD_CAST "inode", BAD_CAST num) < 0;
-	for (int i = 0; i < 4 && !bad; i++)
-		if (strcmp(row->times[i], "-"))
-			bad = xmlTextWriterWriteElement(x, BAD_CAST time_names[i],
-							BAD_CAST row->times[i]) < 0;
-	for (int i = 0; i < 3 && !bad; i++) {
-		if (!strcmp(digest[i], "-"))
-			continue; /* not hashed (MANIFEST_MAX_HASHED) */
-		bad = xmlTextWriterStartElement(x, BAD_CAST "hashdigest") < 0 ||
-		      xmlTextWriterWriteAttribute(x, BAD_CAST "type", BAD_CAST types[i]) < 0 ||
-		      xmlTextWriterWriteString(x, BAD_CAST digest[i]) < 0 ||
-		      xmlTextWriterEndElement(x) < 0;
-	}
-	if (!bad && strcmp(row->ct, "-"))
-		bad = xmlTextWriterWriteElement(x, BAD_CAST "e4dump:ciphertext_sha256",
-						BAD_CAST row->ct) < 0;
-	if (!bad && unreadable)
-		bad = xmlTextWriterWriteElement(x, BAD_CAST "e4dump:unreadable_blocks",
-						BAD_CAST unreadable) < 0;
-	free(name);
-	return bad || xmlTextWriterEndElement(x) < 0 ? -1 : 0;
-}
-
 int manifest_write(struct manifest *m, struct manifest_row *row,
 		   const char *hashes, const char *unreadable)
 {
@@ -344,12 +296,14 @@ int manifest_write(struct manifest *m, struct manifest_row *row,
 	if (!row)
 		return -1;
 	pthread_mutex_lock(&m->lock);
-	if (m->f && fprintf(m->f, "%s\t%" PRIu32 "\t%" PRIu64 "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			    row->path, row->ino, row->size, hashes, row->ct,
-			    row->times[0], row->times[1], row->times[2], row->times[3],
-			    unreadable ? unreadable : "-") < 0)
+	/* the TSV: regular files, the columns of MANIFEST_COLUMNS */
+	if (m->f && row->kind == MANIFEST_FILE &&
+	    fprintf(m->f, "%s\t%" PRIu32 "\t%" PRIu64 "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+		    row->path, row->ino, row->size, hashes, row->ct,
+		    row->times[0], row->times[1], row->times[2], row->times[3],
+		    unreadable ? unreadable : "-", row->out_path) < 0)
 		m->failed = rc = -1;
-	if (m->x && dfxml_row(m->x, row, hashes, unreadable))
+	if (m->x && dfxml_fileobject(m->x, row, hashes, unreadable))
 		m->failed = rc = -1;
 	pthread_mutex_unlock(&m->lock);
 	manifest_row_free(row);
@@ -391,7 +345,7 @@ int manifest_ct_sha256(struct e4_fs *fs, const struct e4_inode *in,
 	if (ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) &&
 	    e4_inode_stream_raw(fs, in, path, hash_sink, ctx) == E4_OK &&
 	    EVP_DigestFinal_ex(ctx, d, &len)) {
-		hex(d, len, out);
+		e4_hex_encode(d, len, out);
 		rc = 0;
 	}
 	EVP_MD_CTX_free(ctx);

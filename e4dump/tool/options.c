@@ -55,6 +55,10 @@ static const struct opt_def defs[] = {
 	  "                      NAME.e4dump.json (context, nonce, sizes, blocks)" },
 	{ OPT_KEEP_SETID, 0, "keep-setid", NULL,
 	  "keep setuid and setgid bits (dropped by default)" },
+	{ OPT_XATTRS, 0, "xattrs", "[=all]",
+	  "restore the image's user.* extended attributes on what\n"
+	  "                      is written (as tar --xattrs); =all: security.* and\n"
+	  "                      trusted.* too (root only)" },
 	{ OPT_JSON, 0, "json", NULL,
 	  "JSON Lines on stdout: one object per record (entry,\n"
 	  "                      finding, diagnostic, ...), then a summary" },
@@ -67,6 +71,17 @@ static const struct opt_def defs[] = {
 	{ OPT_MAX_OUTPUT, 0, "max-output", "BYTES",
 	  "write at most BYTES of file data in all (default: the\n"
 	  "                      image's size; 0: no limit)" },
+	{ OPT_PREFIX, 'm', "mount-point", "PREFIX",
+	  "put PREFIX before every path, as fls -m does (the mount\n"
+	  "                      point the image had)" },
+	{ OPT_NANOSECONDS, 0, "nanoseconds", NULL,
+	  "times as SECONDS.NNNNNNNNN (plaso and mactime read them;\n"
+	  "                      mactime drops the fraction)" },
+	{ OPT_NO_DELETED, 0, "no-deleted", NULL,
+	  "leave out the deleted entries found in the journal" },
+	{ OPT_JOURNAL_EVENTS, 0, "journal-events", NULL,
+	  "add an event per committed journal transaction, at its\n"
+	  "                      commit time, with what it changed" },
 	{ OPT_THREADS, 0, "threads", "N",
 	  "threads reading the image (default: 2 where the image\n"
 	  "                      allows it; 1: none besides the main one)" },
@@ -76,6 +91,10 @@ static const struct opt_def defs[] = {
 	{ OPT_OFFSET, 0, "offset", "BYTES",
 	  "the volume at BYTES into the image; with a suffix s, in\n"
 	  "                      512-byte sectors (as mmls shows them)" },
+	{ OPT_EVIDENCE, 0, "evidence", NULL,
+	  "also read the whole media and check it against the\n"
+	  "                      hashes its container stores (an E01's MD5,\n"
+	  "                      SHA-1), as ewfverify does" },
 	{ OPT_QUIET, 'q', "quiet", NULL,
 	  "no progress line (shown on a terminal only)" },
 	{ OPT_VERBOSE, 'v', "verbose", NULL,
@@ -137,8 +156,13 @@ static int apply(struct options *o, const struct opt_def *d, const char *arg,
 	case OPT_KEEP_LOCKED: o->keep_locked = 1; break;
 	case OPT_FORCE: o->force = 1; break;
 	case OPT_QUIET: o->quiet = 1; break;
+	case OPT_EVIDENCE: o->evidence = 1; break;
 	case OPT_KEEP_SETID: o->keep_setid = 1; break;
 	case OPT_JSON: o->json = 1; break;
+	case OPT_PREFIX: o->prefix = arg; break;
+	case OPT_NANOSECONDS: o->nanoseconds = 1; break;
+	case OPT_NO_DELETED: o->no_deleted = 1; break;
+	case OPT_JOURNAL_EVENTS: o->journal_events = 1; break;
 	case OPT_SEED: o->seed = arg; break;
 	case OPT_CHECK: o->check = 1; break;
 	case OPT_VERBOSE: r->verbose = 1; break;
@@ -191,6 +215,16 @@ static int apply(struct options *o, const struct opt_def *d, const char *arg,
 		}
 		o->max_output_set = 1;
 		break;
+	case OPT_XATTRS:
+		if (!arg || !strcmp(arg, "user")) {
+			o->xattrs = 1;
+		} else if (!strcmp(arg, "all")) {
+			o->xattrs = 2;
+		} else {
+			report_error(r, "%s: --xattrs=%s: give user or all", name, arg);
+			return -1;
+		}
+		break;
 	case OPT_COUNT:
 		break;
 	}
@@ -198,7 +232,7 @@ static int apply(struct options *o, const struct opt_def *d, const char *arg,
 }
 
 static const struct opt_def *find_long(const char *s, size_t len,
-				       unsigned int mask)
+				       opt_mask mask)
 {
 	for (size_t i = 0; i < N_DEFS; i++)
 		if ((mask & OPT_BIT(defs[i].id)) && defs[i].long_name &&
@@ -208,7 +242,7 @@ static const struct opt_def *find_long(const char *s, size_t len,
 	return NULL;
 }
 
-static const struct opt_def *find_short(char c, unsigned int mask)
+static const struct opt_def *find_short(char c, opt_mask mask)
 {
 	for (size_t i = 0; i < N_DEFS; i++)
 		if ((mask & OPT_BIT(defs[i].id)) && defs[i].short_name == c)
@@ -216,7 +250,7 @@ static const struct opt_def *find_short(char c, unsigned int mask)
 	return NULL;
 }
 
-int options_parse(struct options *o, const char *name, unsigned int mask,
+int options_parse(struct options *o, const char *name, opt_mask mask,
 		  int argc, char **argv, int first, struct report *r)
 {
 	int only_args = 0;
@@ -252,7 +286,9 @@ int options_parse(struct options *o, const char *name, unsigned int mask,
 					     name, a, name);
 				return -1;
 			}
-			if (d->arg && !arg) {
+			if (d->arg && d->arg[0] == '[') {
+				/* an optional argument: only after '=' */
+			} else if (d->arg && !arg) {
 				if (i + 1 == argc) {
 					report_error(r, "%s: %s needs an argument", name, a);
 					return -1;
@@ -309,7 +345,7 @@ void options_free(struct options *o)
 	free(o->mount_options);
 }
 
-void options_help(unsigned int mask, FILE *f)
+void options_help(opt_mask mask, FILE *f)
 {
 	for (size_t i = 0; i < N_DEFS; i++) {
 		const struct opt_def *d = &defs[i];
@@ -325,7 +361,11 @@ void options_help(unsigned int mask, FILE *f)
 				 d->arg ? " " : "", d->arg ? d->arg : "");
 		else
 			snprintf(left, sizeof(left), "--%s%s%s", d->long_name,
-				 d->arg ? " " : "", d->arg ? d->arg : "");
-		fprintf(f, "  %-20s%s\n", left, d->help);
+				 d->arg && d->arg[0] != '[' ? " " : "",
+				 d->arg ? d->arg : "");
+		if (strlen(left) >= 20)         /* its help on a line of its own */
+			fprintf(f, "  %s\n  %-20s%s\n", left, "", d->help);
+		else
+			fprintf(f, "  %-20s%s\n", left, d->help);
 	}
 }

@@ -4,6 +4,7 @@
 #define E4DUMP_OPTIONS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "fname.h"
 #include "report.h"
@@ -11,14 +12,19 @@
 enum opt_id {
 	OPT_KEY_FILE, OPT_PASSPHRASE_FILE, OPT_SALT, OPT_FORMAT, OPT_DUMMY_KEY,
 	OPT_VERBOSE, OPT_HELP, OPT_LONG, OPT_RECURSIVE, OPT_OUT, OPT_FORCE,
-	OPT_KEEP_SETID, OPT_JSON, OPT_SEED, OPT_CHECK, OPT_MAX_ENTRIES,
+	OPT_KEEP_SETID, OPT_XATTRS, OPT_JSON, OPT_SEED, OPT_CHECK, OPT_MAX_ENTRIES,
 	OPT_MAX_DEPTH,
 	OPT_THREADS, OPT_PARTITION, OPT_OFFSET, OPT_FULL_TIME, OPT_MANIFEST, OPT_QUIET,
 	OPT_DFXML, OPT_KEEP_LOCKED, OPT_FOREGROUND, OPT_MOUNT_OPTIONS, OPT_MAX_OUTPUT,
+	OPT_EVIDENCE,
+	OPT_PREFIX, OPT_NANOSECONDS, OPT_NO_DELETED, OPT_JOURNAL_EVENTS,
 	OPT_COUNT
 };
+_Static_assert(OPT_COUNT <= 64, "more options than bits in a command's mask");
 
-#define OPT_BIT(id) (1u << (id))
+/* A command's options: a bit per enum opt_id. */
+typedef uint64_t opt_mask;
+#define OPT_BIT(id) ((opt_mask)1 << (id))
 /* What every command that opens an image takes. */
 #define OPTS_IMAGE (OPT_BIT(OPT_KEY_FILE) | OPT_BIT(OPT_PASSPHRASE_FILE) |    \
 		    OPT_BIT(OPT_SALT) | OPT_BIT(OPT_FORMAT) |                  \
@@ -37,9 +43,12 @@ struct options {
 	int keep_locked;          /* extract --keep-locked */
 	int force;                /* extract --force */
 	int quiet;                /* extract, verify --quiet: no progress */
+	int evidence;             /* verify --evidence: hash the media */
 	int keep_setid;           /* extract --keep-setid */
 	enum e4_name_format format;
 	int dummy_key;
+	int xattrs;               /* extract --xattrs: 0 no, 1 user.*, 2 also
+				   * security.* and trusted.* */
 	const char *seed;         /* vectors --seed */
 	int check;                /* vectors --check */
 	int json;                 /* --json */
@@ -52,6 +61,10 @@ struct options {
 	int max_output_set;       /* extract --max-output given */
 	unsigned long long max_output; /* its bytes (0: no limit) */
 	int foreground;           /* mount -f */
+	const char *prefix;       /* timeline -m: the mount point (fls -m) */
+	int nanoseconds;          /* timeline --nanoseconds */
+	int no_deleted;           /* timeline --no-deleted */
+	int journal_events;       /* timeline --journal-events */
 	const char **mount_options; /* mount -o OPTS (each as given) */
 	size_t n_mount_options;
 	const char **key_files;
@@ -67,11 +80,11 @@ struct options {
 
 /* Parse argv[first..argc-1] for a command accepting the options in mask.
  * 0, or -1 after printing an error (name: the command's name). */
-int options_parse(struct options *o, const char *name, unsigned int mask,
+int options_parse(struct options *o, const char *name, opt_mask mask,
 		  int argc, char **argv, int first, struct report *r);
 void options_free(struct options *o);
 
 /* The help text of one option. */
-void options_help(unsigned int mask, FILE *f);
+void options_help(opt_mask mask, FILE *f);
 
 #endif

@@ -11,6 +11,7 @@
 #include "nokey.h"
 #include "record.h"
 #include "session.h"
+#include "xattrs.h"
 
 #define ADD(o, k, v) json_object_object_add((o), (k), (v))
 #define STR(s) json_object_new_string(s)
@@ -89,16 +90,6 @@ const char *record_file_type_ft(uint8_t ft)
 	return ft < sizeof(words) / sizeof(words[0]) ? words[ft] : "unknown";
 }
 
-const char *record_name_state(enum e4_name_state s)
-{
-	switch (s) {
-	case E4_NAME_PLAIN: return "plain";
-	case E4_NAME_DECRYPTED: return "decrypted";
-	case E4_NAME_NOKEY: return "no-key";
-	default: return "bad";
-	}
-}
-
 json_object *record_time(const struct e4_timestamp *ts)
 {
 	return json_time(ts);
@@ -139,6 +130,8 @@ void record_free(struct record *r)
 	free(r->raw_name);
 	free(r->target);
 	free(r->output_path);
+	json_object_put(r->xattrs);
+	r->xattrs = NULL;
 	r->path = r->name = r->target = r->output_path = NULL;
 	r->raw_name = NULL;
 }
@@ -271,28 +264,20 @@ static void encryption_of(struct record *r, struct session *s)
 }
 
 /* A symlink's target as readlink gives it: decrypted with the key, or the
- * kernel's no-key form; escaped. */
+ * kernel's no-key form; escaped (inode_target). */
 static void target_of(struct record *r, struct session *s)
 {
-	char nk[E4_NOKEY_NAME_MAX + 1], *target;
-	size_t len;
+	const char *state;
 
-	if (!E4_ISLNK(r->inode.mode))
-		return;
-	if (inode_locked(s, &r->inode)) {
-		if (e4_symlink_locked_target(s->fs, &r->inode, r->path, nk) == E4_OK)
-			r->target = strdup(nk);
-		return;
-	}
-	if (e4_symlink_read(s->fs, &r->inode, r->path, &target, &len) != E4_OK)
-		return;
-	r->target = escaped((const uint8_t *)target, len);
-	free(target);
+	if (E4_ISLNK(r->inode.mode))
+		r->target = inode_target(s, &r->inode, r->path, &state);
 }
 
 int record_from_inode(struct record *r, struct session *s, uint32_t ino,
 		      const struct e4_inode *in, const char *path)
 {
+	int allocated;
+
 	r->ino = ino;
 	if (!(r->path = strdup(path)))
 		return -1;
@@ -302,11 +287,12 @@ int record_from_inode(struct record *r, struct session *s, uint32_t ino,
 	}
 	r->have_inode = 1;
 	r->inode = *in;
-	r->allocated = in->in_use;
+	/* the inode bitmap's word, as istat's "Allocated" */
+	r->allocated = e4_inode_allocated(s->fs, ino, &allocated) == E4_OK ? allocated : -1;
 	encryption_of(r, s);
 	r->size = inode_stat_size(s, in, path);
 	target_of(r, s);
-	return 0;
+	return (r->xattrs = xattrs_json(s->fs, in, path)) ? 0 : -1;
 }
 
 int record_from_copy(struct record *r, struct session *s, const struct e4_inode *in,
@@ -386,7 +372,7 @@ json_object *record_json(const struct record *r)
 		ADD(o, "name", STR(r->name));
 	ADD(o, "inode", INT(r->ino));
 	if (r->have_name) {
-		ADD(o, "name_state", STR(record_name_state(r->name_state)));
+		ADD(o, "name_state", STR(json_name_state(r->name_state)));
 		ADD(o, "raw_name_hex", json_hex(r->raw_name, r->raw_name_len));
 	}
 	if (!r->have_inode) {
@@ -418,6 +404,8 @@ json_object *record_json(const struct record *r)
 		ADD(o, "encryption", encryption_json(&r->enc));
 		if (E4_ISLNK(in->mode))
 			ADD(o, "target", r->target ? STR(r->target) : NULL);
+		if (r->xattrs)
+			ADD(o, "xattrs", json_object_get(r->xattrs));
 	}
 	if (r->hashes.of)
 		ADD(o, "hashes", hashes_json(&r->hashes));

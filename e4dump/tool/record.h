@@ -76,8 +76,11 @@ struct record {
 	uint64_t size;           /* "size": what lstat gives (a symlink: the
 				  * length of its target, decrypted or in its
 				  * no-key form) */
-	int allocated;           /* "allocated": 1 in use (links, a mode, no
-				  * dtime), 0 not, -1 unknown (null) */
+	int allocated;           /* "allocated": the inode bitmap's bit, as
+				  * istat's "Allocated" (e4_inode_allocated:
+				  * a deleted file's inode may keep its links
+				  * and mode, the bitmap says it is free); 1
+				  * set, 0 clear, -1 unreadable (null) */
 	int have_name;           /* an entry named it: name_state, raw_name */
 	enum e4_name_state name_state; /* "name_state": plain, decrypted,
 				  * no-key, bad */
@@ -90,6 +93,10 @@ struct record {
 	char *output_path;       /* "output_path": where it was written,
 				  * under the output directory (display
 				  * form), or NULL (not written: no field) */
+	json_object *xattrs;     /* "xattrs": the listed extended attributes
+				  * (xattrs_json: {"name", "value_hex",
+				  * "value"} or {"name", "error"}); NULL:
+				  * none read (a journal copy's: no field) */
 	const char *status;      /* "status": complete, partial, locked,
 				  * not_recovered, skipped, error; NULL: none */
 };
@@ -140,7 +147,6 @@ void record_free(struct record *r);
 /* Pieces of the vocabulary, for writers that build their own objects. */
 const char *record_file_type(uint16_t mode);      /* "regular", ... */
 const char *record_file_type_ft(uint8_t ft);      /* of an EXT2_FT_* */
-const char *record_name_state(enum e4_name_state s);
 json_object *record_inode_flags(uint32_t flags);  /* ["ENCRYPT", ...] */
 json_object *record_policy_flags(uint8_t flags);  /* ["PAD_32", ...] */
 /* The encryption object of a policy (no nonce when nonce is 0); with

@@ -25,7 +25,7 @@ static const char *problem_word(enum e4_problem p)
 		[E4_P_DUP_NAME] = "dup_name", [E4_P_UNUSED_INODE] = "unused_inode",
 		[E4_P_BLOCK_MAP] = "block_map", [E4_P_INODE] = "inode",
 		[E4_P_INODE_SIZE] = "inode_size", [E4_P_CONTEXT] = "context",
-		[E4_P_NO_KEY] = "no_key",
+		[E4_P_NO_KEY] = "no_key", [E4_P_SHORT] = "short_image",
 	};
 
 	return (size_t)p < sizeof(words) / sizeof(words[0]) && words[p] ? words[p] : "other";

@@ -68,7 +68,11 @@
 	X(HTREE_CORRUPT, "htree.corrupt", "dx_root or dx_node invalid")        \
 	X(DIRENT_CASEFOLD_HASH, "dirent.casefold_hash",                        \
 	  "a stored casefold hash pair missing or wrong")                      \
-	X(KEY_UNUSED, "key.unused", "a supplied key opens no policy")
+	X(KEY_UNUSED, "key.unused", "a supplied key opens no policy")          \
+	X(IMAGE_SHORT, "image.short",                                          \
+	  "the image ends before what its filesystem or partition table declares") \
+	X(EVIDENCE_HASH, "evidence.hash",                                      \
+	  "--evidence: the media hash an E01 stores differs from its data, or the data cannot be read")
 
 enum check_id {
 #define X(name, id, what) CHECK_##name,

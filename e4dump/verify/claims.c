@@ -219,6 +219,7 @@ static void claim_dups(struct claims *c, uint64_t b, uint64_t len)
 
 	c->scan = &s;
 	each_word(c, b, len, scan_word);
+	c->scan = NULL; /* s ends with this call */
 	if (!s.count)
 		return;
 	c->cur.count += s.count;

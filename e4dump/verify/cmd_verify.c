@@ -42,6 +42,9 @@ static void verify_diag(void *arg, const struct e4_diag *d)
 	case E4_P_BLOCK_MAP:
 		vfind(v, CHECK_INODE_BLOCK_MAP, d->ino, where, "%s", d->message);
 		return;
+	case E4_P_SHORT:
+		vfind(v, CHECK_IMAGE_SHORT, 0, NULL, "%s", d->message);
+		return;
 	case E4_P_NAME:
 	case E4_P_DUP_NAME:
 	case E4_P_UNUSED_INODE:
@@ -110,6 +113,10 @@ int cmd_verify(const struct options *o, struct report *r)
 	verify_tree(&v);
 	progress_end(&v.progress);
 	check_keys(&v);
+	if (o->evidence && verify_evidence(&v, s.image, o->quiet)) {
+		rc = EXIT_FATAL;
+		goto out;
+	}
 	if (v.nomem) {
 		report_error(r, "%s: out of memory", s.image);
 		rc = EXIT_FATAL;

@@ -304,6 +304,8 @@ void verify_print(struct verify *v)
 		json_object_object_add(o, "inodes", json_object_new_int64((int64_t)v->inodes));
 		json_object_object_add(o, "directories", json_object_new_int64((int64_t)v->dirs));
 		json_object_object_add(o, "entries", json_object_new_int64((int64_t)v->entries));
+		if (v->evidence)
+			json_object_object_add(o, "evidence", json_object_get(v->evidence));
 		print_json(o);
 	} else {
 		printf("verify: %zu finding%s (%zu inodes, %zu directories, %zu entries; names judged by the %s rule)\n",
@@ -329,5 +331,6 @@ void verify_free(struct verify *v)
 		free(v->kinds[g]);
 	free(v->kinds);
 	pnode_unref(v->root);
+	json_object_put(v->evidence);
 	memset(v, 0, sizeof(*v));
 }

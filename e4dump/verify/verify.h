@@ -11,6 +11,7 @@
 #include "fs_ext2.h"
 #include "progress.h"
 #include "report.h"
+#include <json-c/json.h>
 
 /* Paths are kept as a tree of the directories walked: a node per
  * directory holds its (escaped) name and its parent, and lives while the
@@ -70,6 +71,8 @@ struct verify {
 	int mute_maps;              /* 1: drop block map problems (reported
 				     * elsewhere); 2: drop every problem */
 	struct progress progress;   /* entries walked, on a terminal */
+	json_object *evidence;      /* --evidence --json: the hashes, for the
+				     * summary (evidence.c) */
 };
 
 /* What an entry's inode is, from the index or read (tree.c). */
@@ -92,6 +95,10 @@ void vfind(struct verify *v, enum check_id check, uint32_t ino,
 void verify_saw_path(struct verify *v, uint32_t ino, const struct vref *at);
 /* Print the findings (sorted by inode) and the summary. */
 void verify_print(struct verify *v);
+/* --evidence: the whole media of path hashed against the hashes its
+ * container stores (evidence.c); quiet: no progress.  0, or -1: fatal
+ * (reported). */
+int verify_evidence(struct verify *v, const char *path, int quiet);
 void verify_free(struct verify *v);
 
 /* The tree from the root: entries, names, policies, cycles, htrees. */

@@ -7,9 +7,10 @@
 #   - extract --json, ls --json, verify --json: every line is UTF-8 and
 #     parses (python3 json, strict); "output_path" and "path" decode (\xHH) to
 #     the bytes of the file written and of the entry's raw name;
-#   - extract --dfxml: xmllint --noout accepts it; every filename,
-#     image_filename and command_line decodes (\xHH) to the bytes of the
-#     file written, the image's path and the arguments;
+#   - extract --dfxml: xmllint --noout accepts it; every file's filename
+#     decodes (\xHH) to its name in the image, its e4:output_path to the
+#     file written, image_filename and command_line to the image's path
+#     and the arguments;
 #   - the terminal (ls) shows the names as before (\xHH).
 # usage: escapes.sh E4DUMP WORKDIR
 set -u
@@ -66,18 +67,22 @@ want = {b"/d/" + n for n in os.listdir(os.fsencode(w + "/tree/d"))}
 sys.exit(got != want)
 '"'"' "$W"'
 check "--dfxml: well-formed (xmllint --noout)" 'xmllint --noout "$W/x.xml" 2>"$W/xmllint.err"'
-check "--dfxml: filenames, image_filename and command_line decode to the bytes" \
+check "--dfxml: filenames, output paths, image_filename and command_line decode to the bytes" \
 	'/usr/bin/python3 -c "$decode"'"'"'
 import os, sys
 import xml.etree.ElementTree as ET
 w, img = sys.argv[1], os.fsencode(sys.argv[2])
-ns = {"d": "http://www.forensicswiki.org/wiki/Category:Digital_Forensics_XML"}
+ns = {"d": "http://www.forensicswiki.org/wiki/Category:Digital_Forensics_XML",
+      "e4": "https://e4dump.invalid/dfxml/1"}
 root = ET.parse(w + "/x.xml").getroot()
-names = {undo(e.text) for e in root.iterfind("d:fileobject/d:filename", ns)}
+files = [f for f in root.iterfind("d:volume/d:fileobject", ns) if f.find("d:name_type", ns).text == "r"]
+names = {undo(f.find("d:filename", ns).text) for f in files}
+outs = {undo(f.find("e4:output_path", ns).text) for f in files}
+given = {b"/d/" + n for n in os.listdir(os.fsencode(w + "/tree/d"))}
 disk = {b"d/" + n for n in os.listdir(os.fsencode(w + "/x/d"))}
 src = undo(root.find("d:source/d:image_filename", ns).text)
 cmd = undo(root.find("d:creator/d:execution_environment/d:command_line", ns).text)
-sys.exit(not (names == disk and src == img and img in cmd and b"--dfxml" in cmd))
+sys.exit(not (names == given and outs == disk and src == img and img in cmd and b"--dfxml" in cmd))
 '"'"' "$W" "$IMG"'
 expect ls-json 0 "" -- "$E4DUMP" ls -R --json "$IMG" /
 check "ls --json: UTF-8, parses" \

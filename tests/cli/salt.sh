@@ -54,4 +54,26 @@ check "1100 bytes: e4crypt's descriptor, of the first 1023" \
 	'[ "$(e4dump_desc "$W/long" s:x)" = "$(e4crypt_desc "$W/long" s:x)" ] && [ -n "$(e4dump_desc "$W/long" s:x)" ]'
 printf 'no newline' >"$W/nonl"
 check "no newline at the end: the same" '[ "$(e4dump_desc "$W/nonl" s:x)" = "$(e4crypt_desc "$W/nonl" s:x)" ]'
+# every other detail of e4crypt's reading (fgets, the newline cut, strlen):
+# a NUL byte ends the passphrase, a CR before the newline is kept, and an
+# empty line is a passphrase; each is said
+printf 'ab\0cd\n' >"$W/nul"
+printf '\0abc\n' >"$W/nul0"
+printf 'ab\r\n' >"$W/cr"
+printf '\n' >"$W/empty"
+for f in nul nul0 cr empty; do
+	want=$(e4crypt_desc "$W/$f" s:x)
+	got=$(e4dump_desc "$W/$f" s:x)
+	check "$f: e4crypt's descriptor ($want), e4dump's ($got)" '[ -n "$want" ] && [ "$want" = "$got" ]'
+done
+printf 'ab\n' >"$W/ab"
+check "a NUL byte: e4crypt reads what comes before it" '[ "$(e4crypt_desc "$W/nul" s:x)" = "$(e4crypt_desc "$W/ab" s:x)" ]'
+"$E4DUMP" keyid --passphrase-file "$W/nul" --salt s:x >/dev/null 2>"$W/err"
+check "a NUL byte: said, with its offset" 'grep -q "a NUL byte at offset 2 ends the passphrase" "$W/err"'
+"$E4DUMP" keyid --passphrase-file "$W/cr" --salt s:x >/dev/null 2>"$W/err"
+check "a CR: said" 'grep -q "ends with a carriage return, kept" "$W/err"'
+"$E4DUMP" keyid --passphrase-file "$W/empty" --salt s:x >/dev/null 2>"$W/err"
+check "an empty passphrase: said" 'grep -q "the passphrase is empty" "$W/err"'
+: >"$W/nothing"
+expect "an empty file: e4crypt aborts, e4dump refuses" 2 'empty file' -- "$E4DUMP" keyid --passphrase-file "$W/nothing" --salt s:x
 finish

@@ -6,8 +6,8 @@
 # is the exit status: info, ls -R (with and without keys), stat of every
 # entry, cat -o FILE of every file and symlink, extract (with keys, and
 # --keep-locked without), verify, journal, volumes, keyid (alone and with
-# the image), undelete (with and without keys), timeline (when it has
-# --json), mount -f (when /dev/fuse can be used), and fatal errors; on the
+# the image), undelete (with and without keys), timeline (with and
+# without --journal-events), verify --evidence, mount -f (when /dev/fuse can be used), and fatal errors; on the
 # bundled sample and on kernel-written images: v2 policies, casefold, and
 # deletions still in the journal (undelete-a).  The scenario images are
 # those the vm tests wrote (VMWORK/v2/image.img, ...), copied, or written
@@ -65,9 +65,6 @@ for line in open(sys.argv[1]):
 PY
 }
 
-timeline_json=0
-"$E4DUMP" timeline --help 2>&1 | grep -q -- --json && timeline_json=1
-
 exercise() {
 	local name=$1 p i=0
 	run "$name.info" "$E4DUMP" info --json "${KEYS[@]}" "$IMG"
@@ -90,13 +87,16 @@ exercise() {
 	run "$name.extract" "$E4DUMP" extract --json -q "${KEYS[@]}" "$IMG" -o "$W/$name/x"
 	run "$name.extract-locked" "$E4DUMP" extract --json -q --keep-locked "$IMG" -o "$W/$name/xl"
 	run "$name.verify" "$E4DUMP" verify --json -q "${KEYS[@]}" "$IMG"
+	run "$name.verify-evidence" "$E4DUMP" verify --json -q --evidence "${KEYS[@]}" "$IMG"
 	run "$name.journal" "$E4DUMP" journal --json "$IMG"
 	run "$name.volumes" "$E4DUMP" volumes --json "$IMG"
 	run "$name.keyid" "$E4DUMP" keyid --json "${KEYS[@]}" "$IMG"
 	run "$name.keyid-alone" "$E4DUMP" keyid --json "${KEYS[@]}"
 	run "$name.undelete" "$E4DUMP" undelete --json "${KEYS[@]}" "$IMG" -o "$W/$name/u"
 	run "$name.undelete-nokey" "$E4DUMP" undelete --json "$IMG" -o "$W/$name/un"
-	[ $timeline_json = 0 ] || run "$name.timeline" "$E4DUMP" timeline --json "${KEYS[@]}" "$IMG"
+	run "$name.timeline" "$E4DUMP" timeline --json "${KEYS[@]}" "$IMG"
+	run "$name.timeline-events" "$E4DUMP" timeline --json --journal-events "${KEYS[@]}" "$IMG"
+	run "$name.timeline-nokey" "$E4DUMP" timeline --json "$IMG"
 }
 
 sample s.img
@@ -137,7 +137,7 @@ if [ -r /dev/fuse ] && [ -w /dev/fuse ] && command -v fusermount3 >/dev/null; th
 	check "mount -f --json: a start record ($(head -c 200 "$mj"))" 'grep -q "\"type\":\"mount\"" "$mj"'
 fi
 
-want=entry,stat,extracted,deleted,cat,key,policy,info,container,volume,journal,transaction,diagnostic,summary
+want=entry,event,stat,extracted,deleted,cat,key,policy,info,container,volume,journal,transaction,diagnostic,summary
 /usr/bin/python3 "$top/tests/cli/schema_check.py" "$SCHEMA" "$want" "${outs[@]}" >"$W/check" 2>&1
 rc=$?
 check "every --json line of ${#outs[@]} runs validates against the schema ($(tail -1 "$W/check"))" '[ $rc = 0 ]'

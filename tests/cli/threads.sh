@@ -166,7 +166,7 @@ for t in 1 2 3; do
 	sum=$(sed -n 's/^e4dump: error: \/big (inode [0-9]*): \([0-9]*\) blocks cannot be read (file blocks [0-9,-]*): written as zeros$/\1/p' "$W/err" |
 		paste -sd+ | bc)
 	check "cut image, cat --threads $t: exit 1 ($rc), errors naming /big and $lost blocks ($sum)" \
-		'[ $rc = 1 ] && [ "$sum" = "$lost" ] && [ "$(wc -l <"$W/err")" = "$(grep -c "blocks cannot be read" "$W/err")" ]'
+		'[ $rc = 1 ] && [ "$sum" = "$lost" ] && [ "$(grep -vc "warning: .*: the image ends at byte .* its superblock declares" "$W/err")" = "$(grep -c "blocks cannot be read" "$W/err")" ]'
 	check "cut image, cat --threads $t: the whole file ($n bytes), zeros past the cut" \
 		'[ "$n" = "$size" ] && cmp -s <(head -c $((5501 * 4096)) "$W/cut$t") <(head -c $((5501 * 4096)) "$W/bigsrc/big") &&
 		 [ -z "$(tail -c +$((5501 * 4096 + 1)) "$W/cut$t" | tr -d "\0" | head -c 1)" ]'

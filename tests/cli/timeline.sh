@@ -3,7 +3,11 @@
 # mactime (sleuthkit) reads; every line's fields are what stat gives that
 # inode (stat.sh checks stat against debugfs), and mactime dates a file
 # as debugfs's raw mtime says.  Without the key, encrypted entries keep
-# their no-key names, marked; '|' in a name is escaped.
+# their no-key names, marked; '|' in a name is escaped.  TSK's own
+# conventions: the lines of the unencrypted subtree are fls -m's, byte for
+# byte, with the same mount prefix (symlinks as "NAME -> TARGET");
+# --nanoseconds gives debugfs's nanoseconds and mactime still reads it;
+# stat of a freed inode says "not allocated" and its dtime, as istat.
 # usage: timeline.sh E4DUMP WORKDIR
 set -u
 . "$(dirname "$0")/../lib/common.sh"
@@ -47,8 +51,51 @@ hdate=$(date -u -d "@$((16#$hm))" +%Y-%m-%dT%H:%M:%SZ)
 check "mactime dates /plain/hello.txt's modification as debugfs's mtime ($hdate)" \
 	'grep -q "^$hdate,100,m.*,\"/plain/hello.txt\"$" "$W/mac"'
 must_run "timeline without the key" "$W/body.nk" -- "$E4DUMP" timeline "$W/s.img" /secret 2>/dev/null
-check "no-key names marked: $(grep -c ' (encrypted, no key)|' "$W/body.nk") of $(wc -l <"$W/body.nk")" \
-	'[ "$(grep -c " (encrypted, no key)|" "$W/body.nk")" = $(( $(wc -l <"$W/body.nk") - 1 )) ]'
+nk=$(grep -cE ' \(encrypted, no key\)( -> [^|]*)?\|' "$W/body.nk")
+check "no-key names marked: $nk of $(wc -l <"$W/body.nk")" \
+	'[ "$nk" = $(( $(wc -l <"$W/body.nk") - 1 )) ]'
+# fls -m PREFIX reads the plain subtree as e4dump does: the same lines
+command -v fls >/dev/null || give_up "fls not installed (sleuthkit)"
+fls -m /mnt/evidence -r "$W/s.img" 2>/dev/null | grep '^0|/mnt/evidence/plain/' | sort >"$W/fls"
+if must_run "timeline -m /mnt/evidence/ IMAGE /plain" "$W/body.m" -- \
+	"$E4DUMP" timeline -m /mnt/evidence/ "$W/s.img" /plain; then
+	grep -v '^0|/mnt/evidence/plain|' "$W/body.m" | sort >"$W/body.m.sorted"
+	check "-m: the lines of /plain are fls -m's ($(wc -l <"$W/fls") lines; diff: $(diff "$W/fls" "$W/body.m.sorted" | head -4))" \
+		'[ -s "$W/fls" ] && cmp -s "$W/fls" "$W/body.m.sorted"'
+	check "symlinks as NAME -> TARGET: $(grep -c ' -> ' "$W/body.m")" \
+		'grep -q "^0|/mnt/evidence/plain/link -> hello.txt|" "$W/body.m"'
+fi
+# --nanoseconds: SECONDS.NNNNNNNNN, debugfs's extra field >> 2
+if must_run "timeline --nanoseconds" "$W/body.ns" -- "$E4DUMP" timeline --nanoseconds "$W/s.img" /plain; then
+	hx=$(debugfs -R "stat <$hino>" "$W/s.img" 2>/dev/null | sed -n 's/^ *mtime: 0x\([0-9a-f]*\):\([0-9a-f]*\).*/\1 \2/p')
+	want=$(printf '%d.%09d' "0x${hx% *}" $(( 0x${hx#* } >> 2 )))
+	got=$(awk -F'|' '$2 == "/plain/hello.txt" {print $9}' "$W/body.ns")
+	check "--nanoseconds: /plain/hello.txt mtime $got, debugfs $want" '[ "$got" = "$want" ]'
+	t9='-?[0-9]+\.[0-9]{9}'
+	check "--nanoseconds: every time has 9 decimals" \
+		'! grep -vE "^([^|]*\|){7}$t9\|$t9\|$t9\|$t9\$" "$W/body.ns" | grep -q .'
+	mactime -b "$W/body.ns" -d -y -z UTC >"$W/mac.ns" 2>"$W/mac.ns.err"
+	check "mactime reads --nanoseconds (exit $?, dates /plain/hello.txt $hdate)" \
+		'[ $? = 0 ] && grep -q "^$hdate,100,m.*,\"/plain/hello.txt\"$" "$W/mac.ns"'
+fi
+# stat of a freed inode: "not allocated" and its dtime, as istat
+mkdir -p "$W/del" && echo gone >"$W/del/gone" && echo kept >"$W/del/kept"
+mkfs.ext4 -q -F -d "$W/del" "$W/del.img" 4M >/dev/null 2>&1 || give_up mkfs.ext4
+gino=$(debugfs -R "ls -p /" "$W/del.img" 2>/dev/null | awk -F/ '$6 == "gone" {print $2}')
+debugfs -w -R "rm /gone" "$W/del.img" >/dev/null 2>&1 || give_up "debugfs rm"
+istat "$W/del.img" "$gino" >"$W/istat" 2>&1
+idel=$(sed -n 's/^Deleted:\t\(.*\) (UTC)$/\1/p' "$W/istat")
+if must_run "stat of the freed inode $gino" "$W/stat.del" -- "$E4DUMP" stat "$W/del.img" "<$gino>"; then
+	check "istat says Not Allocated, dtime $idel" 'grep -q "^Not Allocated" "$W/istat" && [ -n "$idel" ]'
+	check "stat: not allocated" 'grep -qx "allocation: not allocated" "$W/stat.del"'
+	got=$(sed -n 's/^dtime: //p' "$W/stat.del")
+	check "stat: dtime $got, istat $idel" \
+		'[ -n "$got" ] && [ "$(date -u -d "$got" +%s)" = "$(date -u -d "$idel UTC" +%s)" ]'
+fi
+kino=$(debugfs -R "ls -p /" "$W/del.img" 2>/dev/null | awk -F/ '$6 == "kept" {print $2}')
+"$E4DUMP" stat "$W/del.img" /kept >"$W/stat.kept" 2>&1
+check "stat of an inode in use: allocated, no dtime" \
+	'grep -qx "allocation: allocated" "$W/stat.kept" && ! grep -q "^dtime:" "$W/stat.kept"'
 mkdir -p "$W/src" && echo x >"$W/src/a|b"
 mkfs.ext4 -q -F -d "$W/src" "$W/bar.img" 4M >/dev/null 2>&1 || give_up mkfs.ext4
 must_run "timeline of a name with '|'" "$W/body.bar" -- "$E4DUMP" timeline "$W/bar.img"

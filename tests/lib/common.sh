@@ -25,6 +25,12 @@
 #                                --records) into $W/records.TYPE, through
 #                                must_run: none at all is a failure, so a
 #                                loop over them cannot pass having read nothing
+#   checker NAME CMD...          run a checker (output in $W/NAME.check):
+#                                ok when it exits 0, else bad with its FAIL
+#                                lines; prints its last line
+#   deletion_image SC            make vm/scenarios/undelete-SC.scn's image:
+#                                img, man (its manifest), keys (--key-file
+#                                options), $W/records.removed
 #   sanitized BIN                true when BIN was built with ASan/UBSan
 #   peak_rss OUT -- CMD...       run CMD (stdout to OUT, stderr to OUT.err);
 #                                sets RC to its exit status and RSS_MB to
@@ -122,4 +128,23 @@ make_image() {
 
 records() {
 	must_run "$2 records" "$W/records.$2" -- check_extract "$1" --records "$2"
+}
+
+checker() {
+	local name=$1
+	shift
+	"$@" >"$W/$name.check" 2>&1 && ok ||
+		bad "$name: $(grep -m8 FAIL "$W/$name.check"; tail -1 "$W/$name.check")"
+	tail -1 "$W/$name.check"
+}
+
+deletion_image() {
+	img=$W/undelete-$1.img
+	man=$img.manifest
+	make_image "$top/vm/scenarios/undelete-$1.scn" "$img" "$W/make-image.log"
+	records "$man" removed
+	echo "$(wc -l <"$W/records.removed") entries deleted by the kernel"
+	keys=()
+	for k in "$W"/keys/*.key; do keys+=(--key-file "$k"); done
+	[ ${#keys[@]} -gt 0 ] || give_up "no key file written by make-image.sh"
 }

@@ -585,6 +585,64 @@ START_TEST(xattr_rules)
 }
 END_TEST
 
+/* every entry of an area, only once all are valid; names by the kernel's
+ * indexes (fs/ext4/xattr.h, as e2fsprogs prints them) */
+static int count_entries(void *arg, const struct e4_xattr *x)
+{
+	(void)x;
+	return ++*(int *)arg == 99;
+}
+
+START_TEST(xattr_each)
+{
+	uint8_t a[128] = { 0 };
+	const char *why;
+	int n = 0, listed;
+
+	/* two entries: user "a" (value "xy" at 48) and trusted "bb" (empty) */
+	put32(a, 0xea020000);
+	a[4] = 1;
+	a[5] = 1;
+	put16(a + 6, 48);
+	put32(a + 12, 2);
+	a[20] = 'a';
+	a[24] = 2;
+	a[25] = 4;
+	a[40] = 'b';
+	a[41] = 'b';
+	a[4 + 48] = 'x';
+	a[4 + 49] = 'y';
+	ck_assert_int_eq(e4_xattr_each_ibody(a, sizeof(a), count_entries, &n, &why), E4_OK);
+	ck_assert_int_eq(n, 2);
+	n = 98;                    /* the callback stops at the first */
+	ck_assert_int_eq(e4_xattr_each_ibody(a, sizeof(a), count_entries, &n, &why),
+			 E4_STOPPED);
+	/* the second entry's value outside the area: none is passed */
+	n = 0;
+	put32(a + 24 + 8, 4);
+	put16(a + 24 + 2, 126);
+	ck_assert_int_eq(e4_xattr_each_ibody(a, sizeof(a), count_entries, &n, &why),
+			 E4_CORRUPT);
+	ck_assert_int_eq(n, 0);
+	ck_assert_ptr_nonnull(why);
+	a[3] = 0;                  /* no magic: no attributes */
+	ck_assert_int_eq(e4_xattr_each_ibody(a, sizeof(a), count_entries, &n, &why),
+			 E4_NOT_FOUND);
+	ck_assert_str_eq(e4_xattr_prefix(1, &listed), "user.");
+	ck_assert_int_eq(listed, 1);
+	ck_assert_str_eq(e4_xattr_prefix(2, &listed), "system.posix_acl_access");
+	ck_assert_str_eq(e4_xattr_prefix(4, &listed), "trusted.");
+	ck_assert_str_eq(e4_xattr_prefix(6, &listed), "security.");
+	ck_assert_int_eq(listed, 1);
+	ck_assert_str_eq(e4_xattr_prefix(7, &listed), "system.");
+	ck_assert_int_eq(listed, 0);
+	ck_assert_str_eq(e4_xattr_prefix(9, &listed), "");
+	ck_assert_int_eq(listed, 0);
+	ck_assert_str_eq(e4_xattr_prefix(200, &listed), "");
+	ck_assert_int_eq(listed, 0);
+}
+END_TEST
+
 START_TEST(blockset_grows)
 {
 	struct e4_blockset s = { NULL, NULL, 0, 0 };
@@ -683,6 +741,7 @@ Suite *core_suite(void)
 	tcase_add_test(tc, dirblock_rules);
 	tcase_add_test(tc, dx_root_rules);
 	tcase_add_test(tc, xattr_rules);
+	tcase_add_test(tc, xattr_each);
 	tcase_add_test(tc, blockset_grows);
 	tcase_add_test(tc, blockset_owners);
 	tcase_add_test(tc, bigmem_keeps_contents);

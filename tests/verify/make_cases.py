@@ -20,7 +20,9 @@ with the independent Python implementation (never e4dump).
 """
 import glob
 import os
+import re
 import shutil
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -351,6 +353,37 @@ def htree_node_hash(img):
 
 def key_unused(img):
     pass
+
+
+def image_short(img):
+    # the image cut in half where its second half is free blocks only
+    # (dumpe2fs's group "Free blocks:" ranges), so that the shortfall is
+    # the one finding
+    out = subprocess.run(["dumpe2fs", img.path], capture_output=True,
+                         text=True, check=True).stdout
+    bs = int(re.search(r"^Block size:\s+(\d+)", out, re.M).group(1))
+    count = int(re.search(r"^Block count:\s+(\d+)", out, re.M).group(1))
+    cut = count // 2
+    ranges = re.findall(r"^\s+Free blocks: (.*)$", out, re.M)
+    free = [tuple(int(x) for x in (r.split("-") * 2)[:2])
+            for line in ranges for r in line.split(", ") if r]
+    assert any(a <= cut and b == count - 1 for a, b in free), "the tail is not free"
+    os.truncate(img.path, cut * bs)
+
+
+def evidence_hash(img):
+    # the sample as an E01 (ewfacquire: its MD5 and SHA-1 stored) with a
+    # byte flipped in chunk 100's data (free space: the filesystem reads
+    # the same), in the case image's place
+    sys.path.insert(0, os.path.join(TOP, "tests", "cli"))
+    from evidence_craft import flip_chunk  # noqa: E402
+    acq = img.path + ".acq"
+    subprocess.run(["ewfacquire", "-u", "-q", "-t", acq, "-f", "encase6",
+                    "-c", "deflate:fast", "-d", "sha1", "-C", "case", "-E", "ev",
+                    "-e", "examiner", "-D", "verify corpus", "-N", "notes", img.path],
+                   check=True, capture_output=True)
+    flip_chunk(acq + ".E01", 100)
+    os.replace(acq + ".E01", img.path)
 
 
 def format_htree_decides(img):

@@ -129,6 +129,9 @@ RECORDS = {
     "sync": "",                # syncfs of the image (the journal committed)
     "extents": "his",          # PATH INO RUNS: LBLK:PBLK:LEN[:u],... | - | ? (unlink, rmtree)
     "churn": "siii",           # DIR COUNT SIZE WRITTEN
+    "xattr-set": "shsi",       # TAG PATH NAME ERRNO (xattr-set, xattr-set-gen)
+    "xattr": "shhs",           # TAG PATH NAME VALUE (hex, "-": empty) (xattr-list)
+    "xattr-count": "shi",      # TAG PATH N
 }
 
 

@@ -32,11 +32,21 @@ for t in t2015 u2015; do
 done
 
 K=$W/nokey/keys
-"$E4DUMP" extract -k "$K/7c9fc345b9ec5163.key" -k "$K/8899aabbccddeeff.key" "$img" -o "$W/out" 2>"$W/x.err"
+"$E4DUMP" extract -k "$K/7c9fc345b9ec5163.key" -k "$K/8899aabbccddeeff.key" \
+	--dfxml "$W/out.xml" --manifest "$W/out.tsv" "$img" -o "$W/out" 2>"$W/x.err"
 rc=$?
 [ $rc = 0 ] && ok || bad "extract: exit $rc: $(head -3 "$W/x.err")"
 check_extract -q --apply-removed "$man" "$W/out" >"$W/x.check" 2>&1 && ok || bad "$(grep FAIL "$W/x.check" | head -5)"
 tail -1 "$W/x.check"
+# its DFXML (tests/vm/dfxml_verify.sh); debugfs reads a copy without the
+# encrypt_2015 incompat bit, which it does not know
+cp "$img" "$W/no2015.img"
+/usr/bin/python3 -c 'import struct, sys
+f = open(sys.argv[1], "r+b"); f.seek(1024 + 0x60); v, = struct.unpack("<I", f.read(4))
+f.seek(1024 + 0x60); f.write(struct.pack("<I", v & ~0x80000000))' "$W/no2015.img"
+. "$top/tests/vm/dfxml_verify.sh"
+dfxml_verify "extract --dfxml" "$W/out.xml" "$W/out.tsv" "$W/out" "$W/no2015.img" "$man"
+rm -f "$W/no2015.img"
 
 # test_dummy_encryption in 2015 mode
 dimg=$W/dummy.img

@@ -17,17 +17,22 @@ check_extract -q "$img.manifest" "$W/a" >"$W/a.check" 2>&1 && ok || bad "$(grep 
 "$E4DUMP" info --passphrase-file "$W/wrong" --salt 00112233445566778899aabbccddeeff "$img" >"$W/wrong.out" 2>&1
 grep -q "no key opens it" "$W/wrong.out" && ok || bad "a wrong passphrase opened something"
 # The passphrase is read as e4crypt reads it (e4dump.1, tests/cli/salt.sh
-# compares with e4crypt): the first line without its newline (e4dump also
-# drops a CR before it); no newline at all is the same passphrase; a second
-# line is not part of it (and is warned about).
+# compares with e4crypt): the first line without its newline, ending at a
+# NUL byte; no newline at all is the same passphrase; a second line is not
+# part of it (and is warned about); a CR before the newline is part of it,
+# as for e4crypt, so that file's passphrase opens nothing (and is said).
 S16=00112233445566778899aabbccddeeff
-for form in 'crlf:e4dump test passphrase\r\n' 'none:e4dump test passphrase' \
+for form in 'none:e4dump test passphrase' 'nul:e4dump test passphrase\0more\n' \
 	'twolf:e4dump test passphrase\n\n' 'twolines:e4dump test passphrase\nsomething else\n'; do
 	printf "${form#*:}" >"$W/pass.${form%%:*}"
 	"$E4DUMP" info --passphrase-file "$W/pass.${form%%:*}" --salt $S16 "$img" >"$W/${form%%:*}.out" 2>&1
 	check "passphrase, ${form%%:*}: $(grep policy "$W/${form%%:*}.out" | head -1)" \
 		'grep -q "opened by passphrase" "$W/${form%%:*}.out" && ! grep -q "no key opens it" "$W/${form%%:*}.out"'
 done
+printf 'e4dump test passphrase\r\n' >"$W/pass.crlf"
+"$E4DUMP" info --passphrase-file "$W/pass.crlf" --salt $S16 "$img" >"$W/crlf.out" 2>&1
+check "passphrase, crlf: the CR is kept, as e4crypt keeps it, and said" \
+	'grep -q "no key opens it" "$W/crlf.out" && grep -q "carriage return, kept" "$W/crlf.out"'
 check "passphrase, two lines: the second is said to be ignored" 'grep -q "only its first line" "$W/twolines.out"'
 "$E4DUMP" ls --passphrase-file "$W/pass" "$img" >/dev/null 2>"$W/nosalt.err"
 [ $? = 2 ] && grep -q "s_encrypt_pw_salt is zero" "$W/nosalt.err" && ok || bad "no salt: $(cat "$W/nosalt.err")"

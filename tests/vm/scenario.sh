@@ -1,7 +1,9 @@
 #!/bin/bash
 # The kernel writes a scenario; its encrypted inodes have distinct nonces;
 # e4dump extract, given every key the scenario
-# added, reproduces every tree of the manifest byte for byte and exits 0;
+# added, reproduces every tree of the manifest byte for byte and exits 0,
+# its DFXML valid under the DFXML schema's rules and true to the manifest
+# (tests/vm/dfxml_verify.sh);
 # e4dump verify finds nothing to report, and without a key e4dump ls prints
 # byte for byte what the kernel's readdir returned without the key (the
 # scenario's `readdir` records; a scenario without any fails).
@@ -19,10 +21,13 @@ make_image "$SCN" "$img" "$W/make.log"
 tail -1 "$W/nonces"
 keys=()
 for k in "$W"/keys/*.key; do keys+=(--key-file "$k"); done
-"$E4DUMP" extract "${keys[@]}" "$img" -o "$W/out" 2>"$W/extract.err" && ok ||
-	bad "extract exited $?: $(head -3 "$W/extract.err")"
+"$E4DUMP" extract "${keys[@]}" --dfxml "$W/out.xml" --manifest "$W/out.tsv" "$img" -o "$W/out" \
+	2>"$W/extract.err" && ok || bad "extract exited $?: $(head -3 "$W/extract.err")"
 check_extract -q --apply-removed "$img.manifest" "$W/out" && ok ||
 	bad "extracted trees differ from the manifest"
+# its DFXML: valid under the DFXML schema's rules, what the kernel wrote
+. "$top/tests/vm/dfxml_verify.sh"
+dfxml_verify "extract --dfxml" "$W/out.xml" "$W/out.tsv" "$W/out" "$img" "$img.manifest"
 # The kernel's image conforms: no verify finding, with and without keys.
 for k in with without; do
 	if [ $k = with ]; then set -- "${keys[@]}"; else set --; fi

@@ -21,7 +21,8 @@
 #      once, nothing else; nothing claimed exact unless its bytes are
 #      right, nothing not recovered written
 # and e4dump journal --json shows every block copy debugfs logdump shows,
-# with the inode table blocks as such.
+# with the inode table blocks as such; the final image's DFXML is valid
+# and true to what the kernel left (tests/vm/dfxml_verify.sh).
 # usage: undelete.sh E4DUMP WORKDIR a|b|c|d
 set -u
 E4DUMP=$1
@@ -31,14 +32,7 @@ workdir "$2"
 case $SC in a|b|c|d) ;; *) give_up "usage: undelete.sh E4DUMP WORKDIR a|b|c|d" ;; esac
 uc() { /usr/bin/python3 "$top/tests/vm/undelete_check.py" "$@"; }
 
-img=$W/undelete-$SC.img
-man=$img.manifest
-make_image "$top/vm/scenarios/undelete-$SC.scn" "$img" "$W/make-image.log"
-records "$man" removed
-echo "$(wc -l <"$W/records.removed") entries deleted by the kernel"
-keys=()
-for k in "$W"/keys/*.key; do keys+=(--key-file "$k"); done
-[ ${#keys[@]} -gt 0 ] || give_up "no key file written by make-image.sh"
+deletion_image $SC
 
 # The journal, as e4dump shows it, against debugfs.
 if must_run "journal --json" "$W/journal.json" -- "$E4DUMP" journal --json "$img"; then
@@ -46,6 +40,13 @@ if must_run "journal --json" "$W/journal.json" -- "$E4DUMP" journal --json "$img
 		bad "journal: $(grep -m5 FAIL "$W/journal.check"; tail -1 "$W/journal.check")"
 	tail -1 "$W/journal.check"
 fi
+
+# The final image's DFXML (tests/vm/dfxml_verify.sh): what the kernel left.
+"$E4DUMP" extract "${keys[@]}" --dfxml "$W/x.xml" --manifest "$W/x.tsv" "$img" -o "$W/x" 2>"$W/x.err"
+rc=$?
+check "extract --dfxml of the final image: exit 0 ($rc)" '[ $rc = 0 ]'
+. "$top/tests/vm/dfxml_verify.sh"
+dfxml_verify "extract --dfxml" "$W/x.xml" "$W/x.tsv" "$W/x" "$img" "$man"
 
 "$E4DUMP" undelete --help >"$W/help" 2>&1 ||
 	give_up "e4dump has no undelete command (e4dump undelete --help: $(head -1 "$W/help"))"
@@ -75,9 +76,7 @@ undelete() {
 verdict() {
 	local name=$1
 	shift
-	uc "$@" >"$W/$name.check" 2>&1 && ok ||
-		bad "$name: $(grep -m8 FAIL "$W/$name.check"; tail -1 "$W/$name.check")"
-	tail -1 "$W/$name.check"
+	checker "$name" uc "$@"
 }
 
 case $SC in

@@ -524,8 +524,8 @@ def mode_journal(args):
 
 
 def mode_manifest(args):
-    """undelete --manifest TSV: one row per regular file recovered, its
-    SHA-256 that of the content the guest wrote (the generator's, not
+    """undelete --manifest TSV: one row per regular file recovered, named
+    by its path in the image, its SHA-256 that of the content the guest wrote (the generator's, not
     e4dump's), its size and inode those of the manifest entry"""
     if len(args) != 2:
         die("usage: manifest MANIFEST TSV")
@@ -539,9 +539,12 @@ def mode_manifest(args):
         head = f.readline().rstrip(b"\n").split(b"\t")
         c.check(head[:6] == [b"path", b"inode", b"size", b"md5", b"sha1", b"sha256"],
                 f"header {head[:6]}")
+        c.check(head[12:] == [b"output_path"], f"header {head[12:]}: no output_path")
         for line in f:
             cols = line.rstrip(b"\n").split(b"\t")
-            rows[cols[0]] = cols
+            # the path in the image, as the guest named it
+            c.check(cols[0].startswith(b"/"), f"{ce.show(cols[0])}: not a path in the image")
+            rows[cols[0][1:]] = cols
     for p, e in want.items():
         r = rows.get(p)
         c.check(r is not None, f"{ce.show(p)}: no manifest row")

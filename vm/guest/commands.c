@@ -47,6 +47,10 @@ static const struct scn_cmd commands[] = {
 	{ "rmtree", cmd_rmtree, "delete a directory of the manifest and what is below" },
 	{ "churn", cmd_churn, "fsync'd files until a count or ENOSPC" },
 	{ "sparse", cmd_sparse, "a file with N data extents" },
+	/* extended attributes (scn_xattr.c) */
+	{ "xattr-set", cmd_xattr_set, "setxattr of a value given in hex" },
+	{ "xattr-set-gen", cmd_xattr_set, "setxattr of a generated value of a size" },
+	{ "xattr-list", cmd_xattr_list, "listxattr and getxattr of each name, recorded" },
 	/* the benchmark (scn_bench.c) */
 	{ "bench-tree", cmd_bench_tree, "the benchmark's tree, written fast" },
 };

@@ -18,7 +18,7 @@
  *                  forget-keys, mount-try, proc), fskey (the filesystem's
  *                  keyring), nokey (no-key probes), policy (policy probes,
  *                  inheritance), delete (the undelete scenarios), bench
- *                  (bench-tree)
+ *                  (bench-tree), xattr (extended attributes)
  *
  * The kernel ABI the guest uses is in fscrypt_abi.h.
  */
@@ -210,6 +210,8 @@ void cmd_lookup_all(char **tok, int ntok, int lineno);
 void cmd_open_all(char **tok, int ntok, int lineno);
 
 /* scn_policy.c */
+void cmd_xattr_set(char **tok, int ntok, int lineno);
+void cmd_xattr_list(char **tok, int ntok, int lineno);
 void cmd_policy_try(char **tok, int ntok, int lineno);
 void cmd_policy_nonempty(char **tok, int ntok, int lineno);
 void cmd_inherit(char **tok, int ntok, int lineno);

@@ -105,6 +105,23 @@ uint64_t e4_fs_image_size(const struct e4_fs *fs)
 	return size < fs->src->size ? size : fs->src->size;
 }
 
+uint64_t e4_fs_shortfall(const struct e4_fs_info *i, char *what, size_t len)
+{
+	uint64_t missing;
+
+	if (i->declared_size <= i->source_size)
+		return 0;
+	missing = i->declared_size - i->source_size;
+	if (what)
+		snprintf(what, len, "the image ends at byte %llu of the filesystem, %llu bytes short of the %llu its superblock declares (%llu blocks of %u): blocks %llu to %llu are missing, files with blocks there are partial",
+			 (unsigned long long)i->source_size, (unsigned long long)missing,
+			 (unsigned long long)i->declared_size,
+			 (unsigned long long)i->blocks_count, i->block_size,
+			 (unsigned long long)(i->source_size / i->block_size),
+			 (unsigned long long)(i->blocks_count - 1));
+	return missing;
+}
+
 int e4_fs_concurrent_reads(const struct e4_fs *fs)
 {
 	return fs->src->concurrent;

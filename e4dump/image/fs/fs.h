@@ -42,6 +42,8 @@ enum e4_problem {
 	E4_P_INODE_SIZE,    /* an i_size ext4 would refuse */
 	E4_P_CONTEXT,       /* an encryption context missing or bad */
 	E4_P_NO_KEY,        /* a policy no key opens */
+	E4_P_SHORT,         /* the image holds less than the filesystem (or
+			     * its partition table) declares */
 };
 
 /* One diagnostic.  path is the display path (every name escaped with
@@ -98,6 +100,9 @@ struct e4_fs_info {
 	const char *container;      /* "raw", "EWF", "QCOW" (container.h) */
 	const char *volume;         /* which part of it: "the whole image",
 				     * "partition 2 (gpt, ...)", "offset N" */
+	uint64_t offset;            /* of the volume in the image (the disk, or
+				     * a container's media), bytes */
+	uint64_t image_size;        /* of that image, bytes */
 	unsigned int block_size;
 	uint64_t blocks_count;
 	uint32_t inodes_count;
@@ -112,6 +117,10 @@ struct e4_fs_info {
 	uint8_t encrypt_pw_salt[16];
 	uint64_t max_file_size;     /* s_maxbytes as ext4 computes it */
 	uint64_t max_bitmap_file_size; /* s_bitmap_maxbytes (no extents) */
+	uint64_t declared_size;     /* s_blocks_count x block size */
+	uint64_t source_size;       /* bytes the image holds of the volume;
+				     * below declared_size: the image is cut
+				     * short (e4_fs_shortfall) */
 };
 void e4_fs_get_info(const struct e4_fs *fs, struct e4_fs_info *out);
 
@@ -119,6 +128,11 @@ void e4_fs_get_info(const struct e4_fs *fs, struct e4_fs_info *out);
  * size, or the source's (volume's) size when smaller.  What the files of
  * a sound filesystem can hold at most. */
 uint64_t e4_fs_image_size(const struct e4_fs *fs);
+
+/* How many bytes of what the superblock declares (s_blocks_count x block
+ * size) lie past the end of the image, 0 when none; what, when not NULL,
+ * then says so in words (the bytes held and declared, the blocks). */
+uint64_t e4_fs_shortfall(const struct e4_fs_info *info, char *what, size_t len);
 
 /* Whether the image's source may be read from several threads at once
  * (a file or block device: yes), so that file handles (file.h) may be

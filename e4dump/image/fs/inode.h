@@ -69,6 +69,12 @@ struct e4_inode {
 enum e4_status e4_inode_read(struct e4_fs *fs, uint32_t ino, const char *path,
 			     struct e4_inode *out);
 
+/* Is inode ino marked in use in its group's inode bitmap (as istat's
+ * "Allocated" says)?  An uninitialized bitmap marks none.  E4_INVALID
+ * (number out of range), E4_CORRUPT (the bitmap block outside the
+ * filesystem), E4_IO, E4_NOMEM; nothing reported. */
+enum e4_status e4_inode_allocated(struct e4_fs *fs, uint32_t ino, int *allocated);
+
 /* Called for each inode of a scan; non-zero stops it. */
 typedef int (*e4_inode_fn)(void *arg, const struct e4_inode *in);
 
@@ -88,6 +94,40 @@ enum e4_status e4_fs_scan_inodes(struct e4_fs *fs, unsigned int flags,
  * E4_IO when its xattrs cannot be read.  Nothing is reported. */
 enum e4_status e4_inode_context(struct e4_fs *fs, const struct e4_inode *in,
 				struct e4_context *ctx, const char **why);
+
+/* One extended attribute of an inode, as e4_inode_xattrs passes it. */
+struct e4_xattr_item {
+	const char *name;       /* the index's prefix and the stored name
+				 * ("user.foo", "system.posix_acl_access",
+				 * "c" for the encryption context),
+				 * NUL-terminated, unescaped */
+	uint8_t index;          /* e_name_index (fs/ext4/xattr.h) */
+	int listed;             /* Linux 6.1's listxattr shows it (not the
+				 * encryption context, system.data, or an
+				 * index without a handler) */
+	const uint8_t *value;   /* value_len bytes, or NULL when not read */
+	size_t value_len;
+	uint64_t block;         /* 0: in the inode body, else the xattr
+				 * block it is stored in */
+	uint32_t value_inum;    /* the EA inode the value was read from, or 0 */
+	const char *error;      /* why value is NULL (also reported) */
+};
+
+/* Called for each attribute; the pointers are valid during the call.
+ * Non-zero stops the listing. */
+typedef int (*e4_xattr_item_fn)(void *arg, const struct e4_xattr_item *x);
+
+/* Every extended attribute of in, in the order listxattr gives them: the
+ * in-inode area, then the xattr block (i_file_acl); each area is passed
+ * only when all its entries are valid (ext4_xattr_check_entries).  A
+ * value in an EA inode (ea_inode feature) is read from it (at most
+ * 64 KiB, the inode flagged EA_INODE and of the value's size); when it
+ * cannot be, the attribute comes with value NULL and error set.
+ * E4_OK, E4_STOPPED (fn), E4_NOMEM, or E4_CORRUPT / E4_IO (reported,
+ * naming path or the inode) when an area could not be read -- the other
+ * area's attributes have been passed. */
+enum e4_status e4_inode_xattrs(struct e4_fs *fs, const struct e4_inode *in,
+			       const char *path, e4_xattr_item_fn fn, void *arg);
 
 /* A symlink's target: decrypted when encrypted (E4_NO_KEY when its policy
  * is locked), in a malloc'd NUL-terminated buffer of *len bytes.  E4_CORRUPT

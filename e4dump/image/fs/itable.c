@@ -90,6 +90,33 @@ uint32_t e4_itable_group_inodes(const struct e4_fs *fs, dgrp_t g)
 	return ipg;
 }
 
+enum e4_status e4_inode_allocated(struct e4_fs *fs, uint32_t ino, int *allocated)
+{
+	struct ext2_super_block *sb = fs->ext2->super;
+	uint32_t ipg = sb->s_inodes_per_group, idx;
+	uint8_t *b;
+	enum e4_status st;
+	dgrp_t g;
+
+	if (ino < 1 || ino > sb->s_inodes_count)
+		return E4_INVALID;
+	g = (ino - 1) / ipg;
+	idx = (ino - 1) % ipg;      /* below 8 * block size: e4_itable_check */
+	/* an uninitialized bitmap is all zeros (ext4_read_inode_bitmap) */
+	if (has_gdt_csum(sb) && ext2fs_bg_flags_test(fs->ext2, g, EXT2_BG_INODE_UNINIT)) {
+		*allocated = 0;
+		return E4_OK;
+	}
+	b = malloc(fs->info.block_size);
+	if (!b)
+		return E4_NOMEM;
+	st = e4_read_blocks(fs, ext2fs_inode_bitmap_loc(fs->ext2, g), 1, b);
+	if (st == E4_OK)
+		*allocated = (b[idx / 8] >> (idx % 8)) & 1;
+	free(b);
+	return st;
+}
+
 void e4_icache_free(struct e4_fs *fs)
 {
 	if (!fs->icache)

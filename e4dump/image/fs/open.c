@@ -94,6 +94,8 @@ static void fill_info(struct e4_fs *fs)
 	if (!fs->volume[0])
 		snprintf(fs->volume, sizeof(fs->volume), "the whole image");
 	i->volume = fs->volume;
+	i->offset = fs->src->disk_offset;
+	i->image_size = fs->src->disk_size;
 	i->block_size = fs->ext2->blocksize;
 	i->blocks_count = ext2fs_blocks_count(sb);
 	i->inodes_count = sb->s_inodes_count;
@@ -109,6 +111,9 @@ static void fill_info(struct e4_fs *fs)
 	i->max_file_size = max_file_size(bits, ext2fs_has_feature_huge_file(sb));
 	i->max_bitmap_file_size = max_bitmap_size(bits,
 						  ext2fs_has_feature_huge_file(sb));
+	i->declared_size = i->blocks_count > UINT64_MAX / i->block_size ? UINT64_MAX :
+			   i->blocks_count * i->block_size;
+	i->source_size = fs->src->size;
 	fs->range.first_data_block = sb->s_first_data_block;
 	fs->range.blocks = i->blocks_count;
 }
@@ -159,6 +164,13 @@ enum e4_status e4_fs_open_source(struct e4_fs **out, struct e4_source *src,
 		e4_fs_close(fs);
 		return E4_CORRUPT;
 	}
+	if (e4_fs_shortfall(&fs->info, NULL, 0)) {
+		char what[400];
+
+		e4_fs_shortfall(&fs->info, what, sizeof(what));
+		e4_report_p(fs, E4_DIAG_WARNING, E4_OK, E4_P_SHORT, 0, src->name,
+			    "%s", what);
+	}
 	st = e4_itable_check(fs);
 	if (st != E4_OK) {
 		e4_fs_close(fs);
@@ -168,17 +180,26 @@ enum e4_status e4_fs_open_source(struct e4_fs **out, struct e4_source *src,
 	return E4_OK;
 }
 
-/* Report a failure to open path before there is a filesystem. */
-static void open_failed(const char *path, const struct e4_fs_options *opt,
-			enum e4_status st, const char *fmt, const char *a,
-			const char *b)
+/* Report about path before there is a filesystem. */
+static void report_early(const char *path, const struct e4_fs_options *opt,
+			 enum e4_diag_level level, enum e4_status st,
+			 enum e4_problem problem, const char *fmt,
+			 const char *a, const char *b)
 {
 	struct e4_fs tmp;
 
 	memset(&tmp, 0, sizeof(tmp));
 	if (opt)
 		tmp.opt = *opt;
-	e4_report(&tmp, E4_DIAG_ERROR, st, 0, path, fmt, a, b);
+	e4_report_p(&tmp, level, st, problem, 0, path, fmt, a, b);
+}
+
+/* Report a failure to open path before there is a filesystem. */
+static void open_failed(const char *path, const struct e4_fs_options *opt,
+			enum e4_status st, const char *fmt, const char *a,
+			const char *b)
+{
+	report_early(path, opt, E4_DIAG_ERROR, st, E4_P_OTHER, fmt, a, b);
 }
 
 enum e4_status e4_fs_open(struct e4_fs **out, const char *path,
@@ -187,7 +208,7 @@ enum e4_status e4_fs_open(struct e4_fs **out, const char *path,
 	static const struct e4_volume_choice whole;
 	struct e4_source *disk, *vol;
 	enum e4_status st;
-	char why[1024], desc[192], kind[64] = "";
+	char why[1024], desc[192], kind[64] = "", shortfall[512];
 
 	*out = NULL;
 	st = e4_source_open_any(path, &disk, why, sizeof(why));
@@ -197,12 +218,16 @@ enum e4_status e4_fs_open(struct e4_fs **out, const char *path,
 	}
 	if (strcmp(disk->kind, "raw"))
 		snprintf(kind, sizeof(kind), "%s image: ", disk->kind);
-	st = e4_volume_select(disk, opt ? &opt->volume : &whole, &vol, desc,
-			      sizeof(desc), why, sizeof(why));
+	st = e4_volume_select_short(disk, opt ? &opt->volume : &whole, &vol, desc,
+				    sizeof(desc), why, sizeof(why), shortfall,
+				    sizeof(shortfall));
 	if (st != E4_OK) {
 		open_failed(path, opt, st, "cannot open: %s%s", kind, why);
 		return st;
 	}
+	if (shortfall[0])
+		report_early(path, opt, E4_DIAG_WARNING, E4_OK, E4_P_SHORT, "%s%s",
+			     shortfall, "");
 	st = e4_fs_open_source(out, vol, opt);
 	if (st == E4_OK) {
 		snprintf((*out)->volume, sizeof((*out)->volume), "%s", desc);

@@ -1,10 +1,39 @@
 /* Extended attributes of an inode (lib/xattr.c parses them): the
- * encryption context and inline data.  The in-inode area is searched
- * first, then the xattr block, as ext4_xattr_get() does. */
+ * encryption context, inline data and the listing of all of them.  The
+ * in-inode area is searched first, then the xattr block, as
+ * ext4_xattr_get() does. */
 #include <stdlib.h>
 #include <string.h>
+#include "blockmap.h"
 #include "fs_private.h"
 #include "xattr.h"
+
+/* Where in's in-inode area starts (EXT4_INODE_HAS_XATTR_SPACE: a
+ * non-zero i_extra_isize leaving room for the magic and a terminator), or
+ * 0 when it has none. */
+static unsigned int ibody_start(struct e4_fs *fs, const struct e4_inode *in)
+{
+	unsigned int start = EXT2_GOOD_OLD_INODE_SIZE + in->extra_isize;
+
+	return in->extra_isize && start + 8u <= EXT2_INODE_SIZE(fs->ext2->super) ?
+	       start : 0;
+}
+
+/* Read xattr block acl into buf (a block): E4_OK, or E4_CORRUPT / E4_IO
+ * with *why. */
+static enum e4_status read_xattr_block(struct e4_fs *fs, uint64_t acl, uint8_t *buf,
+				       const char **why)
+{
+	if (acl <= fs->range.first_data_block || acl >= fs->range.blocks) {
+		*why = "xattr block outside the filesystem";
+		return E4_CORRUPT;
+	}
+	if (e4_read_blocks(fs, acl, 1, buf) != E4_OK) {
+		*why = "xattr block cannot be read";
+		return E4_IO;
+	}
+	return E4_OK;
+}
 
 /* Attribute (index, name) of inode in, copied (malloc'd, *len bytes).
  * E4_NOT_FOUND when absent; E4_CORRUPT / E4_IO / E4_UNSUPPORTED (a value
@@ -13,8 +42,8 @@ static enum e4_status get_xattr(struct e4_fs *fs, const struct e4_inode *in,
 				uint8_t index, const char *name, int body_only,
 				uint8_t **val, size_t *len, const char **why)
 {
-	struct ext2_super_block *sb = fs->ext2->super;
-	unsigned int isize = EXT2_INODE_SIZE(sb), bs = fs->info.block_size;
+	unsigned int isize = EXT2_INODE_SIZE(fs->ext2->super), bs = fs->info.block_size;
+	unsigned int start = ibody_start(fs, in);
 	struct e4_xattr x;
 	const uint8_t *ib;
 	uint8_t *blk = NULL;
@@ -24,34 +53,25 @@ static enum e4_status get_xattr(struct e4_fs *fs, const struct e4_inode *in,
 	*val = NULL;
 	*len = 0;
 	*why = NULL;
-	/* EXT4_INODE_HAS_XATTR_SPACE: a non-zero i_extra_isize leaving room
-	 * for the magic and a terminator. */
-	if (in->extra_isize &&
-	    EXT2_GOOD_OLD_INODE_SIZE + in->extra_isize + 8u <= isize) {
+	if (start) {
 		st = e4_inode_bytes(fs, in->ino, &ib);
 		if (st != E4_OK) {
 			*why = "the inode cannot be read again";
 			return E4_IO;
 		}
-		st = e4_xattr_find_ibody(ib + EXT2_GOOD_OLD_INODE_SIZE + in->extra_isize,
-					 isize - EXT2_GOOD_OLD_INODE_SIZE - in->extra_isize,
-					 index, name, &x, why);
+		st = e4_xattr_find_ibody(ib + start, isize - start, index, name, &x, why);
 		if (st == E4_CORRUPT)
 			return st;
 	}
 	acl = in->file_acl;
 	if (st == E4_NOT_FOUND && acl && !body_only) {
-		if (acl <= fs->range.first_data_block || acl >= fs->range.blocks) {
-			*why = "xattr block outside the filesystem";
-			return E4_CORRUPT;
-		}
 		blk = malloc(bs);
 		if (!blk)
 			return E4_NOMEM;
-		if (e4_read_blocks(fs, acl, 1, blk) != E4_OK) {
+		st = read_xattr_block(fs, acl, blk, why);
+		if (st != E4_OK) {
 			free(blk);
-			*why = "xattr block cannot be read";
-			return E4_IO;
+			return st;
 		}
 		st = e4_xattr_find_block(blk, bs, index, name, &x, why);
 	}
@@ -132,4 +152,178 @@ enum e4_status e4_inline_data(struct e4_fs *fs, const struct e4_inode *in,
 	*data = buf;
 	*len = sizeof(raw.i_block) + extra_len;
 	return E4_OK;
+}
+
+/* ---- the listing ------------------------------------------------------ */
+
+#define XATTR_SIZE_MAX 65536u   /* <linux/limits.h>: what getxattr returns */
+#define EA_INODE_FL 0x00200000u
+
+struct list_arg {
+	struct e4_fs *fs;
+	const struct e4_inode *in;
+	const char *path;
+	uint64_t block;
+	e4_xattr_item_fn fn;
+	void *arg;
+};
+
+/* The value of an attribute stored in EA inode inum, size bytes
+ * (ext4_xattr_inode_get: the inode flagged EA_INODE, i_size the value's
+ * size), malloc'd; NULL with *why. */
+static uint8_t *ea_inode_value(struct e4_fs *fs, uint32_t inum, size_t size,
+			       const char *path, const char **why)
+{
+	unsigned int bs = fs->info.block_size;
+	struct e4_inode ea;
+	struct e4_run *runs = NULL;
+	size_t n = 0, i;
+	uint8_t *val, *blk;
+
+	if (!ext2fs_has_feature_ea_inode(fs->ext2->super)) {
+		*why = "value in an EA inode without the ea_inode feature";
+		return NULL;
+	}
+	if (size > XATTR_SIZE_MAX) {
+		*why = "value in an EA inode larger than 64 KiB";
+		return NULL;
+	}
+	if (e4_inode_read(fs, inum, path, &ea) != E4_OK) {
+		*why = "its EA inode cannot be read";
+		return NULL;
+	}
+	if (!(ea.flags & EA_INODE_FL)) {
+		*why = "its EA inode is not flagged EA_INODE";
+		return NULL;
+	}
+	if (ea.size != size) {
+		*why = "its EA inode's size is not the value's size";
+		return NULL;
+	}
+	if (e4_inode_runs(fs, &ea, path, ((uint64_t)size + bs - 1) / bs,
+			  &runs, &n) != E4_OK) {
+		*why = "its EA inode's block map is damaged";
+		return NULL;
+	}
+	val = calloc(1, size + 1);
+	blk = malloc(bs);
+	if (!val || !blk) {
+		free(val);
+		free(blk);
+		free(runs);
+		*why = "out of memory";
+		return NULL;
+	}
+	/* holes read as zeros */
+	for (i = 0; i < n; i++) {
+		uint64_t b;
+
+		for (b = 0; b < runs[i].len; b++) {
+			uint64_t off = (runs[i].lblk + b) * bs;
+
+			if (off >= size)
+				break;
+			if (e4_read_blocks(fs, runs[i].pblk + b, 1, blk) != E4_OK) {
+				*why = "a block of its EA inode cannot be read";
+				free(val);
+				free(blk);
+				free(runs);
+				return NULL;
+			}
+			memcpy(val + off, blk, size - off < bs ? size - off : bs);
+		}
+	}
+	free(blk);
+	free(runs);
+	return val;
+}
+
+static int list_one(void *arg, const struct e4_xattr *x)
+{
+	struct list_arg *l = arg;
+	struct e4_xattr_item it;
+	const char *prefix = e4_xattr_prefix(x->index, &it.listed);
+	size_t plen = strlen(prefix);
+	char name[64 + 256];
+	uint8_t *owned = NULL;
+	int stop;
+
+	memcpy(name, prefix, plen);
+	memcpy(name + plen, x->name, x->name_len);   /* at most 255 */
+	name[plen + x->name_len] = '\0';
+	it.name = name;
+	it.index = x->index;
+	it.block = l->block;
+	it.value_inum = x->value_inum;
+	it.value = x->value;
+	it.value_len = x->value_len;
+	it.error = NULL;
+	if (x->value_inum) {
+		owned = ea_inode_value(l->fs, x->value_inum, x->value_len,
+				       l->path, &it.error);
+		it.value = owned;
+		if (!owned)
+			e4_report(l->fs, E4_DIAG_ERROR, E4_CORRUPT, l->in->ino, l->path,
+				  "xattr %s: value in EA inode %u not read: %s",
+				  name, (unsigned)x->value_inum, it.error);
+	}
+	stop = l->fn(l->arg, &it);
+	free(owned);
+	return stop;
+}
+
+enum e4_status e4_inode_xattrs(struct e4_fs *fs, const struct e4_inode *in,
+			       const char *path, e4_xattr_item_fn fn, void *arg)
+{
+	unsigned int isize = EXT2_INODE_SIZE(fs->ext2->super);
+	unsigned int bs = fs->info.block_size;
+	unsigned int start = ibody_start(fs, in);
+	struct list_arg l = { fs, in, path, 0, fn, arg };
+	enum e4_status st, ret = E4_OK;
+	const char *why = NULL;
+	const uint8_t *ib;
+	uint8_t *buf;
+
+	buf = malloc(isize > bs ? isize : bs);
+	if (!buf)
+		return E4_NOMEM;
+	/* the in-inode area, copied: reading an EA inode reads the inode
+	 * tables again */
+	if (start) {
+		st = e4_inode_bytes(fs, in->ino, &ib);
+		if (st != E4_OK) {
+			e4_report(fs, E4_DIAG_ERROR, E4_IO, in->ino, path,
+				  "xattrs in the inode: the inode cannot be read again");
+			ret = E4_IO;
+		} else {
+			memcpy(buf, ib + start, isize - start);
+			st = e4_xattr_each_ibody(buf, isize - start, list_one, &l, &why);
+			if (st == E4_STOPPED) {
+				free(buf);
+				return st;
+			}
+			if (st == E4_CORRUPT) {
+				e4_report(fs, E4_DIAG_ERROR, E4_CORRUPT, in->ino, path,
+					  "xattrs in the inode: %s", why);
+				ret = E4_CORRUPT;
+			}
+		}
+	}
+	if (in->file_acl) {
+		l.block = in->file_acl;
+		st = read_xattr_block(fs, l.block, buf, &why);
+		if (st == E4_OK)
+			st = e4_xattr_each_block(buf, bs, list_one, &l, &why);
+		if (st == E4_STOPPED) {
+			free(buf);
+			return st;
+		}
+		if (st != E4_OK) {
+			e4_report(fs, E4_DIAG_ERROR, st, in->ino, path, "xattr block %llu: %s",
+				  (unsigned long long)l.block, why);
+			ret = st;
+		}
+	}
+	free(buf);
+	return ret;
 }

@@ -36,6 +36,7 @@ struct dirctx {
 
 struct islot {
 	uint32_t generation;
+	uint32_t dtime;         /* i_dtime of an inode freed (no links) */
 	uint8_t in_use;
 	uint8_t ftype;
 };
@@ -228,6 +229,7 @@ static int icache_load(struct ud *u, uint64_t blk)
 			memset(&raw, 0, sizeof(raw));
 			memcpy(&raw, u->ibuf + i * isize, isize < sizeof(raw) ? isize : sizeof(raw));
 			is->in_use = raw.i_links_count && raw.i_mode && !raw.i_dtime;
+			is->dtime = raw.i_links_count ? 0 : raw.i_dtime;
 			is->ftype = mode_file_type(raw.i_mode);
 			is->generation = raw.i_generation;
 		}
@@ -253,7 +255,7 @@ static void find_inode(struct ud *u, struct e4_deleted *d, uint32_t limit,
 	uint64_t blk, off;
 	size_t first, n, lo, per;
 	const uint8_t *live = NULL;
-	uint32_t live_gen = 0;
+	uint32_t live_gen = 0, live_dtime = 0;
 	int live_used = 0;
 
 	d->have_inode = 0;
@@ -273,6 +275,7 @@ static void find_inode(struct ud *u, struct e4_deleted *d, uint32_t limit,
 		memcpy(&l, live, isize < sizeof(l) ? isize : sizeof(l));
 		live_gen = l.i_generation;
 		live_used = l.i_links_count && l.i_mode && !l.i_dtime;
+		live_dtime = l.i_links_count ? 0 : l.i_dtime;
 	}
 	if (!icache_load(u, blk)) {
 		d->no_inode_why = "out of memory reading copies of its inode";
@@ -317,6 +320,25 @@ static void find_inode(struct ud *u, struct e4_deleted *d, uint32_t limit,
 		d->inode_sequence = e4_journal_trans(u->j, c->trans)->sequence;
 		d->inode_trust = (enum e4_jcopy_trust)c->trust;
 		d->inode_committed = e4_journal_trans(u->j, c->trans)->committed;
+		/* when it was freed: the newest later copy of it freed, with
+		 * this generation, else the live inode if it is that one */
+		d->have_dtime = 0;
+		for (size_t k = u->icache_n; k-- > n + 1;) {
+			const struct islot *f = &u->icache[k * per + off / isize];
+
+			if (!f->in_use && f->dtime && f->generation == is->generation) {
+				d->have_dtime = 1;
+				d->dtime = f->dtime;
+				d->dtime_sequence = e4_journal_trans(
+					u->j, e4_journal_block_copy(u->j, first + k)->trans)->sequence;
+				break;
+			}
+		}
+		if (!d->have_dtime && !live_used && live_dtime && live_gen == is->generation) {
+			d->have_dtime = 1;
+			d->dtime = live_dtime;
+			d->dtime_sequence = 0;
+		}
 		d->encrypted = d->inode.encrypted;
 		if (d->encrypted) {
 			/* the context as the core reads it, on the filesystem

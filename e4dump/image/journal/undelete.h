@@ -53,6 +53,12 @@ struct e4_deleted {
 	uint32_t inode_sequence;        /* the copy's transaction */
 	enum e4_jcopy_trust inode_trust;
 	int inode_committed;            /* the copy's transaction committed */
+	/* When it was freed (have_inode): i_dtime of the newest later
+	 * journal copy of that inode freed (same i_generation), else of the
+	 * live inode when it is that inode freed (dtime_sequence 0). */
+	int have_dtime;
+	uint32_t dtime;
+	uint32_t dtime_sequence;        /* the copy's transaction, or 0 */
 	int encrypted;                  /* inode.encrypted, with ctx: */
 	int have_ctx;
 	struct e4_context ctx;

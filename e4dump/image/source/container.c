@@ -1,11 +1,8 @@
 /* container.h: the kind of a file by its signature. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <string.h>
-#include <unistd.h>
 #include "container.h"
 
 typedef enum e4_status (*opener)(const char *path, struct e4_source **out,
@@ -55,35 +52,10 @@ static size_t match(const uint8_t *head, size_t len)
 	return i;
 }
 
-/* Raw images have no signature: a set is known by its names, from the
- * first (NAME.000 or NAME.001, as FTK Imager and split -d name them) when
- * libsmraw finds a second.  Only such names are globbed: libsmraw_glob
- * crashes on some others (20181227: "xaa").  1: a set, 0: not one, -1:
- * NAME.001 where NAME.000 exists (the set starts there). */
-static int split_raw(const char *path)
-{
-	struct stat st;
-	char *first;
-	int later;
-
-	size_t n = strlen(path), d = 0;
-
-	while (d < n && path[n - 1 - d] >= '0' && path[n - 1 - d] <= '9')
-		d++;
-	/* (".001" alone crashes libsmraw_glob too) */
-	if (d < 3 || d + 1 >= n || path[n - 1 - d] != '.' || path[n - 2 - d] == '/' ||
-	    strspn(path + n - d, "0") < d - 1 || path[n - 1] > '1')
-		return 0;
-	if (path[n - 1] == '1' && (first = strdup(path))) {
-		first[n - 1] = '0';
-		later = !stat(first, &st);
-		free(first);
-		if (later)
-			return -1;
-	}
-	return e4_split_raw_segments(path) >= 2;
-}
-
+/* Raw images have no signature: a set is known by its names
+ * (e4_split_raw_set: NAME.000 or NAME.001, as FTK Imager and split -d
+ * name them, and the members beside it).  Only such names are globbed:
+ * libsmraw_glob crashes on some others (20181227: "xaa"). */
 enum e4_status e4_source_open_any(const char *path, struct e4_source **out,
 				  char *why, size_t whylen)
 {
@@ -114,16 +86,13 @@ enum e4_status e4_source_open_any(const char *path, struct e4_source **out,
 	    !memcmp(tail, "conectix", 8))
 		memcpy(head, tail, sizeof(head));
 	i = got > 0 ? match(head, (size_t)got) : NSIGNATURES;
-	split = i == NSIGNATURES ? split_raw(path) : 0;
+	split = i == NSIGNATURES ? e4_split_raw_set(path, why, whylen) : 0;
 	if (i == NSIGNATURES && !split)
 		return E4_OK; /* raw */
 	e4_source_close(*out);
 	*out = NULL;
-	if (split < 0) {
-		snprintf(why, whylen, "split raw image: a later segment; its set starts at %.*s0",
-			 (int)(strlen(path) - 1), path);
+	if (split < 0)
 		return E4_INVALID;
-	}
 	if (i == NSIGNATURES) {
 		st = e4_source_open_smraw(path, out, lib, sizeof(lib));
 		if (st != E4_OK)

@@ -22,8 +22,12 @@ enum e4_status e4_source_open_sparse(const char *path, struct e4_source **out,
 enum e4_status e4_source_open_vmdk(const char *path, struct e4_source **out,
 				   char *why, size_t whylen);
 
-/* How many segments libsmraw finds for path as the first of a split raw
- * set (disk.001, disk.002, ...), or 0. */
-int e4_split_raw_segments(const char *path);
+/* Whether path is the first of a split raw set (NAME.000 or NAME.001
+ * and NAME.002 ... beside it; names of 3 to 9 digits): 1, or 0 when it
+ * is no member of a set (a single file with such a name too), or -1 with
+ * why when the set is not whole as given: path a later segment (its set
+ * starts before it, or the first is missing), or a member missing
+ * between path and a later one (why names it). */
+int e4_split_raw_set(const char *path, char *why, size_t whylen);
 
 #endif

@@ -120,6 +120,7 @@ enum e4_status e4_source_new(const struct e4_source_ops *ops, void *arg,
 	s->size = size;
 	s->concurrent = concurrent;
 	s->kind = kind;
+	s->disk_size = size;
 	*out = s;
 	return E4_OK;
 }
@@ -168,8 +169,12 @@ static enum e4_status window(struct e4_source *base, uint64_t offset,
 	w->base = base;
 	w->offset = offset;
 	w->owns = owns;
-	return e4_source_new(&window_ops, w, size ? size : base->size - offset,
-			     base->name, base->concurrent, base->kind, out);
+	if (e4_source_new(&window_ops, w, size ? size : base->size - offset,
+			  base->name, base->concurrent, base->kind, out) != E4_OK)
+		return E4_NOMEM;
+	(*out)->disk_offset = base->disk_offset + offset;
+	(*out)->disk_size = base->disk_size;
+	return E4_OK;
 }
 
 enum e4_status e4_source_window(struct e4_source *base, uint64_t offset,

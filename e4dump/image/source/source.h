@@ -30,6 +30,9 @@ struct e4_source {
 	char *name;        /* for messages */
 	int concurrent;    /* read may run in several threads at once */
 	const char *kind;  /* what it is: "raw", "EWF", "QCOW", ... (static) */
+	uint64_t disk_offset; /* where byte 0 is in the outermost source (the
+			       * disk or container's media): a window's offset */
+	uint64_t disk_size;   /* the outermost source's size */
 	struct e4_source_meta *meta; /* owned; freed by e4_source_close */
 	size_t n_meta;
 };

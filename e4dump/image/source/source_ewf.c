@@ -28,8 +28,36 @@ static void ewf_why(libewf_error_t *err, char *why, size_t whylen)
 struct ewf {
 	libewf_handle_t *h;
 	libbfio_pool_t *pool;
+	uint32_t bps;       /* bytes per sector */
 };
 
+/* Whether [off, off + len) touches a chunk whose checksum failed (or
+ * whose data did not decompress) when this handle read it: libewf gives
+ * such a chunk's bytes (zeros, or what the damaged data decoded to) and
+ * only notes the sectors in its list of checksum errors, also on later
+ * reads from its cache.  1 when it does or the list cannot be read. */
+static int ewf_damaged(struct ewf *e, uint64_t off, size_t len)
+{
+	uint32_t n = 0;
+
+	if (libewf_handle_get_number_of_checksum_errors(e->h, &n, NULL) != 1)
+		return 1;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t first = 0, count = 0, start, end;
+
+		if (libewf_handle_get_checksum_error(e->h, i, &first, &count, NULL) != 1)
+			return 1;
+		if (first > UINT64_MAX / e->bps)
+			continue;
+		start = first * e->bps;
+		end = count > (UINT64_MAX - start) / e->bps ? UINT64_MAX : start + count * e->bps;
+		if (start < off + len && end > off)
+			return 1;
+	}
+	return 0;
+}
+
+/* A read of bytes of a damaged chunk fails: they are not the evidence. */
 static ssize_t ewf_read_at(void *h, void *buf, size_t len, uint64_t off)
 {
 	struct ewf *e = h;
@@ -37,6 +65,8 @@ static ssize_t ewf_read_at(void *h, void *buf, size_t len, uint64_t off)
 	ssize_t n = libewf_handle_read_random(e->h, buf, len, (off64_t)off, &err);
 
 	libewf_error_free(&err);
+	if (n > 0 && ewf_damaged(e, off, (size_t)n))
+		return -1;
 	return n;
 }
 
@@ -105,6 +135,8 @@ static struct ewf *ewf_open_handle(struct segments *g, char *why, size_t whylen)
 		ewf_close(e);
 		return NULL;
 	}
+	if (libewf_handle_get_bytes_per_sector(e->h, &e->bps, NULL) != 1 || !e->bps)
+		e->bps = 512;
 	return e;
 }
 

@@ -1,5 +1,8 @@
 /* Split raw images (disk.001, disk.002, ...; disk.raw.000; xaa, xab, ...)
  * through libsmraw, which knows the naming schemas the field uses. */
+
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +100,47 @@ static struct smraw *smraw_open_handle(struct segments *g, char *why, size_t why
 	return r;
 }
 
+/* The members of a set are of one size but the last, which is not
+ * longer (libsmraw reads each member at its own size: one cut short
+ * would shift every byte after it, and a larger last one would be
+ * another set's).  0, or -1 with why naming the member. */
+static int check_sizes(const struct segments *g, libbfio_pool_t *pool, char *why,
+		       size_t whylen)
+{
+	size64_t first = 0, size = 0;
+
+	for (int i = 0; i < g->n; i++) {
+		if (libbfio_pool_get_size(pool, i, &size, NULL) != 1) {
+			snprintf(why, whylen, "segment %d (%s): its size cannot be read",
+				 i + 1, g->names[i]);
+			return -1;
+		}
+		if (!i) {
+			first = size;
+			continue;
+		}
+		if (i < g->n - 1 && size != first) {
+			snprintf(why, whylen, "segment %d (%s) is %llu bytes, segment 1 (%s) %llu: the members of a split set but the last are of one size (one cut short would shift every byte after it)",
+				 i + 1, g->names[i], (unsigned long long)size, g->names[0],
+				 (unsigned long long)first);
+			return -1;
+		}
+		if (i == g->n - 1 && (size > first || !size)) {
+			snprintf(why, whylen, "segment %d (%s), the last, is %llu bytes, segment 1 (%s) %llu: %s",
+				 i + 1, g->names[i], (unsigned long long)size, g->names[0],
+				 (unsigned long long)first,
+				 size ? "the last member of a split set is not longer than the others" :
+					"an empty member");
+			return -1;
+		}
+	}
+	if (g->n && !first) {
+		snprintf(why, whylen, "segment 1 (%s) is empty", g->names[0]);
+		return -1;
+	}
+	return 0;
+}
+
 static void *smraw_reopen(void *g)
 {
 	char why[400];
@@ -107,18 +151,130 @@ static void *smraw_reopen(void *g)
 static const struct e4_handle_ops smraw_ops = { smraw_read_at, smraw_close,
 						smraw_reopen, segments_free };
 
-int e4_split_raw_segments(const char *path)
-{
-	libsmraw_error_t *err = NULL;
-	char **names = NULL;
-	int n = 0;
+/* A split raw set's name: STEM.DIGITS (3 to 9 digits), as FTK Imager
+ * and split -d write them: the stem's length (with the dot), the width
+ * and the number.  0 when path is no such name. */
+struct split_name {
+	size_t stem;
+	int width;
+	unsigned long num;
+};
 
-	if (libsmraw_glob(path, strlen(path), &names, &n, &err) != 1) {
-		libsmraw_error_free(&err);
+static int split_name(const char *path, struct split_name *sn)
+{
+	size_t n = strlen(path), d = 0;
+
+	while (d < n && path[n - 1 - d] >= '0' && path[n - 1 - d] <= '9')
+		d++;
+	/* (".001" alone crashes libsmraw_glob: a name before the dot) */
+	if (d < 3 || d > 9 || d + 1 >= n || path[n - 1 - d] != '.' || path[n - 2 - d] == '/')
 		return 0;
+	sn->stem = n - d;
+	sn->width = (int)d;
+	sn->num = strtoul(path + n - d, NULL, 10);
+	return 1;
+}
+
+static int by_number(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The numbers of the names STEM.DIGITS (sn's width) in path's directory,
+ * sorted, in *nums (malloc'd): their count, or -1 (errno). */
+static long set_members(const char *path, const struct split_name *sn,
+			unsigned long **nums)
+{
+	const char *slash = memrchr(path, '/', sn->stem);
+	const char *base = slash ? slash + 1 : path;
+	size_t blen = (size_t)(path + sn->stem - base);
+	char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *e;
+	size_t n = 0, cap = 0;
+
+	free(dir);
+	*nums = NULL;
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		const char *num = e->d_name + blen;
+		unsigned long *more;
+
+		if (strncmp(e->d_name, base, blen) || strlen(num) != (size_t)sn->width ||
+		    strspn(num, "0123456789") != (size_t)sn->width)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			more = realloc(*nums, cap * sizeof(**nums));
+			if (!more) {
+				closedir(d);
+				free(*nums);
+				*nums = NULL;
+				errno = ENOMEM;
+				return -1;
+			}
+			*nums = more;
+		}
+		(*nums)[n++] = strtoul(num, NULL, 10);
 	}
-	libsmraw_glob_free(names, n, NULL);
-	return n;
+	closedir(d);
+	if (n)
+		qsort(*nums, n, sizeof(**nums), by_number);
+	return (long)n;
+}
+
+static int has(const unsigned long *nums, long n, unsigned long x)
+{
+	return bsearch(&x, nums, (size_t)n, sizeof(x), by_number) != NULL;
+}
+
+int e4_split_raw_set(const char *path, char *why, size_t whylen)
+{
+	struct split_name sn;
+	unsigned long *nums, last, k;
+	long n;
+	int rc = 0;
+
+	if (!split_name(path, &sn))
+		return 0;
+	n = set_members(path, &sn, &nums);
+	if (n < 0) {
+		snprintf(why, whylen, "split raw image: cannot list the directory of %s: %s",
+			 path, strerror(errno));
+		return -1;
+	}
+	k = sn.num;
+	for (last = k; has(nums, n, last + 1); last++)
+		;
+	if (k && has(nums, n, k - 1)) {
+		unsigned long first = k - 1;
+
+		while (first && has(nums, n, first - 1))
+			first--;
+		snprintf(why, whylen, "split raw image: a later segment; its set starts at %.*s%0*lu",
+			 (int)sn.stem, path, sn.width, first);
+		rc = -1;
+	} else if (n && nums[n - 1] > last) {
+		unsigned long next = last + 1;
+
+		while (!has(nums, n, next))
+			next++;
+		snprintf(why, whylen, "split raw image: segment %lu (%.*s%0*lu) is missing: the set goes on with %.*s%0*lu",
+			 last + 2 - k, (int)sn.stem, path, sn.width, last + 1,
+			 (int)sn.stem, path, sn.width, next);
+		rc = -1;
+	} else if (k > 1 && last > k) {
+		snprintf(why, whylen, "split raw image: %s is a later segment of a set whose first is missing (%.*s%0*lu not found)",
+			 path, (int)sn.stem, path, sn.width, k - 1);
+		rc = -1;
+	} else if (k <= 1 && last > k) {
+		rc = 1;
+	}
+	free(nums);
+	return rc;
 }
 
 enum e4_status e4_source_open_smraw(const char *path, struct e4_source **out,
@@ -154,6 +310,11 @@ enum e4_status e4_source_open_smraw(const char *path, struct e4_source **out,
 	if (!(r = smraw_open_handle(g, why, whylen))) {
 		segments_free(g);
 		return E4_IO;
+	}
+	if (check_sizes(g, r->pool, why, whylen)) {
+		smraw_close(r);
+		segments_free(g);
+		return E4_CORRUPT;
 	}
 	if (libsmraw_handle_get_media_size(r->h, &size, &err) != 1) {
 		smraw_why(err, why, whylen);

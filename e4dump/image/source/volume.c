@@ -464,6 +464,9 @@ static int read_gpt(struct e4_source *src, struct e4_volume_table *t, unsigned i
 	}
 	snprintf(t->scheme, sizeof(t->scheme), "gpt");
 	guid_text(g->guid, t->id, sizeof(t->id));
+	/* the primary names the backup's place; the backup is its own */
+	t->gpt_backup = g == &p ? g->alternate : g->lba;
+	t->gpt_last_usable = g->last_usable;
 	t->sector_size = ss;
 	for (uint32_t i = 0; i < g->entries; i++) {
 		static const uint8_t unused[16];
@@ -712,14 +715,34 @@ static int table_signature(struct e4_source *disk)
 	return 0;
 }
 
+uint64_t e4_volumes_shortfall(const struct e4_volume_table *t, char *what,
+			      size_t len)
+{
+	uint64_t ss = t->sector_size ? t->sector_size : 512, have = t->disk_size / ss;
+	uint64_t last = t->gpt_backup > t->gpt_last_usable ? t->gpt_backup : t->gpt_last_usable;
+	uint64_t missing;
+
+	if (strcmp(t->scheme, "gpt") || last < have)
+		return 0;
+	missing = last - have + 1 <= UINT64_MAX / ss ? (last - have + 1) * ss : UINT64_MAX;
+	if (what)
+		snprintf(what, len, "the disk is %llu bytes short of what its GPT declares: its backup header at LBA %llu, its last usable LBA %llu, the image ends after LBA %llu (%llu sectors of %llu)",
+			 (unsigned long long)missing, (unsigned long long)t->gpt_backup,
+			 (unsigned long long)t->gpt_last_usable,
+			 (unsigned long long)(have ? have - 1 : 0),
+			 (unsigned long long)have, (unsigned long long)ss);
+	return missing;
+}
+
 static enum e4_status choose(struct e4_source *disk, const struct e4_volume_choice *c,
 			     uint64_t *off, uint64_t *size, char *desc,
-			     size_t desclen, char *why, size_t whylen)
+			     size_t desclen, char *why, size_t whylen,
+			     char *shortfall, size_t shortlen)
 {
 	struct e4_volume_table t;
 	enum e4_status st;
 	size_t found = 0, pick = 0, odd = 0;
-	int whole = 0;
+	int whole = 0, picked = 0;
 
 	*size = 0;
 	*off = 0;
@@ -809,6 +832,18 @@ static enum e4_status choose(struct e4_source *disk, const struct e4_volume_choi
 		*off = t.v[pick].start;
 		*size = t.v[pick].size;
 		describe(&t, &t.v[pick], desc, desclen);
+		picked = 1;
+	}
+	if (st == E4_OK && shortlen) {
+		int k = 0;
+
+		if (e4_volumes_shortfall(&t, shortfall, shortlen))
+			k = (int)strlen(shortfall);
+		if (picked && t.v[pick].missing && (size_t)k < shortlen)
+			snprintf(shortfall + k, shortlen - (size_t)k,
+				 "%spartition %u: %llu bytes of it lie past the end of the image",
+				 k ? "; " : "", t.v[pick].index,
+				 (unsigned long long)t.v[pick].missing);
 	}
 	e4_volumes_free(&t);
 	return st;
@@ -819,11 +854,24 @@ enum e4_status e4_volume_select(struct e4_source *disk,
 				struct e4_source **vol, char *desc,
 				size_t desclen, char *why, size_t whylen)
 {
+	return e4_volume_select_short(disk, c, vol, desc, desclen, why, whylen,
+				      NULL, 0);
+}
+
+enum e4_status e4_volume_select_short(struct e4_source *disk,
+				      const struct e4_volume_choice *c,
+				      struct e4_source **vol, char *desc,
+				      size_t desclen, char *why, size_t whylen,
+				      char *shortfall, size_t shortlen)
+{
 	uint64_t off = 0, size = 0;
 	enum e4_status st;
 
 	*vol = NULL;
-	st = choose(disk, c, &off, &size, desc, desclen, why, whylen);
+	if (shortlen)
+		shortfall[0] = 0;
+	st = choose(disk, c, &off, &size, desc, desclen, why, whylen, shortfall,
+		    shortlen);
 	if (st == E4_OK && !off && !size) {
 		*vol = disk;
 		return E4_OK;

@@ -52,7 +52,16 @@ struct e4_volume_table {
 	struct e4_volume *v;  /* by start */
 	size_t n;
 	char note[256];       /* what was not read, or "" */
+	uint64_t gpt_backup, gpt_last_usable; /* the GPT header's alternate
+			       * (backup) LBA (its own when it is the backup)
+			       * and last usable LBA; 0 without a GPT */
 };
+
+/* How many bytes of the disk its GPT declares (through its backup header
+ * and its last usable LBA) lie past the end of the image, 0 when none;
+ * what, when not NULL, then says so in words. */
+uint64_t e4_volumes_shortfall(const struct e4_volume_table *t, char *what,
+			      size_t len);
 
 /* Read the partition table of disk (not taken over).  A disk without one
  * gives n = 0 and scheme "".  E4_NOMEM or E4_IO with why. */
@@ -85,5 +94,14 @@ enum e4_status e4_volume_select(struct e4_source *disk,
 				const struct e4_volume_choice *c,
 				struct e4_source **vol, char *desc,
 				size_t desclen, char *why, size_t whylen);
+
+/* The same; short, when not NULL (shortlen > 0), says what of the disk
+ * (e4_volumes_shortfall) and of the chosen partition lies past the end of
+ * the image, or is "". */
+enum e4_status e4_volume_select_short(struct e4_source *disk,
+				      const struct e4_volume_choice *c,
+				      struct e4_source **vol, char *desc,
+				      size_t desclen, char *why, size_t whylen,
+				      char *shortfall, size_t shortlen);
 
 #endif
