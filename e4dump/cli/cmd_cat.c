@@ -1,32 +1,52 @@
-/* e4dump cat: a file's contents (or a symlink's target), decrypted. */
+/* e4dump cat: a file's contents (or a symlink's target), decrypted, to
+ * standard output or -o FILE; --json (with -o FILE) a record of what was
+ * written with its hashes. */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "bigmem.h"
 #include "commands.h"
 #include "dir.h"
+#include "escape.h"
 #include "file.h"
 #include "filewriter.h"
+#include "inodeinfo.h"
+#include "jsonout.h"
 #include "kdf.h"
+#include "manifest.h"
+#include "record.h"
 #include "session.h"
 
-static int write_zeros(uint64_t n)
+static int write_zeros(FILE *out, uint64_t n)
 {
 	static const uint8_t zeros[65536];
 
 	while (n) {
 		size_t k = n > sizeof(zeros) ? sizeof(zeros) : (size_t)n;
 
-		if (fwrite(zeros, 1, k, stdout) != k)
+		if (fwrite(zeros, 1, k, out) != k)
 			return -1;
 		n -= k;
 	}
 	return 0;
 }
 
+/* What one cat came to (its --json record). */
+struct catrun {
+	FILE *out;              /* standard output, or -o FILE */
+	uint64_t bytes;         /* written */
+	uint64_t unreadable;    /* blocks written as zeros */
+	int opened;             /* the file could be opened */
+	int failed;             /* not all of it was written */
+};
+
 struct cat {
+	FILE *out;
 	uint64_t pos;   /* bytes written so far */
 	int failed;
 };
@@ -35,8 +55,8 @@ static int sink(void *arg, uint64_t off, const uint8_t *data, size_t len)
 {
 	struct cat *c = arg;
 
-	if ((off > c->pos && write_zeros(off - c->pos)) ||
-	    fwrite(data, 1, len, stdout) != len) {
+	if ((off > c->pos && write_zeros(c->out, off - c->pos)) ||
+	    fwrite(data, 1, len, c->out) != len) {
 		c->failed = 1;
 		return 1;
 	}
@@ -44,9 +64,10 @@ static int sink(void *arg, uint64_t off, const uint8_t *data, size_t len)
 	return 0;
 }
 
-/* The blocks a handle could not read (written as zeros): reported. */
-static void report_unreadable(struct report *r, const char *path, struct e4_file *f,
-			      uint32_t ino)
+/* The blocks a handle could not read (written as zeros): reported;
+ * their count. */
+static uint64_t report_unreadable(struct report *r, const char *path, struct e4_file *f,
+				  uint32_t ino)
 {
 	const struct e4_lblk_range *v;
 	size_t n;
@@ -54,11 +75,12 @@ static void report_unreadable(struct report *r, const char *path, struct e4_file
 	char *text;
 
 	if (!bad)
-		return;
+		return 0;
 	text = ranges_text(v, n, bad);
 	report_error_at(r, path, ino, "%" PRIu64 " blocks cannot be read (file blocks %s): written as zeros",
 			bad, text ? text : "?");
 	free(text);
+	return bad;
 }
 
 /* Large files are read in segments by reader threads, each segment
@@ -84,6 +106,7 @@ enum { EMPTY, FULL, FAILED };
 struct par {
 	struct e4_fs *fs;
 	struct report *report;      /* unreadable blocks, when stopped */
+	struct catrun *run;         /* where it goes, what it came to */
 	const char *path;
 	uint32_t ino;
 	pthread_mutex_t lock;
@@ -147,7 +170,8 @@ static void par_stop(struct par *p, unsigned int started)
 			e4_big_free(p->r[i].slot[s], SEGMENT);
 		}
 		if (p->r[i].f)
-			report_unreadable(p->report, p->path, p->r[i].f, p->ino);
+			p->run->unreadable += report_unreadable(p->report, p->path,
+								p->r[i].f, p->ino);
 		e4_file_close(p->r[i].f);
 	}
 	pthread_cond_destroy(&p->changed);
@@ -158,7 +182,7 @@ static void par_stop(struct par *p, unsigned int started)
  * not be started (nothing written: read it in this thread). */
 static int cat_parallel(struct session *s, struct e4_file *f,
 			const struct e4_inode *in, const char *path,
-			unsigned int readers)
+			unsigned int readers, struct catrun *run)
 {
 	struct e4_fs *fs = s->fs;
 	uint64_t size = in->size;
@@ -172,6 +196,7 @@ static int cat_parallel(struct session *s, struct e4_file *f,
 	pthread_cond_init(&p->changed, NULL);
 	p->fs = fs;
 	p->report = s->report;
+	p->run = run;
 	p->path = path;
 	p->ino = in->ino;
 	p->size = size;
@@ -210,8 +235,10 @@ static int cat_parallel(struct session *s, struct e4_file *f,
 		state = rd->state[s];
 		pthread_mutex_unlock(&p->lock);
 		if (state == FAILED ||
-		    fwrite(rd->slot[s], 1, rd->len[s], stdout) != rd->len[s])
+		    fwrite(rd->slot[s], 1, rd->len[s], run->out) != rd->len[s])
 			rc = 1;
+		else
+			run->bytes += rd->len[s];
 		pthread_mutex_lock(&p->lock);
 		rd->state[s] = EMPTY;
 		pthread_cond_broadcast(&p->changed);
@@ -223,27 +250,80 @@ static int cat_parallel(struct session *s, struct e4_file *f,
 }
 
 static void cat_file(struct session *s, const struct options *o,
-		     const struct e4_inode *in, const char *path)
+		     const struct e4_inode *in, const char *path, struct catrun *run)
 {
 	struct e4_file *f;
-	struct cat c = { 0, 0 };
+	struct cat c = { run->out, 0, 0 };
 	unsigned int extra = session_extra_threads(s, o, MAX_READERS);
 
 	if (e4_file_open(s->fs, in, path, &f) != E4_OK)
 		return; /* reported */
+	run->opened = 1;
 	/* an unreadable block costs that block only */
 	e4_file_keep_going(f);
 	if (extra && in->size >= MIN_PARALLEL &&
-	    cat_parallel(s, f, in, path, extra + 1 > MAX_READERS ? MAX_READERS :
-			 extra + 1) >= 0) {
+	    (run->failed = cat_parallel(s, f, in, path, extra + 1 > MAX_READERS ?
+					MAX_READERS : extra + 1, run)) >= 0) {
 		e4_file_close(f);
 		return;
 	}
-	if (e4_file_stream(f, sink, &c) == E4_OK && !c.failed &&
-	    c.pos < in->size && write_zeros(in->size - c.pos))
+	run->failed = 0;
+	if (e4_file_stream(f, sink, &c) != E4_OK)
 		c.failed = 1;
-	report_unreadable(s->report, path, f, in->ino);
+	else if (!c.failed && c.pos < in->size && write_zeros(run->out, in->size - c.pos))
+		c.failed = 1;
+	else if (!c.failed)
+		c.pos = in->size;
+	run->bytes = c.pos;
+	run->failed = c.failed;
+	run->unreadable += report_unreadable(s->report, path, f, in->ino);
 	e4_file_close(f);
+}
+
+/* --json: the record of what was read and written (record.h), with the
+ * hashes of what was written when it went to a file (-o). */
+static void cat_record(struct session *s, const struct options *o, const char *path,
+		       uint32_t ino, const struct e4_inode *in, const struct catrun *run,
+		       const char *status)
+{
+	struct record rec;
+	char *shown = malloc(E4_ESCAPE_SIZE(strlen(path))), hashes[MANIFEST_HASHES];
+	json_object *j = NULL;
+
+	record_init(&rec, "cat");
+	rec.status = status;
+	if (shown) {
+		e4_escape((const uint8_t *)path, strlen(path), shown, 0);
+		if (!record_from_inode(&rec, s, ino, in, shown) &&
+		    !record_set_output(&rec, o->out_dir)) {
+			if (o->out_dir && !fflush(run->out) &&
+			    !manifest_hash(fileno(run->out), run->bytes, hashes))
+				record_set_hashes(&rec, "plaintext", hashes);
+			j = record_json(&rec);
+		}
+	}
+	if (j) {
+		json_object_object_add(j, "bytes", json_object_new_uint64(run->bytes));
+		json_object_object_add(j, "unreadable_blocks",
+				       json_object_new_uint64(run->unreadable));
+	}
+	json_emit(j);
+	record_free(&rec);
+	free(shown);
+}
+
+/* -o FILE: a new file (never one that exists: not the image, not evidence) */
+static FILE *open_out(const char *name, struct report *r)
+{
+	int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	FILE *f = fd >= 0 ? fdopen(fd, "w+") : NULL;
+
+	if (!f) {
+		report_error(r, "%s: cannot create: %s", name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	return f;
 }
 
 int cmd_cat(const struct options *o, struct report *r)
@@ -251,29 +331,66 @@ int cmd_cat(const struct options *o, struct report *r)
 	struct session s;
 	struct e4_inode in;
 	const char *path = o->args[1];
-	uint32_t ino;
-	int rc = session_open(&s, o, r, 0);
+	struct catrun run = { stdout, 0, 0, 0, 0 };
+	const char *status = "error";
+	uint32_t ino = 0;
+	int rc, found = 0;
 
+	if (o->json && !o->out_dir) {
+		report_error(r, "cat --json needs -o FILE: standard output carries the records");
+		return json_finish(1, "cat", r, EXIT_FATAL);
+	}
+	rc = session_open(&s, o, r, 0);
+	if (!rc && o->out_dir && !(run.out = open_out(o->out_dir, r))) {
+		session_close(&s);
+		rc = EXIT_FATAL;
+	}
 	if (rc)
-		return rc;
+		return json_finish(o->json, "cat", r, rc);
 	if (e4_path_lookup(s.fs, path, &ino) == E4_OK &&
 	    e4_inode_read(s.fs, ino, path, &in) == E4_OK) {
+		found = 1;
 		if (E4_ISREG(in.mode)) {
-			cat_file(&s, o, &in, path);
+			cat_file(&s, o, &in, path, &run);
+			status = !run.opened ? (inode_locked(&s, &in) ? "locked" : "error") :
+				 run.failed ? "error" : run.unreadable ? "partial" : "complete";
 		} else if (E4_ISLNK(in.mode)) {
 			char *target;
 			size_t len;
 
 			if (e4_symlink_read(s.fs, &in, path, &target, &len) == E4_OK) {
-				fwrite(target, 1, len, stdout);
+				fwrite(target, 1, len, run.out);
+				run.bytes = len;
+				status = "complete";
 				free(target);
+			} else if (inode_locked(&s, &in)) {
+				status = "locked";
 			}
 		} else {
 			report_error(r, "%s (inode %u): not a regular file or symlink",
 				     path, ino);
+			status = "skipped";
 		}
 	}
+	if (run.out != stdout && fflush(run.out)) {
+		report_error(r, "%s: write failed: %s", o->out_dir, strerror(errno));
+		status = "error";
+	}
 	rc = session_status(&s);
+	if (strcmp(status, "complete"))
+		rc = rc > EXIT_SKIPPED ? rc : EXIT_SKIPPED;
+	if (o->json) {
+		if (ino)
+			cat_record(&s, o, path, ino, found ? &in : NULL, &run, status);
+		json_emit(json_summary("cat", r, rc));
+	}
+	if (run.out != stdout && fclose(run.out)) {
+		report_error(r, "%s: write failed: %s", o->out_dir, strerror(errno));
+		rc = EXIT_FATAL;
+	}
+	/* nothing read: no empty FILE left to be taken for the file */
+	if (run.out != stdout && !run.bytes && strcmp(status, "complete"))
+		unlink(o->out_dir);
 	session_close(&s);
 	return finish_stdout(rc, r);
 }

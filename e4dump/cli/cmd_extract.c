@@ -26,6 +26,7 @@
 #include "kept.h"
 #include "nameset.h"
 #include "outdir.h"
+#include "record.h"
 #include "session.h"
 #include "walk.h"
 #include "xattrs.h"
@@ -165,15 +166,16 @@ static void restore_xattrs(struct extract *x, const struct e4_walk_node *n,
 static json_object *record(struct extract *x, const struct e4_walk_node *n,
 			   const char *rel, const char *status)
 {
-	json_object *o;
+	struct record rec;
+	json_object *o = NULL;
 
 	if (!x->o->json)
 		return NULL;
-	o = json_entry(x->s, n, n->inode ? inode_stat_size(x->s, n->inode, n->path) : 0);
-	json_object_object_add(o, "type", json_object_new_string("extracted"));
-	json_object_object_add(o, "output", rel ? json_name(rel) : NULL);
-	if (status)
-		json_object_object_add(o, "status", json_object_new_string(status));
+	record_init(&rec, "extracted");
+	rec.status = status;
+	if (!record_from_node(&rec, x->s, n) && !record_set_output(&rec, rel))
+		o = record_json(&rec);
+	record_free(&rec);
 	return o;
 }
 
@@ -207,7 +209,7 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 				d->fd, name) == 0) {
 			/* a link of a partial file lacks the same blocks */
 			manifest_link(x, d, name, n, first->unreadable);
-			emit(x, n, d, name, first->unreadable ? "partial" : "ok");
+			emit(x, n, d, name, first->unreadable ? "partial" : "complete");
 			x->bytes += in->size;
 			x->partial_here += first->unreadable != NULL;
 			return 0;
@@ -324,7 +326,7 @@ static int write_symlink(struct extract *x, struct xdir *d, const char *name,
 	restore_xattrs(x, n, -1, d->fd, name);
 	set_times(d->fd, name, -1, n->inode);
 	manifest_entry(x, d, name, n, 1);
-	emit(x, n, d, name, "ok");
+	emit(x, n, d, name, "complete");
 	return 0;
 }
 
@@ -740,7 +742,7 @@ static void finish_dir(struct extract *x, struct xdir *d,
 		x->dirs++;
 		manifest_entry(x, d->parent, d->name, n,
 			       !listing || !e4_dir_facts(listing)->damaged);
-		emit(x, n, d->parent, d->name, "ok");
+		emit(x, n, d->parent, d->name, "complete");
 	}
 	nameset_free(&d->names);
 	json_object_put(d->kept);

@@ -6,6 +6,7 @@
 #include "escape.h"
 #include "inode.h"
 #include "jsonout.h"
+#include "record.h"
 #include "modes.h"
 #include "session.h"
 
@@ -185,29 +186,10 @@ static void emit_info_record(struct session *s, const struct e4_fs_info *info,
 
 static void emit_policy_record(struct session *s, const struct policy_count *pc)
 {
-	const struct e4_context *c = &pc->ctx;
-	json_object *p = json_record("policy");
-	struct e4_policy_key pk;
-	char hex[33], flags[E4_FLAGS_NAME_MAX], fl[8];
+	json_object *p = record_policy("policy", &pc->ctx, 0);
 
-	e4_context_key_id_hex(c, hex);
-	e4_policy_flags_name(c->flags, flags);
-	snprintf(fl, sizeof(fl), "0x%02x", c->flags);
-	e4_fs_policy_key(s->fs, c, &pk);
-	json_object_object_add(p, "version", json_object_new_int(c->version == E4_CONTEXT_V1 ? 1 : 2));
-	json_object_object_add(p, "contents_mode", json_object_new_int(c->contents_mode));
-	json_object_object_add(p, "contents", json_object_new_string(e4_mode_name(c->contents_mode)));
-	json_object_object_add(p, "filenames_mode", json_object_new_int(c->filenames_mode));
-	json_object_object_add(p, "filenames", json_object_new_string(e4_mode_name(c->filenames_mode)));
-	json_object_object_add(p, "policy_flags", json_object_new_string(fl));
-	json_object_object_add(p, "policy_flag_names", json_object_new_string(flags));
-	json_object_object_add(p, c->version == E4_CONTEXT_V1 ? "descriptor" : "identifier",
-			       json_object_new_string(hex));
 	json_add_u64(p, "inodes", pc->inodes);
-	json_object_object_add(p, "key", pk.open ? json_object_new_string(pk.key >= 0 ?
-		e4_keystore_key(s->keys, (size_t)pk.key)->label : "dummy key") : NULL);
-	json_object_object_add(p, "key_how", json_object_new_string(
-		pk.open || e4_keystore_count(s->keys) ? pk.how : "no key given"));
+	record_policy_key(p, s, &pc->ctx);
 	json_emit(p);
 }
 

@@ -311,13 +311,13 @@ int cmd_journal(const struct options *o, struct report *r)
 	struct jview v;
 	int rc = session_open(&s, o, r, 1);
 
-	if (rc)
-		return rc;
-	if (jview_open(&s, &v)) {
+	if (!rc && jview_open(&s, &v)) {
 		jview_close(&v);
 		session_close(&s);
-		return EXIT_FATAL;
+		rc = EXIT_FATAL;
 	}
+	if (rc)
+		return json_finish(o->json, "journal", r, rc);
 	if (o->json) {
 		emit_json(&s, &v);
 	} else {
@@ -334,7 +334,5 @@ int cmd_journal(const struct options *o, struct report *r)
 	rc = session_status(&s);
 	jview_close(&v);
 	session_close(&s);
-	if (o->json)
-		json_emit(json_summary("journal", r, rc));
-	return finish_stdout(rc, r);
+	return json_finish(o->json, "journal", r, rc);
 }

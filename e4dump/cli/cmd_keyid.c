@@ -6,8 +6,10 @@
 #include "commands.h"
 #include "inode.h"
 #include "kdf.h"
+#include "jsonout.h"
 #include "keyload.h"
 #include "modes.h"
+#include "record.h"
 #include "session.h"
 
 #define MAX_POLICIES 256
@@ -18,8 +20,26 @@ static void hex(const uint8_t *p, size_t n)
 		printf("%02x", p[i]);
 }
 
-static void print_key(const struct e4_master_key *k)
+/* The record of a key: its file's label and size, its v1 descriptor and
+ * v2 identifier; with an image, "opens": the policies it opens (each with
+ * its inode count); never the key. */
+static json_object *key_record(const struct e4_master_key *k)
 {
+	json_object *o = json_record("key");
+
+	json_object_object_add(o, "key", json_object_new_string(k->label));
+	json_object_object_add(o, "bytes", json_object_new_uint64(k->len));
+	json_object_object_add(o, "descriptor", json_hex(k->e4crypt_desc, sizeof(k->e4crypt_desc)));
+	json_object_object_add(o, "identifier", json_hex(k->v2_id, sizeof(k->v2_id)));
+	return o;
+}
+
+static void print_key(const struct options *o, const struct e4_master_key *k)
+{
+	if (o->json) {
+		json_emit(key_record(k));
+		return;
+	}
 	printf("%s: %zu bytes, v1 descriptor ", k->label, k->len);
 	hex(k->e4crypt_desc, sizeof(k->e4crypt_desc));
 	printf(", v2 identifier ");
@@ -52,9 +72,12 @@ static int keys_alone(const struct options *o, struct report *r)
 		if (keyload_passphrase(ks, o->pass_files[i], salt, (size_t)salt_len, r))
 			goto out;
 	for (size_t i = 0; i < e4_keystore_count(ks); i++)
-		print_key(e4_keystore_key(ks, i));
-	rc = finish_stdout(EXIT_DONE, r);
+		print_key(o, e4_keystore_key(ks, i));
+	rc = EXIT_DONE;
 out:
+	if (o->json)
+		json_emit(json_summary("keyid", r, rc));
+	rc = finish_stdout(rc, r);
 	e4_wipe(salt, sizeof(salt));
 	e4_keystore_free(ks);
 	return rc;
@@ -70,13 +93,13 @@ int cmd_keyid(const struct options *o, struct report *r)
 
 	if (!o->n_key_files && !o->n_pass_files) {
 		report_error(r, "keyid: give --key-file or --passphrase-file");
-		return EXIT_FATAL;
+		return json_finish(o->json, "keyid", r, EXIT_FATAL);
 	}
 	if (o->n_args < 1)
 		return keys_alone(o, r);
 	rc = session_open(&s, o, r, 1);
 	if (rc)
-		return rc;
+		return json_finish(o->json, "keyid", r, rc);
 	/* the policies of the image, once each */
 	if (e4_fs_encrypted_inodes(s.fs, &v, &n, NULL) == E4_OK)
 		for (size_t i = 0; i < n; i++) {
@@ -93,9 +116,12 @@ int cmd_keyid(const struct options *o, struct report *r)
 				count[j]++;
 		}
 	for (size_t k = 0; k < e4_keystore_count(s.keys); k++) {
+		json_object *rec = o->json ? key_record(e4_keystore_key(s.keys, k)) : NULL;
+		json_object *list = o->json ? json_object_new_array() : NULL;
 		int opens = 0;
 
-		print_key(e4_keystore_key(s.keys, k));
+		if (!o->json)
+			print_key(o, e4_keystore_key(s.keys, k));
 		for (size_t j = 0; j < npol; j++) {
 			struct e4_policy_key pk;
 			char id[33], flags[E4_FLAGS_NAME_MAX];
@@ -103,6 +129,15 @@ int cmd_keyid(const struct options *o, struct report *r)
 			e4_fs_policy_key(s.fs, &pol[j], &pk);
 			if (!pk.open || pk.key != (long)k)
 				continue;
+			opens = 1;
+			if (o->json) {
+				json_object *p = record_policy(NULL, &pol[j], 0);
+
+				json_object_object_add(p, "inodes", json_object_new_uint64(count[j]));
+				record_policy_key(p, &s, &pol[j]);
+				json_object_array_add(list, p);
+				continue;
+			}
 			e4_context_key_id_hex(&pol[j], id);
 			e4_policy_flags_name(pol[j].flags, flags);
 			printf("  opens policy v%u %s %s: contents %s, filenames %s, flags %s; %zu inodes (%s)\n",
@@ -110,13 +145,15 @@ int cmd_keyid(const struct options *o, struct report *r)
 			       pol[j].version == E4_CONTEXT_V1 ? "descriptor" : "identifier",
 			       id, e4_mode_name(pol[j].contents_mode),
 			       e4_mode_name(pol[j].filenames_mode), flags, count[j], pk.how);
-			opens = 1;
 		}
-		if (!opens)
+		if (o->json) {
+			json_object_object_add(rec, "opens", list);
+			json_emit(rec);
+		} else if (!opens)
 			printf("  opens nothing in %s\n", s.image);
 	}
 	/* a policy no key opens is what this reports, not a failure */
 	rc = r->errors ? EXIT_SKIPPED : EXIT_DONE;
 	session_close(&s);
-	return finish_stdout(rc, r);
+	return json_finish(o->json, "keyid", r, rc);
 }

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "escape.h"
 #include "jsonout.h"
+#include "record.h"
 #include "session.h"
 #include "walk.h"
 
@@ -96,16 +97,12 @@ static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 	if (!n->entry && in && E4_ISDIR(in->mode))
 		return E4_WALK_CONTINUE;
 	if (l->o->json) {
-		json_object *o;
+		struct record rec;
 
-		size = in ? in->size : 0;
-		if (in && E4_ISLNK(in->mode))
-			target = symlink_target(l, n, &size);
-		o = json_entry(l->s, n, size);
-		if (target)
-			json_object_object_add(o, "target", json_object_new_string(target));
-		free(target);
-		json_emit(o);
+		record_init(&rec, "entry");
+		if (!record_from_node(&rec, l->s, n))
+			json_emit(record_json(&rec));
+		record_free(&rec);
 		l->entries++;
 		return E4_WALK_CONTINUE;
 	}

@@ -25,6 +25,7 @@
 #include "hex.h"
 #include "inode.h"
 #include "inodeinfo.h"
+#include "jsonout.h"
 #include "session.h"
 #include "walk.h"
 #include "xattrs.h"
@@ -819,7 +820,7 @@ int cmd_mount(const struct options *o, struct report *r)
 
 	if (access("/dev/fuse", R_OK | W_OK)) {
 		report_error(r, "mount: /dev/fuse cannot be used: %s", strerror(errno));
-		return EXIT_FATAL;
+		return json_finish(o->json, "mount", r, EXIT_FATAL);
 	}
 	for (size_t i = 0; i < o->n_mount_options; i++) {
 		char *opts = strdup(o->mount_options[i]), *save = NULL;
@@ -829,7 +830,7 @@ int cmd_mount(const struct options *o, struct report *r)
 			if (!strcmp(t, "rw")) {
 				report_error(r, "mount: -o rw: the mount is read-only");
 				free(opts);
-				return EXIT_FATAL;
+				return json_finish(o->json, "mount", r, EXIT_FATAL);
 			}
 		free(opts);
 	}
@@ -839,14 +840,14 @@ int cmd_mount(const struct options *o, struct report *r)
 	mountpoint = realpath(o->args[1], NULL);
 	if (!mountpoint) {
 		report_error(r, "mount: %s: %s", o->args[1], strerror(errno));
-		return EXIT_FATAL;
+		return json_finish(o->json, "mount", r, EXIT_FATAL);
 	}
 	memset(&m, 0, sizeof(m));
 	m.r = r;
 	rc = session_open_diag(&s, o, r, 1, mount_diag, &m);
 	if (rc) {
 		free(mountpoint);
-		return rc;
+		return json_finish(o->json, "mount", r, EXIT_FATAL);
 	}
 	m.s = &s;
 	{
@@ -895,6 +896,18 @@ int cmd_mount(const struct options *o, struct report *r)
 		fuse_remove_signal_handlers(se);
 		goto out;
 	}
+	if (o->json) {
+		/* the start record, before the daemon's stdout is closed */
+		json_object *j = json_record("mount");
+
+		json_object_object_add(j, "image", json_name(s.image));
+		json_object_object_add(j, "mountpoint", json_name(mountpoint));
+		json_object_object_add(j, "foreground", json_object_new_boolean(o->foreground));
+		json_object_object_add(j, "keep_locked", json_object_new_boolean(o->keep_locked));
+		json_object_object_add(j, "locked_policies", json_object_new_uint64(r->locked));
+		json_emit(j);
+		fflush(stdout);
+	}
 	/* the image is open: only now go to the background; messages
 	 * (damaged entries) still go to the stderr it was started with,
 	 * which fuse_daemonize would send to /dev/null */
@@ -921,6 +934,14 @@ out:
 	mount_free(&m);
 	rc = ret == 0 ? session_status(&s) : EXIT_FATAL;
 	session_close(&s);
+	/* the summary on unmount: seen with -f (a daemon's stdout is closed,
+	 * so that a pipe or $(...) reading the start record ends) */
+	if (o->json) {
+		json_object *j = json_summary("mount", r, rc);
+
+		json_object_object_add(j, "mountpoint", json_name(mountpoint));
+		json_emit(j);
+	}
 	free(mountpoint);
-	return rc;
+	return finish_stdout(rc, r);
 }

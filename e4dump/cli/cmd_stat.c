@@ -32,13 +32,35 @@ static const char *txt(json_object *o, const char *k)
 	return s ? s : "?";
 }
 
+/* The file_type word as istat and debugfs say it. */
+static const char *type_text(const char *word)
+{
+	static const char *const names[][2] = {
+		{ "regular", "regular file" }, { "symlink", "symbolic link" },
+		{ "chardev", "character device" }, { "blockdev", "block device" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(word, names[i][0]))
+			return names[i][1];
+	return word;
+}
+
+/* The names of an array, '|'-joined */
+static void print_names(json_object *a)
+{
+	for (size_t i = 0; i < json_object_array_length(a); i++)
+		printf("%s%s", i ? "|" : "", json_object_get_string(json_object_array_get_idx(a, i)));
+}
+
 static void print_text(json_object *o)
 {
 	json_object *v, *enc;
 	const char *keys[] = { "path", "inode", "file_type", "mode", "uid", "gid", "size" };
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		printf("%s: %s\n", i == 2 ? "type" : keys[i], txt(o, keys[i]));
+		printf("%s: %s\n", i == 2 ? "type" : keys[i],
+		       i == 2 ? type_text(txt(o, keys[i])) : txt(o, keys[i]));
 		/* the inode bitmap's word, as istat's "Allocated" */
 		if (i == 1 && json_object_object_get_ex(o, "allocated", &v) && v)
 			printf("allocation: %s\n", json_object_get_boolean(v) ?
@@ -48,10 +70,9 @@ static void print_text(json_object *o)
 		printf("stored size: %s\n", str(o, "stored_size"));
 	if (str(o, "target_state"))
 		printf("target: %s (%s)\n", txt(o, "target"), str(o, "target_state"));
-	printf("links: %s\nflags: %s (", str(o, "links"), str(o, "flags"));
-	json_object_object_get_ex(o, "flag_names", &v);
-	for (size_t i = 0; i < json_object_array_length(v); i++)
-		printf("%s%s", i ? "|" : "", json_object_get_string(json_object_array_get_idx(v, i)));
+	printf("links: %s\nflags: %s (", str(o, "links"), str(o, "inode_flags"));
+	json_object_object_get_ex(o, "flags", &v);
+	print_names(v);
 	printf(")\ngeneration: %s\n", str(o, "generation"));
 	printf("atime: %s\nmtime: %s\nctime: %s\n", txt(o, "atime"), txt(o, "mtime"),
 	       txt(o, "ctime"));
@@ -82,14 +103,16 @@ static void print_text(json_object *o)
 		printf("encryption: context unreadable (%s)\n", str(enc, "error"));
 	} else {
 		json_object_object_get_ex(enc, "known", &v);
-		printf("encryption: policy v%s%s\n", str(enc, "version"),
+		printf("encryption: policy v%s%s\n", str(enc, "policy_version"),
 		       json_object_get_boolean(v) ? "" : " (not one Linux 6.1 knows)");
 		if (!str(enc, "contents"))
 			goto nokey;
 		printf("  contents: %s (%s)\n", str(enc, "contents"), str(enc, "contents_mode"));
 		printf("  filenames: %s (%s)\n", str(enc, "filenames"), str(enc, "filenames_mode"));
-		printf("  policy flags: %s (%s)\n", str(enc, "policy_flags"),
-		       str(enc, "policy_flag_names"));
+		printf("  policy flags: %s (", str(enc, "policy_flags"));
+		json_object_object_get_ex(enc, "flags", &v);
+		print_names(v);
+		printf(")\n");
 		if (str(enc, "descriptor"))
 			printf("  descriptor: %s\n", str(enc, "descriptor"));
 		else
@@ -129,18 +152,13 @@ int cmd_stat(const struct options *o, struct report *r)
 	    e4_inode_read(s.fs, ino, shown, &in) != E4_OK) {
 		rec = NULL;
 	} else {
-		int allocated;
-		struct e4_timestamp dtime = { in.dtime, 0 };
-
 		rec = inode_info(&s, path, shown, &in, NULL);
-		if (rec) {
-			json_object_object_add(rec, "allocated",
-					       e4_inode_allocated(s.fs, ino, &allocated) == E4_OK ?
-					       json_object_new_boolean(allocated) : NULL);
-			json_object_object_add(rec, "dtime", in.dtime ? json_time(&dtime) : NULL);
-		}
 	}
 	rc = rec ? session_status(&s) : EXIT_SKIPPED;
+	/* keys were given and none opens it: kept locked, as ls says of its
+	 * directory (without keys, its no-key facts are the whole answer) */
+	if (rec && e4_keystore_count(s.keys) && inode_locked(&s, &in))
+		rc = EXIT_SKIPPED;
 	if (o->json) {
 		if (rec)
 			json_emit(rec);

@@ -20,6 +20,7 @@
 #include "inode.h"
 #include "jsonout.h"
 #include "nokey.h"
+#include "record.h"
 #include "session.h"
 #include "undelete.h"
 #include "walk.h"
@@ -34,22 +35,6 @@ struct timeline {
 	int nomem;
 };
 
-/* The binding "file_type" word of a directory entry's EXT2_FT_*. */
-static const char *ft_word(uint8_t ft)
-{
-	static const char *const w[] = { "unknown", "regular", "directory", "chardev",
-					 "blockdev", "fifo", "socket", "symlink" };
-
-	return ft < 8 ? w[ft] : "unknown";
-}
-
-static json_object *dtime_json(uint32_t dtime)
-{
-	struct e4_timestamp t = { dtime, 0 };
-
-	return dtime ? json_time(&t) : NULL;
-}
-
 /* len bytes from the image in display form (e4_escape), malloc'd */
 static char *shown_of(const void *p, size_t len)
 {
@@ -58,16 +43,6 @@ static char *shown_of(const void *p, size_t len)
 	if (shown)
 		e4_escape(p, len, shown, 0);
 	return shown;
-}
-
-/* inode ino's bit in the inode bitmap: "allocated" true/false, or null
- * when the bitmap cannot be read */
-static json_object *allocated_json(struct timeline *t, uint32_t ino, int *allocated)
-{
-	*allocated = 0;
-	if (e4_inode_allocated(t->s->fs, ino, allocated) != E4_OK)
-		return NULL;
-	return json_object_new_boolean(*allocated);
 }
 
 /* A symlink's target as readlink shows it (display form, malloc'd) and
@@ -104,22 +79,23 @@ static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 
 	if (!in)
 		return E4_WALK_CONTINUE; /* reported */
+	if (t->o->json) {
+		/* ls's record (allocated, dtime and target are in it) */
+		struct record rec;
+		json_object *o = NULL;
+
+		record_init(&rec, "entry");
+		if (!record_from_node(&rec, t->s, n) && (o = record_json(&rec)))
+			json_object_object_add(o, "deleted", json_object_new_boolean(0));
+		else
+			t->nomem = 1;
+		record_free(&rec);
+		json_emit(o);
+		return E4_WALK_CONTINUE;
+	}
 	size = in->size;
 	if (E4_ISLNK(in->mode))
 		target = live_target(t, n, &size);
-	if (t->o->json) {
-		json_object *o = json_entry(t->s, n, size);
-		int allocated;
-
-		json_object_object_add(o, "allocated", allocated_json(t, n->ino, &allocated));
-		json_object_object_add(o, "deleted", json_object_new_boolean(0));
-		json_object_object_add(o, "dtime", dtime_json(in->dtime));
-		if (target)
-			json_object_object_add(o, "target", json_object_new_string(target));
-		json_emit(o);
-		free(target);
-		return E4_WALK_CONTINUE;
-	}
 	if (!strcmp(t->start, "/")) {
 		path = malloc(strlen(n->rel) + 2);
 		if (!path) {
@@ -182,6 +158,57 @@ static char *deleted_target(struct timeline *t, const struct e4_deleted *d, uint
 	return shown;
 }
 
+/* --json: a deleted entry's record (record.h) as a copy gives it (nothing
+ * of the live image is read for it: its blocks may be another file's),
+ * with the inode's bitmap bit now (allocated), its deletion time (dtime:
+ * the freed copy's, which may be newer than the copy its times are from)
+ * and timeline's own fields.  0, or -1 when out of memory. */
+static int deleted_record(struct timeline *t, const struct e4_deleted *d,
+			  const struct e4_inode *in, uint32_t dtime, int allocated,
+			  uint64_t size, const char *target, const char *path)
+{
+	struct record rec;
+	json_object *o = NULL;
+	const char *slash = strrchr(path, '/');
+	int rc = -1;
+
+	record_init(&rec, "entry");
+	if (in ? record_from_copy(&rec, t->s, in, in == &d->inode && d->have_ctx ?
+				  &d->ctx : NULL, size, target, path) :
+		 !(rec.path = strdup(path)))
+		goto out;
+	rec.ino = d->ino;
+	rec.allocated = allocated;
+	rec.inode.dtime = dtime;
+	if (!(rec.name = strdup(slash && slash[1] ? slash + 1 : path)) ||
+	    (!d->orphan && record_set_name(&rec, d->name_state, d->raw_name, d->raw_len)) ||
+	    !(o = record_json(&rec)))
+		goto out;
+	if (!in) {
+		/* the entry's type; nothing else of the inode is known */
+		json_object_object_add(o, "file_type",
+				       json_object_new_string(record_file_type_ft(d->file_type)));
+		json_object_object_add(o, "size", NULL);
+		json_object_object_add(o, "allocated", allocated < 0 ? NULL :
+				       json_object_new_boolean(allocated));
+		json_object_object_add(o, "dtime", NULL);
+	}
+	json_object_object_add(o, "deleted", json_object_new_boolean(1));
+	/* where the times are from: the journal transaction of the copy, or
+	 * null for the freed inode in the image (or none) */
+	json_object_object_add(o, "inode_sequence", d->have_inode ?
+			       json_object_new_int64(d->inode_sequence) : NULL);
+	json_object_object_add(o, "dtime_sequence", d->have_dtime && d->dtime_sequence ?
+			       json_object_new_int64(d->dtime_sequence) : NULL);
+	json_object_object_add(o, "deleted_sequence", d->deleted_known ?
+			       json_object_new_int64(d->deleted_sequence) : NULL);
+	json_emit(o);
+	rc = 0;
+out:
+	record_free(&rec);
+	return rc;
+}
+
 static int one_deleted(void *arg, const struct e4_deleted *d)
 {
 	struct timeline *t = arg;
@@ -190,8 +217,8 @@ static int one_deleted(void *arg, const struct e4_deleted *d)
 	char *path, *target = NULL;
 	uint64_t size = 0;
 	uint32_t dtime = 0;
-	int allocated;
-	json_object *alloc;
+	int allocated = 0;
+	enum e4_status ast;
 
 	/* an old name of a file that still is: not a deletion */
 	if (d->still_in_use)
@@ -201,7 +228,8 @@ static int one_deleted(void *arg, const struct e4_deleted *d)
 		t->nomem = 1;
 		return 1;
 	}
-	alloc = allocated_json(t, d->ino, &allocated);
+	/* the inode bitmap's bit now (set: the inode was reused) */
+	ast = e4_inode_allocated(t->s->fs, d->ino, &allocated);
 	if (d->have_inode) {
 		in = &d->inode;
 		dtime = d->have_dtime ? d->dtime : 0;
@@ -219,47 +247,12 @@ static int one_deleted(void *arg, const struct e4_deleted *d)
 	}
 	t->deleted++;
 	if (t->o->json) {
-		struct e4_entry e;
-		struct e4_walk_node n;
-		json_object *o;
-
-		memset(&e, 0, sizeof(e));
-		e.ino = d->ino;
-		e.file_type = d->file_type;
-		e.state = d->name_state;
-		e.raw = d->raw_name;
-		e.raw_len = d->raw_len;
-		memset(&n, 0, sizeof(n));
-		n.path = path;
-		n.path_len = strlen(path);
-		n.ino = d->ino;
-		n.entry = d->orphan ? NULL : &e;
-		n.inode = in;
-		o = json_entry(t->s, &n, size);
-		json_object_object_del(o, "error");
-		if (!in)
-			json_object_object_add(o, "file_type",
-					       json_object_new_string(ft_word(d->file_type)));
-		if (d->orphan)
-			json_object_object_add(o, "name_state", json_object_new_string("unknown"));
-		json_object_object_add(o, "allocated", alloc);
-		json_object_object_add(o, "deleted", json_object_new_boolean(1));
-		json_object_object_add(o, "dtime", dtime_json(dtime));
-		if (target)
-			json_object_object_add(o, "target", json_object_new_string(target));
-		/* where the times are from: the journal transaction of the
-		 * copy, or null for the freed inode in the image (or none) */
-		json_object_object_add(o, "inode_sequence", d->have_inode ?
-				       json_object_new_int64(d->inode_sequence) : NULL);
-		json_object_object_add(o, "dtime_sequence", d->have_dtime && d->dtime_sequence ?
-				       json_object_new_int64(d->dtime_sequence) : NULL);
-		json_object_object_add(o, "deleted_sequence", d->deleted_known ?
-				       json_object_new_int64(d->deleted_sequence) : NULL);
-		json_emit(o);
+		if (deleted_record(t, d, in, dtime, ast == E4_OK ? allocated : -1, size,
+				   target, path))
+			t->nomem = 1;
 	} else {
 		struct body_entry b;
 
-		json_object_put(alloc);
 		memset(&b, 0, sizeof(b));
 		b.path = path;
 		b.marker = d->name_state == E4_NAME_NOKEY || d->name_state == E4_NAME_BAD ?
@@ -406,6 +399,9 @@ int cmd_timeline(const struct options *o, struct report *r)
 	bodyfile_init(&t.body, stdout, o->prefix, o->nanoseconds);
 	if (e4_path_lookup(s.fs, t.start, &ino) == E4_OK) {
 		e4_walk(s.fs, ino, t.start, &wo, &v, &t, NULL);
+		if (t.nomem)
+			report_error(r, "timeline: out of memory writing records");
+		t.nomem = 0;
 		if ((!o->no_deleted || o->journal_events) && e4_fs_journal(s.fs, &t.j) == E4_OK) {
 			if (!o->no_deleted &&
 			    (e4_undelete_scan(s.fs, t.j, ino, one_deleted, &t) == E4_NOMEM || t.nomem))

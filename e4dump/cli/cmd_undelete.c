@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "escape.h"
 #include "jsonout.h"
+#include "record.h"
 #include "filewriter.h"
 #include "manifest.h"
 #include "outdir.h"
@@ -519,51 +520,111 @@ static void path_of(const struct e4_deleted *d, char names[][OUTDIR_NAME_MAX],
 					 i ? "/" : "", names[i]);
 }
 
+/* The verdict in the record vocabulary's "status". */
+static const char *status_of(const char *word)
+{
+	return !strcmp(word, "exact") ? "complete" :
+	       !strcmp(word, "not recovered") ? "not_recovered" :
+	       !strcmp(word, "still in use") ? "skipped" : word;
+}
+
+/* The path in the image of d ("/a/b", or "<INO>" for a freed inode whose
+ * name is lost), escaped; malloc'd. */
+static char *image_path(const struct e4_deleted *d)
+{
+	size_t len = 2;
+	char *p, *e;
+
+	for (size_t i = 0; i < d->nparts; i++)
+		len += E4_ESCAPE_SIZE(d->parts[i].len) + 1;
+	p = e = malloc(len);
+	if (!p)
+		return NULL;
+	*e = 0;
+	for (size_t i = 0; i < d->nparts; i++) {
+		if (!d->orphan)
+			*e++ = '/';
+		e4_escape(d->parts[i].name, d->parts[i].len, e, 0);
+		e += strlen(e);
+	}
+	return p;
+}
+
+/* --json: the record of d (record.h) with undelete's own fields. */
+static json_object *deleted_record(struct undel *u, const struct e4_deleted *d,
+				   const struct verdict *v, const char *out)
+{
+	struct record rec;
+	json_object *o = NULL, *rs, *ss;
+	char *path = image_path(d);
+	const char *slash;
+
+	record_init(&rec, "deleted");
+	rec.status = status_of(v->word);
+	if (!path)
+		goto out;
+	/* what lstat gave: a symlink's size is its target's length */
+	if (d->have_inode ? record_from_copy(&rec, u->s, &d->inode, d->have_ctx ? &d->ctx : NULL,
+					     v->target ? v->target_len : d->inode.size,
+					     v->shown_target, path) :
+			    !(rec.path = strdup(path)))
+		goto out;
+	rec.ino = d->ino;
+	if (!d->orphan) {
+		slash = strrchr(path, '/');
+		if (!(rec.name = strdup(slash ? slash + 1 : path)) ||
+		    record_set_name(&rec, d->name_state, d->raw_name, d->raw_len))
+			goto out;
+	}
+	if (out && strcmp(v->word, "not recovered") && strcmp(v->word, "still in use") &&
+	    record_set_output(&rec, out))
+		goto out;
+	if (!(o = record_json(&rec)))
+		goto out;
+	if (!d->have_inode) {
+		/* the entry's type; nothing else of the inode is known */
+		json_object_object_add(o, "file_type",
+				       json_object_new_string(record_file_type_ft(d->file_type)));
+		json_object_object_add(o, "size", NULL);
+		json_object_object_add(o, "allocated", NULL);
+	}
+	json_object_object_add(o, "parent", json_object_new_int64(d->parent));
+	json_object_object_add(o, "verdict", json_object_new_string(v->word));
+	rs = json_object_new_array();
+	for (size_t i = 0; i < v->nreasons; i++)
+		json_object_array_add(rs, json_object_new_string(v->reasons[i]));
+	json_object_object_add(o, "reasons", rs);
+	ss = json_object_new_array();
+	for (size_t i = 0; i < v->nsus && i < MAX_SUSPECTS; i++) {
+		json_object *x = json_object_new_object();
+
+		json_object_object_add(x, "lblk", json_object_new_int64((int64_t)v->sus[i].lblk));
+		json_object_object_add(x, "count", json_object_new_int64((int64_t)v->sus[i].count));
+		json_object_object_add(x, "why", json_object_new_string(v->sus[i].why));
+		json_object_array_add(ss, x);
+	}
+	json_object_object_add(o, "suspect", ss);
+	if (v->nsus > MAX_SUSPECTS)
+		json_object_object_add(o, "suspect_ranges_not_listed",
+				       json_object_new_int64((int64_t)(v->nsus - MAX_SUSPECTS)));
+	json_object_object_add(o, "seen_sequence", json_object_new_int64(d->seen_sequence));
+	json_object_object_add(o, "deleted_sequence", d->deleted_known ?
+			       json_object_new_int64(d->deleted_sequence) : NULL);
+	json_object_object_add(o, "inode_sequence", d->have_inode ?
+			       json_object_new_int64(d->inode_sequence) : NULL);
+	json_object_object_add(o, "deleted_with_parent",
+			       json_object_new_boolean(d->parent_deleted));
+out:
+	record_free(&rec);
+	free(path);
+	return o;
+}
+
 static void emit(struct undel *u, const struct e4_deleted *d,
-		 const struct verdict *v, const char *path)
+		 const struct verdict *v, const char *path, const char *out)
 {
 	if (u->o->json) {
-		json_object *o = json_record("deleted");
-		json_object *rs = json_object_new_array(), *ss = json_object_new_array();
-
-		json_object_object_add(o, "path", json_object_new_string(path));
-		json_object_object_add(o, "inode", json_object_new_int64(d->ino));
-		json_object_object_add(o, "parent", json_object_new_int64(d->parent));
-		json_object_object_add(o, "file_type", json_object_new_string(type_word(d->file_type)));
-		json_object_object_add(o, "name_state", json_object_new_string(
-				       d->orphan ? "unknown" : json_name_state(d->name_state)));
-		json_object_object_add(o, "verdict", json_object_new_string(v->word));
-		for (size_t i = 0; i < v->nreasons; i++)
-			json_object_array_add(rs, json_object_new_string(v->reasons[i]));
-		json_object_object_add(o, "reasons", rs);
-		for (size_t i = 0; i < v->nsus && i < MAX_SUSPECTS; i++) {
-			json_object *x = json_object_new_object();
-
-			json_object_object_add(x, "lblk", json_object_new_int64((int64_t)v->sus[i].lblk));
-			json_object_object_add(x, "count", json_object_new_int64((int64_t)v->sus[i].count));
-			json_object_object_add(x, "why", json_object_new_string(v->sus[i].why));
-			json_object_array_add(ss, x);
-		}
-		json_object_object_add(o, "suspect", ss);
-		if (v->nsus > MAX_SUSPECTS)
-			json_object_object_add(o, "suspect_ranges_not_listed",
-					       json_object_new_int64((int64_t)(v->nsus - MAX_SUSPECTS)));
-		/* what lstat gave: a symlink's size is its target's length */
-		json_object_object_add(o, "size", !d->have_inode ? NULL :
-				       v->target ? json_object_new_int64((int64_t)v->target_len) :
-				       json_object_new_int64((int64_t)d->inode.size));
-		/* shown as ls --json shows targets (e4_escape) */
-		if (v->target && v->shown_target)
-			json_object_object_add(o, "target", json_object_new_string(v->shown_target));
-		json_object_object_add(o, "seen_sequence", json_object_new_int64(d->seen_sequence));
-		json_object_object_add(o, "deleted_sequence", d->deleted_known ?
-				       json_object_new_int64(d->deleted_sequence) : NULL);
-		json_object_object_add(o, "inode_sequence", d->have_inode ?
-				       json_object_new_int64(d->inode_sequence) : NULL);
-		json_object_object_add(o, "mtime", d->have_inode ? json_time(&d->inode.mtime) : NULL);
-		json_object_object_add(o, "deleted_with_parent",
-				       json_object_new_boolean(d->parent_deleted));
-		json_emit(o);
+		json_emit(deleted_record(u, d, v, out));
 		return;
 	}
 	printf("%-13s %-7s <%" PRIu32 "> %s", v->word, type_word(d->file_type), d->ino, path);
@@ -606,7 +667,7 @@ static int one_deleted(void *arg, const struct e4_deleted *d)
 
 		if (shown)
 			e4_escape((const uint8_t *)path, len, shown, 0);
-		emit(u, d, &v, shown ? shown : "?");
+		emit(u, d, &v, shown ? shown : "?", path);
 		free(shown);
 	}
 	free(v.target);
@@ -638,11 +699,11 @@ int cmd_undelete(const struct options *o, struct report *r)
 
 	if (!o->out_dir) {
 		report_error(r, "undelete: needs -o DIR");
-		return EXIT_FATAL;
+		return json_finish(o->json, "undelete", r, EXIT_FATAL);
 	}
 	rc = session_open(&s, o, r, 1);
 	if (rc)
-		return rc;
+		return json_finish(o->json, "undelete", r, EXIT_FATAL);
 	memset(&u, 0, sizeof(u));
 	u.s = &s;
 	u.o = o;
@@ -653,7 +714,7 @@ int cmd_undelete(const struct options *o, struct report *r)
 	}
 	if (e4_path_lookup(s.fs, path, &ino) != E4_OK) {
 		session_close(&s);
-		return EXIT_FATAL;
+		return json_finish(o->json, "undelete", r, EXIT_FATAL);
 	}
 	switch (e4_fs_journal(s.fs, &u.j)) {
 	case E4_OK:
@@ -664,13 +725,13 @@ int cmd_undelete(const struct options *o, struct report *r)
 		/* fall through */
 	default:
 		session_close(&s);
-		return EXIT_FATAL;
+		return json_finish(o->json, "undelete", r, EXIT_FATAL);
 	}
 	if (mkdir(o->out_dir, 0755) && errno != EEXIST) {
 		report_error(r, "%s: cannot create: %s", o->out_dir, strerror(errno));
 		e4_journal_free(u.j);
 		session_close(&s);
-		return EXIT_FATAL;
+		return json_finish(o->json, "undelete", r, EXIT_FATAL);
 	}
 	u.od.max_output = o->max_output_set ? o->max_output : e4_fs_image_size(s.fs);
 	u.od.root_fd = open(o->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -678,14 +739,14 @@ int cmd_undelete(const struct options *o, struct report *r)
 		report_error(r, "%s: cannot open: %s", o->out_dir, strerror(errno));
 		e4_journal_free(u.j);
 		session_close(&s);
-		return EXIT_FATAL;
+		return json_finish(o->json, "undelete", r, EXIT_FATAL);
 	}
 	if (o->manifest && !(u.man = manifest_open(o->manifest, NULL, s.image, s.fs, o->argc,
 						   o->argv, r))) {
 		close(u.od.root_fd);
 		e4_journal_free(u.j);
 		session_close(&s);
-		return EXIT_FATAL;
+		return json_finish(o->json, "undelete", r, EXIT_FATAL);
 	}
 	umask(0);
 	if (e4_undelete_scan(s.fs, u.j, ino, one_deleted, &u) == E4_NOMEM)
@@ -697,7 +758,11 @@ int cmd_undelete(const struct options *o, struct report *r)
 		"%zu locked, %zu not recovered; %zu old names of files still in use\n",
 		u.total, u.exact, u.partial, u.locked, u.lost, u.in_use);
 	names_free(&u.out);
+	/* an entry not recovered whole (partial, kept locked, not recovered)
+	 * is exit 1, as an entry extract could not write whole is */
 	rc = session_status(&s);
+	if (u.partial || u.locked || u.lost)
+		rc = EXIT_SKIPPED;
 	e4_journal_free(u.j);
 	session_close(&s);
 	if (o->json) {

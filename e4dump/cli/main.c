@@ -32,9 +32,10 @@ static const struct command commands[] = {
 	  1, 2, "ls [-l] [--full-time] [-R] [--json] [OPTIONS] IMAGE [PATH]",
 	  "list a directory, with decrypted names where a key opens it and\n"
 	  "      the names Linux shows without the key elsewhere" },
-	{ "cat", cmd_cat, OPTS_IMAGE | OPT_BIT(OPT_THREADS), 2, 2,
-	  "cat [--threads N] [OPTIONS] IMAGE PATH",
-	  "write a file's decrypted contents (or a symlink's target) to stdout" },
+	{ "cat", cmd_cat, OPTS_IMAGE | OPT_BIT(OPT_THREADS) | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_JSON),
+	  2, 2, "cat [--threads N] [-o FILE [--json]] [OPTIONS] IMAGE PATH",
+	  "write a file's decrypted contents (or a symlink's target) to stdout,\n"
+	  "      or to a new FILE (with --json: a record of it, with its hashes)" },
 	{ "stat", cmd_stat, OPTS_IMAGE | OPT_BIT(OPT_JSON), 2, 2,
 	  "stat [--json] [OPTIONS] IMAGE PATH",
 	  "one inode: type, mode, owner, size, links, flags, the four times\n"
@@ -65,8 +66,8 @@ static const struct command commands[] = {
 	  "      with the blocks each holds copies of and what they are" },
 	{ "mount", cmd_mount,
 	  OPTS_IMAGE | OPT_BIT(OPT_MOUNT_OPTIONS) | OPT_BIT(OPT_FOREGROUND) |
-	  OPT_BIT(OPT_KEEP_LOCKED),
-	  2, 2, "mount [-f] [-o allow_other] [--keep-locked] [OPTIONS] IMAGE MOUNTPOINT",
+	  OPT_BIT(OPT_KEEP_LOCKED) | OPT_BIT(OPT_JSON),
+	  2, 2, "mount [-f] [-o allow_other] [--keep-locked] [--json] [OPTIONS] IMAGE MOUNTPOINT",
 	  "a read-only FUSE view of the decrypted tree (unmount: fusermount3 -u)" },
 	{ "undelete", cmd_undelete,
 	  OPTS_IMAGE | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_KEEP_LOCKED) | OPT_BIT(OPT_JSON) |
@@ -87,8 +88,8 @@ static const struct command commands[] = {
 	  1, 1, "volumes [--json] IMAGE",
 	  "what a disk image holds: container, partitions (start, length,\n"
 	  "      type), the filesystem in each and whether it has encrypted inodes" },
-	{ "keyid", cmd_keyid, OPTS_IMAGE, 0, 1,
-	  "keyid (--key-file F | --passphrase-file F [--salt SALT])... [IMAGE]",
+	{ "keyid", cmd_keyid, OPTS_IMAGE | OPT_BIT(OPT_JSON), 0, 1,
+	  "keyid [--json] (--key-file F | --passphrase-file F [--salt SALT])... [IMAGE]",
 	  "each key's v1 descriptor (e4crypt's convention) and v2 identifier;\n"
 	  "      with IMAGE, the policies each opens" },
 	{ "vectors", cmd_vectors,
@@ -118,8 +119,9 @@ static void usage(FILE *f)
 	fprintf(f, "\nPATH is '/'-separated from the image root, with decrypted names\n"
 		   "(or, without a key, the names ls shows); <N> is inode N, as in\n"
 		   "debugfs (<12>, <12>/sub/name).\n\n"
-		   "exit status: 0 done, 1 something was skipped, unreadable or\n"
-		   "renamed for a clash, 2 fatal (bad usage, keys or image unusable).\n"
+		   "exit status: 0 all done, 1 something skipped, partial, kept locked\n"
+		   "or not recovered (verify: findings), 2 fatal (bad usage, keys or\n"
+		   "image unusable).  --json: JSON Lines, see man e4dump, JSON RECORDS.\n"
 		   "See man e4dump.\n");
 }
 

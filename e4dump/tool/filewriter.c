@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "filewriter.h"
+#include "record.h"
 #include "jsonout.h"
 
 /* Jobs moved between the threads under one lock. */
@@ -122,12 +123,15 @@ void report_shared_blocks(struct report *r, const struct file_job *job)
 				n, pblk, a, b);
 }
 
-/* The record of a job: its status, and the blocks missing; emitted. */
+/* The record of a job: its status, the hashes of what was written (when
+ * it was), and the blocks missing; emitted. */
 static void emit_record(struct file_job *job, const char *status,
-			uint64_t bad, const char *ranges)
+			const char *hashes, uint64_t bad, const char *ranges)
 {
 	if (!job->rec)
 		return;
+	if (hashes)
+		json_object_object_add(job->rec, "hashes", record_hashes_json("plaintext", hashes));
 	json_object_object_add(job->rec, "status", json_object_new_string(status));
 	json_object_object_add(job->rec, "unreadable_blocks", json_object_new_uint64(bad));
 	json_object_object_add(job->rec, "unreadable",
@@ -140,7 +144,7 @@ int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 		 struct e4_readbuf *rb)
 {
 	struct sink s = { od, job->out.fd, 0, 0, 0 };
-	char hashes[MANIFEST_HASHES], *ranges = NULL;
+	char hashes[MANIFEST_HASHES] = "", *ranges = NULL;
 	const struct e4_lblk_range *bad;
 	enum e4_status es;
 	size_t nbad;
@@ -167,7 +171,7 @@ int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 			report_error_at(r, job->path, job->ino, "write failed: %s",
 				     err == ENOSPC ? "output device full" :
 				     strerror(err ? err : EIO));
-		emit_record(job, "failed", 0, NULL);
+		emit_record(job, "error", NULL, 0, NULL);
 		return -1;
 	}
 	unreadable = e4_file_unreadable(job->file, &bad, &nbad);
@@ -179,9 +183,11 @@ int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 	}
 	/* the hashes of what was written, put in the manifest once the file
 	 * is in place */
-	if (job->man && manifest_hash(job->out.fd, job->size, hashes)) {
-		report_error_at(r, job->path, job->ino, "--manifest: cannot hash what was written");
+	if ((job->man || job->rec) && manifest_hash(job->out.fd, job->size, hashes)) {
+		report_error_at(r, job->path, job->ino, "%s: cannot hash what was written",
+				job->man ? "--manifest" : "--json");
 		job->man = NULL;
+		hashes[0] = 0;
 	}
 	/* before the mode: a read-only one would refuse them */
 	xattrs_restore(r, job->path, job->ino, job->xattrs, job->xattrs_level,
@@ -196,7 +202,7 @@ int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 			     od->force ? "cannot replace" : "write failed",
 			     errno == OUTDIR_EIMAGE ? "it is the image being read" :
 			     strerror(errno));
-		emit_record(job, "failed", 0, NULL);
+		emit_record(job, "error", NULL, 0, NULL);
 		free(ranges);
 		return -1;
 	}
@@ -204,7 +210,8 @@ int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 		manifest_write(job->man, job->man_row, hashes, ranges);
 		job->man_row = NULL;
 	}
-	emit_record(job, unreadable ? "partial" : "ok", unreadable, ranges);
+	emit_record(job, unreadable ? "partial" : "complete", hashes[0] ? hashes : NULL,
+		    unreadable, ranges);
 	if (job->st) {
 		job->unreadable_out = ranges; /* for the file's other links */
 		ranges = NULL;

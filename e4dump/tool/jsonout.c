@@ -7,8 +7,8 @@
 #include "escape.h"
 #include "utf8.h"
 #include "jsonout.h"
+#include "record.h"
 #include "session.h"
-#include "xattrs.h"
 
 #ifndef E4DUMP_VERSION
 #define E4DUMP_VERSION "0"
@@ -75,6 +75,8 @@ void json_well_formed(json_object *o)
 
 void json_emit(json_object *o)
 {
+	if (!o)
+		return; /* out of memory */
 	json_well_formed(o);
 	flockfile(stdout);
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
@@ -129,75 +131,19 @@ json_object *json_hex(const uint8_t *p, size_t n)
 	return o;
 }
 
-static const char *type_word(uint16_t mode)
-{
-	switch (mode & E4_S_IFMT) {
-	case E4_S_IFDIR: return "directory";
-	case E4_S_IFREG: return "regular";
-	case E4_S_IFLNK: return "symlink";
-	case E4_S_IFCHR: return "chardev";
-	case E4_S_IFBLK: return "blockdev";
-	case E4_S_IFIFO: return "fifo";
-	case E4_S_IFSOCK: return "socket";
-	}
-	return "unknown";
-}
-
-/* The key file that opens in's policy, or NULL. */
-static const char *key_of(struct session *s, const struct e4_inode *in)
-{
-	struct e4_context c;
-	struct e4_policy_key pk;
-	const char *why;
-
-	if (e4_inode_context(s->fs, in, &c, &why) != E4_OK ||
-	    e4_fs_policy_key(s->fs, &c, &pk) != E4_OK || !pk.open)
-		return NULL;
-	return pk.key >= 0 ? e4_keystore_key(s->keys, (size_t)pk.key)->label : "dummy key";
-}
-
 json_object *json_entry(struct session *s, const struct e4_walk_node *n,
 			uint64_t size)
 {
-	json_object *o = json_record("entry");
-	const struct e4_inode *in = n->inode;
-	const char *name = strrchr(n->path, '/');
-	char mode[8];
+	struct record r;
+	json_object *o = NULL;
 
-	json_object_object_add(o, "path", json_object_new_string(n->path));
-	json_object_object_add(o, "name", json_object_new_string(
-		n->entry ? (name ? name + 1 : n->path) : n->path));
-	json_object_object_add(o, "inode", json_object_new_int64(n->ino));
-	if (n->entry) {
-		json_object_object_add(o, "raw_name_hex",
-				       json_hex(n->entry->raw, n->entry->raw_len));
-		json_object_object_add(o, "name_state", json_object_new_string(
-			json_name_state(n->entry->state)));
+	record_init(&r, "entry");
+	if (!record_from_node(&r, s, n)) {
+		if (n->inode)
+			r.size = size;
+		o = record_json(&r);
 	}
-	if (!in) {
-		json_object_object_add(o, "error", json_object_new_string("inode unreadable"));
-		return o;
-	}
-	snprintf(mode, sizeof(mode), "%04o", in->mode & 07777);
-	json_object_object_add(o, "file_type", json_object_new_string(type_word(in->mode)));
-	json_object_object_add(o, "mode", json_object_new_string(mode));
-	json_object_object_add(o, "uid", json_object_new_int64(in->uid));
-	json_object_object_add(o, "gid", json_object_new_int64(in->gid));
-	json_object_object_add(o, "links", json_object_new_int64(in->links));
-	json_object_object_add(o, "size", json_object_new_uint64(size));
-	json_object_object_add(o, "atime", json_time(&in->atime));
-	json_object_object_add(o, "mtime", json_time(&in->mtime));
-	json_object_object_add(o, "ctime", json_time(&in->ctime));
-	json_object_object_add(o, "crtime", in->has_crtime ? json_time(&in->crtime) : NULL);
-	json_object_object_add(o, "encrypted", json_object_new_boolean(in->encrypted));
-	if (in->encrypted) {
-		const char *k = key_of(s, in);
-
-		json_object_object_add(o, "key", k ? json_object_new_string(k) : NULL);
-	} else {
-		json_object_object_add(o, "key", NULL);
-	}
-	json_object_object_add(o, "xattrs", xattrs_json(s->fs, in, n->path));
+	record_free(&r);
 	return o;
 }
 
@@ -213,4 +159,11 @@ json_object *json_summary(const char *command, const struct report *r, int rc)
 	json_object_object_add(o, "locked_policies", json_object_new_uint64(r->locked));
 	json_object_object_add(o, "exit", json_object_new_int(rc));
 	return o;
+}
+
+int json_finish(int json, const char *command, struct report *r, int rc)
+{
+	if (json)
+		json_emit(json_summary(command, r, rc));
+	return finish_stdout(rc, r);
 }

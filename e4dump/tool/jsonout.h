@@ -38,14 +38,18 @@ json_object *json_time(const struct e4_timestamp *ts);
 /* Lowercase hex of n bytes. */
 json_object *json_hex(const uint8_t *p, size_t n);
 
-/* The listing record of an entry: path, name, inode, type, mode, size
- * (size: what lstat gives), uid, gid, links, the four times, encrypted,
- * key (the key file that opens it, or null), raw_name_hex. */
+/* The record of type "entry" of a walk node (record.h: record_from_node,
+ * record_json) with size as given (what lstat gives).  NULL when out of
+ * memory. */
 json_object *json_entry(struct session *s, const struct e4_walk_node *n,
 			uint64_t size);
 
 /* The summary record: command, version, errors, warnings, locked
  * policies, exit status; more fields may be added by the caller. */
 json_object *json_summary(const char *command, const struct report *r, int rc);
+
+/* The end of a command: with --json (json non-zero) its summary with
+ * exit rc (json_summary, nothing added), then finish_stdout(rc). */
+int json_finish(int json, const char *command, struct report *r, int rc);
 
 #endif

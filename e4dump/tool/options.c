@@ -33,7 +33,7 @@ static const struct opt_def defs[] = {
 	{ OPT_FULL_TIME, 0, "full-time", NULL,
 	  "long listing with atime, mtime, ctime and crtime: UTC,\n"
 	  "                      ISO 8601 with nanoseconds (crtime - when none)" },
-	{ OPT_OUT, 'o', NULL, "DIR", "output directory" },
+	{ OPT_OUT, 'o', NULL, "DIR", "output directory (cat: a new output FILE)" },
 	{ OPT_MOUNT_OPTIONS, 'o', NULL, "OPTS",
 	  "mount options for FUSE, comma-separated (e.g. allow_other)" },
 	{ OPT_FOREGROUND, 'f', "foreground", NULL,

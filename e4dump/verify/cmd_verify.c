@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "verify_command.h"
+#include "jsonout.h"
 #include "session.h"
 #include "verify.h"
 
@@ -89,7 +90,7 @@ int cmd_verify(const struct options *o, struct report *r)
 	v.json = o->json;
 	rc = session_open_diag(&s, o, r, 1, verify_diag, &v);
 	if (rc)
-		return rc;
+		return json_finish(o->json, "verify", r, rc);
 	v.fs = s.fs;
 	e4_fs_get_info(s.fs, &v.info);
 	v.keys = s.keys;

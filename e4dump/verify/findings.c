@@ -6,6 +6,7 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "jsonout.h"
+#include "session.h"
 #include "verify.h"
 
 const struct check_def check_defs[CHECK_COUNT] = {
@@ -290,11 +291,11 @@ void verify_print(struct verify *v)
 		free(path);
 	}
 	if (v->json) {
-		json_object *o = json_object_new_object();
+		/* the summary every command gives, with verify's counts */
+		json_object *o = json_summary("verify", v->r, v->n ? EXIT_FINDINGS : EXIT_DONE);
 		struct e4_fs_info info;
 
 		e4_fs_get_info(v->fs, &info);
-		json_object_object_add(o, "type", json_object_new_string("summary"));
 		json_object_object_add(o, "image", json_object_new_string(info.name));
 		json_object_object_add(o, "findings", json_object_new_int64((int64_t)v->n));
 		json_object_object_add(o, "checks", counts);

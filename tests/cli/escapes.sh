@@ -5,7 +5,7 @@
 # invalid UTF-8, U+FFFE, U+FFFF, control bytes and a backslash, in an image
 # made by mkfs.ext4 -d whose own file name has such bytes:
 #   - extract --json, ls --json, verify --json: every line is UTF-8 and
-#     parses (python3 json, strict); "output" and "path" decode (\xHH) to
+#     parses (python3 json, strict); "output_path" and "path" decode (\xHH) to
 #     the bytes of the file written and of the entry's raw name;
 #   - extract --dfxml: xmllint --noout accepts it; every file's filename
 #     decodes (\xHH) to its name in the image, its e4:output_path to the
@@ -51,7 +51,7 @@ import json, os, sys
 w = sys.argv[1]
 lines = open(w + "/x.json", "rb").read().splitlines()
 recs = [json.loads(l.decode("utf-8", "strict")) for l in lines]
-outs = {undo(r["output"]) for r in recs if r.get("type") == "extracted" and r.get("file_type") == "regular"}
+outs = {undo(r["output_path"]) for r in recs if r.get("type") == "extracted" and r.get("file_type") == "regular"}
 disk = {b"d/" + n for n in os.listdir(os.fsencode(w + "/x/d"))}
 raw = {bytes.fromhex(r["raw_name_hex"]) for r in recs if r.get("type") == "extracted" and r.get("file_type") == "regular"}
 want = {n for n in os.listdir(os.fsencode(w + "/tree/d"))}

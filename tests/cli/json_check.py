@@ -8,7 +8,7 @@ the tree; for each: raw_name_hex is the name's stored bytes as debugfs's
 `ls -p` gives them (up to a NUL, where debugfs stops), and inode, mode, uid, gid, links, size and the four
 times are what `e4dump stat` prints for it (tests/cli/stat_check.py
 checks stat against debugfs); encrypted is true exactly below /secret,
-where key names the key file; the summary counts the entries and carries
+where encryption.key names the key file; the summary counts the entries and carries
 the exit status.  Prints one line per mismatch; exit 1 if any.
 """
 import json
@@ -64,8 +64,9 @@ def main(e4dump, image, key):
             if str(e.get(k)) != s.get(k):
                 bad.append(f"{e['path']}: {k} {e.get(k)!r}, stat {s.get(k)!r}")
         enc = e["path"].startswith("/secret")
-        if e["encrypted"] != enc or (e["key"] == key) != enc:
-            bad.append(f"{e['path']}: encrypted {e['encrypted']}, key {e['key']!r}")
+        k = (e.get("encryption") or {}).get("key")
+        if e["encrypted"] != enc or (k == key) != enc:
+            bad.append(f"{e['path']}: encrypted {e['encrypted']}, key {k!r}")
     for b in bad:
         print("FAIL:", b)
     return 1 if bad else 0

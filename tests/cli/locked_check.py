@@ -68,14 +68,14 @@ def main():
     tmp = tempfile.mkdtemp()
     try:
         dumps = debugfs_dumps(image, sorted({s["inode"] for _, s in sides
-                                             if s["file_type"] == "regular file"}), tmp)
+                                             if s["file_type"] == "regular"}), tmp)
     finally:
         shutil.rmtree(tmp)
     for d, side in sides:
         ct_path = os.path.join(d, side["ciphertext_file"])
         assert side["type"] == "locked", side
         enc = side["encryption"]
-        if side["file_type"] == "symbolic link":
+        if side["file_type"] == "symlink":
             assert os.readlink(ct_path) == side["symlink_nokey_target"], ct_path
             links += 1
             continue
@@ -91,7 +91,7 @@ def main():
             continue
         nonce = bytes.fromhex(enc["nonce"])
         # v2: fs/crypto/keysetup.c, HKDF context 2 (per-file key)
-        key = kdf_v1(master, nonce, 64) if enc["version"] == 1 else hkdf_v2(master, 2, nonce, 64)
+        key = kdf_v1(master, nonce, 64) if enc["policy_version"] == 1 else hkdf_v2(master, 2, nonce, 64)
         # holes and unwritten extents read as zeros, not decrypted
         mapped = set()
         for r in side["blocks"]:

@@ -28,10 +28,12 @@ check "with the key: exit 0 ($rc), one line: $(cat "$W/err")" \
 	'[ $rc = 0 ] && [ "$(cat "$W/err")" = "$(acct $nd $nf $nl $nb 0 0 0)" ]'
 check "with the key: the kernel's tree" 'check_extract -q "$M" "$W/all" >/dev/null 2>&1'
 # --json: one "extracted" record per entry of the manifest, each with the
-# kernel's type and the size its lstat gave (symlinks: the target's length)
+# kernel's type and the size its lstat gave (symlinks: the target's length),
+# its output path, and for a file the hashes of what was written
 "$E4DUMP" extract --json -k "$K" "$W/s.img" -o "$W/allj" >"$W/all.json" 2>/dev/null
-check "--json: a record per entry, with the manifest's type and size" 'py - "$M" "$W/all.json" <<'"'"'PY'"'"'
-import json, sys
+check "--json: a record per entry, with the manifest's type and size, files with the hashes of what was written" 'py - "$M" "$W/all.json" "$W/allj" <<'"'"'PY'"'"'
+import hashlib, json, os, sys
+hashed = 0
 want = {}
 for line in open(sys.argv[1]):
     w = line.split()
@@ -42,9 +44,18 @@ got = {}
 for line in open(sys.argv[2]):
     r = json.loads(line)
     if r["type"] == "extracted" and r["path"] != "/lost+found":
-        assert r["status"] == "ok" and r["output"] == r["path"][1:], r
+        assert r["status"] == "complete" and r["output_path"] == r["path"][1:], r
         got[r["path"]] = (kinds[r["file_type"]], r["size"] if r["file_type"] != "directory" else None)
+        if r["file_type"] == "regular":
+            # the hashes of what was written, as hashlib reads the output back
+            data = open(os.path.join(sys.argv[3], r["output_path"]), "rb").read()
+            h = r["hashes"]
+            assert h["of"] == "plaintext" and h["md5"] == hashlib.md5(data).hexdigest() and \
+                h["sha1"] == hashlib.sha1(data).hexdigest() and \
+                h["sha256"] == hashlib.sha256(data).hexdigest(), r
+            hashed += 1
 assert got == want, (sorted(set(got.items()) ^ set(want.items())))
+assert hashed == sum(1 for k, _ in want.values() if k == "f"), hashed
 PY'
 
 

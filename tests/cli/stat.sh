@@ -46,7 +46,7 @@ j, summary = recs[0], recs[-1]
 assert j["type"] == "stat" and summary["type"] == "summary" and summary["exit"] == 0
 for k in ("inode", "mode", "uid", "gid", "size", "links", "generation", "atime", "mtime", "ctime", "crtime"):
     assert str(j[k]) == t[k], (k, j[k], t[k])
-assert t["flags"].startswith(j["flags"] + " (" + "|".join(j["flag_names"]))
+assert t["flags"] == j["inode_flags"] + " (" + "|".join(j["flags"]) + ")"
 e = j["encryption"]
 if e:
     assert e["nonce"] == t["nonce"] and (e.get("descriptor") or e.get("identifier")) in (t.get("descriptor"), t.get("identifier"))

@@ -32,7 +32,7 @@ elif mode == 'samename':
     check('fa' in found and 'fb' in found, f'fa and fb not both written: {found}')
     check(found.get('fa') != found.get('fb'),
           f'fa and fb written in one directory {found.get("fa")}: two directories merged')
-    check(len([r for r in deleted if r['file_type'] == 'dir']) == 2, 'not two directories')
+    check(len([r for r in deleted if r['file_type'] == 'directory']) == 2, 'not two directories')
 elif mode == 'reserved':
     # the root (2), resize inode (7), journal (8): never deleted files
     for r in deleted:

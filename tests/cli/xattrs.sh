@@ -105,6 +105,21 @@ if [ -n "$eaino" ]; then
 	"$E4DUMP" stat --json "$W/ea.img" /g >"$W/g.json" 2>"$W/g.err"
 	check "an EA inode without EA_INODE: an error of that attribute" \
 		'grep -q "\"name\":\"user.huge\",\"error\":\"its EA inode is not flagged EA_INODE\"" "$W/g.json" && grep -q "xattr user.huge: value in EA inode" "$W/g.err"'
+	# the three forms of an attribute ("value" text, hex only, "error")
+	# are the schema's: the records of stat and ls validate against it
+	sj() {
+		"$E4DUMP" "$@" --json >"$W/schema.$1.$#.${#2}" 2>/dev/null
+		echo $? >"$W/schema.$1.$#.${#2}.rc"
+	}
+	sj stat "$img" /f
+	sj ls "$img" /
+	sj stat "$W/ea.img" /g
+	sj timeline "$img"
+	/usr/bin/python3 "$top/tests/cli/schema_check.py" "$top/schema/e4dump-records.schema.json" \
+		entry,stat $(ls "$W"/schema.* | grep -v '\.rc$') >"$W/schema.check" 2>&1
+	rc=$?
+	check "xattrs in the records validate against the schema ($(tail -1 "$W/schema.check"))" \
+		'[ $rc = 0 ]'
 	"$E4DUMP" stat "$img" /g >"$W/g.txt" 2>&1
 	check "the EA inode's value, read" \
 		'grep -q "^  user.huge (inode, value in EA inode $eaino, 1024 bytes): EEEE" "$W/g.txt"'

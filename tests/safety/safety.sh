@@ -174,5 +174,5 @@ expect "odd salt" 2 '^e4dump: error: --salt: "abc"' -- \
 	e ls --salt abc --passphrase-file "$W/empty.key" "$W/dups.img"
 expect "no abbreviations" 2 '^e4dump: error: ls: bad option "--key"' -- e ls --key "$K" "$W/dups.img"
 expect "options of another command" 2 '^e4dump: error: ls: bad option "--seed"' -- e ls --seed x "$W/dups.img"
-expect "-o for extract only" 2 '^e4dump: error: cat: bad option "-o"' -- e cat -o d "$W/dups.img" /p
+expect "-o for extract, undelete and cat only" 2 '^e4dump: error: ls: bad option "-o"' -- e ls -o d "$W/dups.img" /p
 finish

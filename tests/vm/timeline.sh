@@ -85,7 +85,15 @@ fi
 # The inode table's dtime of a deleted inode rewritten: the journal's copy
 # still says when the kernel freed it
 if [ $SC = a ]; then
-	ino=$(grep -o '"inode":[0-9]*,[^}]*"deleted":true' "$W/tl.json" | head -1 | sed 's/"inode":\([0-9]*\),.*/\1/')
+	# the first deleted entry's inode (a record has objects inside: parsed)
+	ino=$(/usr/bin/python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    o = json.loads(l)
+    if o.get("deleted") is True:
+        print(o["inode"])
+        break' "$W/tl.json")
+	[ -n "$ino" ] || give_up "no deleted entry in $W/tl.json"
 	cp --sparse=always "$img" "$W/moved.img"
 	debugfs -w -R "set_inode_field <$ino> dtime @1234567890" "$W/moved.img" >/dev/null 2>&1 ||
 		give_up "debugfs set_inode_field"

@@ -33,7 +33,7 @@ wrapped  the journal wrapped (the oldest transaction left in the log is
          minus the churn record's count and the `sync` records after it);
          every deleted inode (extents records) is reported exactly once,
          by its path (name_state `decrypted`) or, its name lost, as
-         `<INO>` (`unknown`), and nothing else; with its type; `exact`
+         `<INO>` (no name_state), and nothing else; with its type; `exact`
          only with the right bytes (target); `not recovered` with no
          journal copy of its inode as the reason, not written, and at
          least one of them found by its name.
@@ -62,7 +62,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_extract as ce  # noqa: E402
 
-TYPES = {"f": "file", "s": "file", "h": "file", "d": "dir", "l": "symlink"}
+TYPES = {"f": "regular", "s": "regular", "h": "regular", "d": "directory", "l": "symlink"}
 
 
 class Checker:
@@ -380,13 +380,14 @@ def mode_wrapped(args):
         orphan = p == f"<{ino}>".encode()
         c.check(p == e.path or orphan,
                 f"{name}: reported for inode {ino}, which was {ce.show(e.path)}")
-        c.check(o.get("name_state") == ("unknown" if orphan else "decrypted"),
+        c.check(o.get("name_state") == (None if orphan else "decrypted"),
                 f"{name}: name_state {o.get('name_state')!r}")
         c.check(o.get("file_type") == TYPES[e.type],
                 f"{name}: file_type {o.get('file_type')!r}, want {TYPES[e.type]!r}")
         if v == "exact":
             if e.type in ("f", "s"):
-                c.check(p is not None and read_out(outdir, p) == ce.expected_content(e, cache),
+                c.check(isinstance(o.get("output_path"), str) and
+                        read_out(outdir, os.fsencode(o["output_path"])) == ce.expected_content(e, cache),
                         f"{name}: exact, but the bytes written are not those of "
                         f"{ce.show(e.path)}")
             elif e.type == "l":
@@ -394,7 +395,7 @@ def mode_wrapped(args):
                 c.check(isinstance(t, str) and os.fsencode(t) == e.target,
                         f"{name}: exact, target {t!r}, want {ce.show(e.target)!r}")
         elif v == "not recovered":
-            if p is not None and o.get("file_type") != "dir":
+            if p is not None and o.get("file_type") != "directory":
                 c.check(not os.path.lexists(os.path.join(os.fsencode(outdir), p)),
                         f"{name}: not recovered, but written")
             why = " ".join(o.get("reasons") or [])
@@ -530,7 +531,7 @@ def mode_manifest(args):
         die("usage: manifest MANIFEST TSV")
     man, tsv = args
     trees, gone, ext, _ = load_manifest(man)
-    want = {e.path: e for e in gone if TYPES.get(e.type) == "file"}
+    want = {e.path: e for e in gone if TYPES.get(e.type) == "regular"}
     c = Checker()
     cache = {}
     rows = {}

@@ -1,0 +1,417 @@
+/* The record of an entry (record.h): gathered once, rendered in one
+ * vocabulary. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "escape.h"
+#include "inodeinfo.h"
+#include "jsonout.h"
+#include "modes.h"
+#include "nokey.h"
+#include "record.h"
+#include "session.h"
+#include "xattrs.h"
+
+#define ADD(o, k, v) json_object_object_add((o), (k), (v))
+#define STR(s) json_object_new_string(s)
+#define INT(i) json_object_new_int64((int64_t)(i))
+
+/* i_flags by the kernel's names (fs/ext4/ext4.h EXT4_*_FL). */
+static const struct {
+	uint32_t bit;
+	const char *name;
+} inode_flags[] = {
+	{ 0x00000001, "SECRM" }, { 0x00000002, "UNRM" },
+	{ 0x00000004, "COMPR" }, { 0x00000008, "SYNC" },
+	{ 0x00000010, "IMMUTABLE" }, { 0x00000020, "APPEND" },
+	{ 0x00000040, "NODUMP" }, { 0x00000080, "NOATIME" },
+	{ 0x00000100, "DIRTY" }, { 0x00000200, "COMPRBLK" },
+	{ 0x00000400, "NOCOMPR" }, { 0x00000800, "ENCRYPT" },
+	{ 0x00001000, "INDEX" }, { 0x00002000, "IMAGIC" },
+	{ 0x00004000, "JOURNAL_DATA" }, { 0x00008000, "NOTAIL" },
+	{ 0x00010000, "DIRSYNC" }, { 0x00020000, "TOPDIR" },
+	{ 0x00040000, "HUGE_FILE" }, { 0x00080000, "EXTENTS" },
+	{ 0x00100000, "VERITY" }, { 0x00200000, "EA_INODE" },
+	{ 0x02000000, "DAX" }, { 0x10000000, "INLINE_DATA" },
+	{ 0x20000000, "PROJINHERIT" }, { 0x40000000, "CASEFOLD" },
+};
+
+json_object *record_inode_flags(uint32_t flags)
+{
+	json_object *a = json_object_new_array();
+	char hex[16];
+
+	for (size_t i = 0; i < sizeof(inode_flags) / sizeof(inode_flags[0]); i++)
+		if (flags & inode_flags[i].bit) {
+			json_object_array_add(a, STR(inode_flags[i].name));
+			flags &= ~inode_flags[i].bit;
+		}
+	for (int b = 0; b < 32; b++)
+		if (flags & (1u << b)) {
+			snprintf(hex, sizeof(hex), "0x%08x", 1u << b);
+			json_object_array_add(a, STR(hex));
+		}
+	return a;
+}
+
+/* e4_policy_flags_name's names ("PAD_32|DIRECT_KEY"), one a string */
+json_object *record_policy_flags(uint8_t flags)
+{
+	json_object *a = json_object_new_array();
+	char names[E4_FLAGS_NAME_MAX], *save = NULL;
+
+	e4_policy_flags_name(flags, names);
+	for (char *t = strtok_r(names, "|", &save); t; t = strtok_r(NULL, "|", &save))
+		json_object_array_add(a, STR(t));
+	return a;
+}
+
+const char *record_file_type(uint16_t mode)
+{
+	switch (mode & E4_S_IFMT) {
+	case E4_S_IFDIR: return "directory";
+	case E4_S_IFREG: return "regular";
+	case E4_S_IFLNK: return "symlink";
+	case E4_S_IFCHR: return "chardev";
+	case E4_S_IFBLK: return "blockdev";
+	case E4_S_IFIFO: return "fifo";
+	case E4_S_IFSOCK: return "socket";
+	}
+	return "unknown";
+}
+
+/* EXT2_FT_*: 1 regular ... 7 symlink */
+const char *record_file_type_ft(uint8_t ft)
+{
+	static const char *const words[] = { "unknown", "regular", "directory",
+		"chardev", "blockdev", "fifo", "socket", "symlink" };
+
+	return ft < sizeof(words) / sizeof(words[0]) ? words[ft] : "unknown";
+}
+
+json_object *record_time(const struct e4_timestamp *ts)
+{
+	return json_time(ts);
+}
+
+json_object *record_policy(const char *type, const struct e4_context *c, int nonce)
+{
+	json_object *o = type ? json_record(type) : json_object_new_object();
+	char fl[8];
+
+	snprintf(fl, sizeof(fl), "0x%02x", c->flags);
+	ADD(o, "policy_version", INT(c->version));
+	ADD(o, "contents_mode", INT(c->contents_mode));
+	ADD(o, "contents", STR(e4_mode_name(c->contents_mode)));
+	ADD(o, "filenames_mode", INT(c->filenames_mode));
+	ADD(o, "filenames", STR(e4_mode_name(c->filenames_mode)));
+	ADD(o, "flags", record_policy_flags(c->flags));
+	ADD(o, "policy_flags", STR(fl));
+	ADD(o, c->version == E4_CONTEXT_V1 ? "descriptor" : "identifier",
+	    json_hex(c->key_id, c->key_id_size > sizeof(c->key_id) ?
+		     sizeof(c->key_id) : c->key_id_size));
+	if (nonce)
+		ADD(o, "nonce", json_hex(c->nonce, sizeof(c->nonce)));
+	return o;
+}
+
+void record_init(struct record *r, const char *type)
+{
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	r->allocated = -1;
+}
+
+void record_free(struct record *r)
+{
+	free(r->path);
+	free(r->name);
+	free(r->raw_name);
+	free(r->target);
+	free(r->output_path);
+	json_object_put(r->xattrs);
+	r->xattrs = NULL;
+	r->path = r->name = r->target = r->output_path = NULL;
+	r->raw_name = NULL;
+}
+
+static char *escaped(const uint8_t *p, size_t n)
+{
+	char *e = malloc(E4_ESCAPE_SIZE(n));
+
+	if (e)
+		e4_escape(p, n, e, 0);
+	return e;
+}
+
+int record_set_name(struct record *r, enum e4_name_state state,
+		    const uint8_t *raw, size_t len)
+{
+	free(r->raw_name);
+	r->raw_name = malloc(len ? len : 1);
+	if (!r->raw_name)
+		return -1;
+	memcpy(r->raw_name, raw, len);
+	r->raw_name_len = len;
+	r->name_state = state;
+	r->have_name = 1;
+	return 0;
+}
+
+int record_set_output(struct record *r, const char *raw)
+{
+	free(r->output_path);
+	r->output_path = raw ? escaped((const uint8_t *)raw, strlen(raw)) : NULL;
+	return raw && !r->output_path ? -1 : 0;
+}
+
+void record_set_hashes(struct record *r, const char *of, const char *tsv)
+{
+	char *f[3] = { r->hashes.md5, r->hashes.sha1, r->hashes.sha256 };
+	size_t cap[3] = { sizeof(r->hashes.md5), sizeof(r->hashes.sha1),
+			  sizeof(r->hashes.sha256) };
+
+	r->hashes.of = of;
+	for (int i = 0; i < 3; i++) {
+		size_t n = strcspn(tsv, "\t");
+
+		f[i][0] = 0;
+		if (n + 1 == cap[i] && tsv[0] != '-') {
+			memcpy(f[i], tsv, n);
+			f[i][n] = 0;
+		}
+		tsv += n + (tsv[n] == '\t');
+	}
+}
+
+/* The key that opens the context e->ctx read with status st. */
+static void policy_key(struct record_encryption *e, struct session *s,
+		       enum e4_status st)
+{
+	struct e4_policy_key pk;
+
+	e->known = st == E4_OK;
+	e->readable = e->ctx.version == E4_CONTEXT_V1 || e->ctx.version == E4_CONTEXT_V2;
+	if (!e->known)
+		return;
+	e4_fs_policy_key(s->fs, &e->ctx, &pk);
+	e->open = pk.open;
+	e->key = pk.open ? (pk.key >= 0 ? e4_keystore_key(s->keys, (size_t)pk.key)->label :
+			    "dummy key") : NULL;
+	e->key_how = pk.open || e4_keystore_count(s->keys) ? pk.how : "no key given";
+}
+
+static void add_key(json_object *o, const struct record_encryption *e)
+{
+	ADD(o, "key", e->key ? STR(e->key) : NULL);
+	if (e->key_how)
+		ADD(o, "key_how", STR(e->key_how));
+	ADD(o, "state", STR(e->open ? "decrypted" : "locked"));
+}
+
+void record_policy_key(json_object *o, struct session *s, const struct e4_context *c)
+{
+	struct record_encryption e;
+
+	memset(&e, 0, sizeof(e));
+	e.ctx = *c;
+	policy_key(&e, s, E4_OK);
+	add_key(o, &e);
+}
+
+static json_object *hex_or_null(const char *h)
+{
+	return *h ? STR(h) : NULL;
+}
+
+static json_object *hashes_json(const struct record_hashes *h)
+{
+	json_object *o = json_object_new_object();
+
+	ADD(o, "of", STR(h->of));
+	ADD(o, "md5", hex_or_null(h->md5));
+	ADD(o, "sha1", hex_or_null(h->sha1));
+	ADD(o, "sha256", hex_or_null(h->sha256));
+	return o;
+}
+
+json_object *record_hashes_json(const char *of, const char *tsv)
+{
+	struct record r;
+
+	record_init(&r, NULL);
+	record_set_hashes(&r, of, tsv);
+	return hashes_json(&r.hashes);
+}
+
+/* The inode's context and the key that opens it. */
+static void encryption_of(struct record *r, struct session *s)
+{
+	struct record_encryption *e = &r->enc;
+	const char *why = NULL;
+	enum e4_status st;
+
+	memset(e, 0, sizeof(*e));
+	if (!r->inode.encrypted)
+		return;
+	e->present = 1;
+	st = e4_inode_context(s->fs, &r->inode, &e->ctx, &why);
+	if (st != E4_OK && st != E4_UNRECOGNIZED)
+		e->error = why ? why : e4_status_str(st);
+	else
+		policy_key(e, s, st);
+}
+
+/* A symlink's target as readlink gives it: decrypted with the key, or the
+ * kernel's no-key form; escaped (inode_target). */
+static void target_of(struct record *r, struct session *s)
+{
+	const char *state;
+
+	if (E4_ISLNK(r->inode.mode))
+		r->target = inode_target(s, &r->inode, r->path, &state);
+}
+
+int record_from_inode(struct record *r, struct session *s, uint32_t ino,
+		      const struct e4_inode *in, const char *path)
+{
+	int allocated;
+
+	r->ino = ino;
+	if (!(r->path = strdup(path)))
+		return -1;
+	if (!in) {
+		r->inode_error = "inode unreadable";
+		return 0;
+	}
+	r->have_inode = 1;
+	r->inode = *in;
+	/* the inode bitmap's word, as istat's "Allocated" */
+	r->allocated = e4_inode_allocated(s->fs, ino, &allocated) == E4_OK ? allocated : -1;
+	encryption_of(r, s);
+	r->size = inode_stat_size(s, in, path);
+	target_of(r, s);
+	return (r->xattrs = xattrs_json(s->fs, in, path)) ? 0 : -1;
+}
+
+int record_from_copy(struct record *r, struct session *s, const struct e4_inode *in,
+		     const struct e4_context *ctx, uint64_t size,
+		     const char *target, const char *path)
+{
+	r->ino = in->ino;
+	if (!(r->path = strdup(path)) || (target && !(r->target = strdup(target))))
+		return -1;
+	r->have_inode = 1;
+	r->inode = *in;
+	r->allocated = 0;
+	r->size = size;
+	memset(&r->enc, 0, sizeof(r->enc));
+	if (in->encrypted) {
+		r->enc.present = 1;
+		if (!ctx) {
+			r->enc.error = "its context is not in the copy";
+		} else {
+			r->enc.ctx = *ctx;
+			policy_key(&r->enc, s, E4_OK);
+		}
+	}
+	return 0;
+}
+
+int record_from_node(struct record *r, struct session *s,
+		     const struct e4_walk_node *n)
+{
+	const char *slash = strrchr(n->path, '/');
+
+	if (record_from_inode(r, s, n->ino, n->inode, n->path))
+		return -1;
+	/* the start (the PATH given) too: its last component, or the whole
+	 * path for "/" and "<INO>" */
+	if (!(r->name = strdup(slash && slash[1] ? slash + 1 : n->path)))
+		return -1;
+	if (!n->entry)
+		return 0;
+	return record_set_name(r, n->entry->state, n->entry->raw, n->entry->raw_len);
+}
+
+static json_object *encryption_json(const struct record_encryption *e)
+{
+	json_object *o;
+
+	if (!e->present)
+		return NULL;
+	if (e->error) {
+		o = json_object_new_object();
+		ADD(o, "error", STR(e->error));
+		ADD(o, "state", STR("locked"));
+		return o;
+	}
+	if (e->readable) {
+		o = record_policy(NULL, &e->ctx, 1);
+	} else {
+		/* a version no kernel defines: nothing else of it can be read */
+		o = json_object_new_object();
+		ADD(o, "policy_version", INT(e->ctx.version));
+	}
+	ADD(o, "known", json_object_new_boolean(e->known));
+	add_key(o, e);
+	return o;
+}
+
+json_object *record_json(const struct record *r)
+{
+	json_object *o = json_record(r->type);
+	const struct e4_inode *in = &r->inode;
+	char mode[8];
+
+	if (!o)
+		return NULL;
+	ADD(o, "path", r->path ? STR(r->path) : NULL);
+	if (r->name)
+		ADD(o, "name", STR(r->name));
+	ADD(o, "inode", INT(r->ino));
+	if (r->have_name) {
+		ADD(o, "name_state", STR(json_name_state(r->name_state)));
+		ADD(o, "raw_name_hex", json_hex(r->raw_name, r->raw_name_len));
+	}
+	if (!r->have_inode) {
+		if (r->inode_error)
+			ADD(o, "error", STR(r->inode_error));
+	} else {
+		snprintf(mode, sizeof(mode), "%04o", in->mode & 07777);
+		ADD(o, "file_type", STR(record_file_type(in->mode)));
+		ADD(o, "mode", STR(mode));
+		ADD(o, "uid", INT(in->uid));
+		ADD(o, "gid", INT(in->gid));
+		ADD(o, "links", INT(in->links));
+		ADD(o, "size", json_object_new_uint64(r->size));
+		ADD(o, "atime", json_time(&in->atime));
+		ADD(o, "mtime", json_time(&in->mtime));
+		ADD(o, "ctime", json_time(&in->ctime));
+		ADD(o, "crtime", in->has_crtime ? json_time(&in->crtime) : NULL);
+		if (in->dtime) {
+			struct e4_timestamp d = { in->dtime, 0 };
+
+			ADD(o, "dtime", json_time(&d));
+		} else {
+			ADD(o, "dtime", NULL);
+		}
+		ADD(o, "allocated", r->allocated < 0 ? NULL :
+		    json_object_new_boolean(r->allocated));
+		ADD(o, "flags", record_inode_flags(in->flags));
+		ADD(o, "encrypted", json_object_new_boolean(in->encrypted));
+		ADD(o, "encryption", encryption_json(&r->enc));
+		if (E4_ISLNK(in->mode))
+			ADD(o, "target", r->target ? STR(r->target) : NULL);
+		if (r->xattrs)
+			ADD(o, "xattrs", json_object_get(r->xattrs));
+	}
+	if (r->hashes.of)
+		ADD(o, "hashes", hashes_json(&r->hashes));
+	if (r->output_path)
+		ADD(o, "output_path", STR(r->output_path));
+	if (r->status)
+		ADD(o, "status", STR(r->status));
+	return o;
+}

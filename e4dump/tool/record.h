@@ -1,0 +1,161 @@
+/* The record of an entry: what every writer says of one file, directory
+ * or symlink of the image (ls, stat, extract, undelete, cat, mount
+ * --json; the manifest, DFXML, body file and sidecars may render it too),
+ * gathered once into a struct and rendered as JSON in one vocabulary
+ * (schema/e4dump-records.schema.json, man e4dump "JSON RECORDS").
+ *
+ * Fill it with record_from_node (a walk node) or record_from_inode (an
+ * inode and its path), set what the caller alone knows (hashes, output
+ * path, status), render it with record_json, add the command's own
+ * fields to that object, and free it with record_free. */
+#ifndef E4DUMP_RECORD_H
+#define E4DUMP_RECORD_H
+
+#include <json-c/json.h>
+#include <stdint.h>
+#include "context.h"
+#include "dir.h"
+#include "inode.h"
+#include "walk.h"
+
+struct session;
+
+/* The inode's encryption context, as the record's "encryption" object
+ * (null when present is 0). */
+struct record_encryption {
+	int present;             /* the inode is encrypted (EXT4_ENCRYPT_FL) */
+	const char *error;       /* its context cannot be read: why ("error";
+				  * nothing else of it is shown) */
+	int known;               /* "known": a policy Linux 6.1 knows */
+	int readable;            /* version 1 or 2: the fields below were read */
+	struct e4_context ctx;   /* "policy_version" (the stored version
+				  * byte: 1 or 2), "contents_mode",
+				  * "filenames_mode" (by number, and by name
+				  * as "contents", "filenames"), "flags" (the
+				  * policy flags: an array of linux/fscrypt.h
+				  * names, PAD_n first) and "policy_flags"
+				  * (the byte, "0x03"), "descriptor" (v1) or
+				  * "identifier" (v2) in hex, "nonce" in hex */
+	const char *key;         /* "key": label of the key file that opens
+				  * it ("dummy key" for --dummy-key), or NULL */
+	const char *key_how;     /* "key_how": how the key was matched, or
+				  * why none opens it */
+	int open;                /* "state": "decrypted" when a key opens
+				  * it, else "locked" */
+};
+
+/* "hashes": {"of", "md5", "sha1", "sha256"} */
+struct record_hashes {
+	const char *of;          /* "plaintext" or "ciphertext"; NULL: the
+				  * record has no hashes (no "hashes" field) */
+	char md5[33], sha1[41], sha256[65]; /* lowercase hex; "" when too
+				  * large to hash (then null) */
+};
+
+struct record {
+	const char *type;        /* "type": entry, stat, extracted, deleted,
+				  * cat, ... (a string with static storage) */
+	char *path;              /* "path": the path in the image, in its
+				  * escaped display form (json_name's form);
+				  * "<INO>" for an inode without a name */
+	char *name;              /* "name": its last component (display
+				  * form; the whole path for "/" or "<INO>"),
+				  * or NULL (none: no field) */
+	uint32_t ino;            /* "inode" */
+	int have_inode;          /* the inode was read: the fields from
+				  * file_type to flags below are shown; else
+				  * "error" says why not (inode_error) */
+	const char *inode_error; /* "error" when have_inode is 0 */
+	struct e4_inode inode;   /* "file_type" (regular, directory, symlink,
+				  * chardev, blockdev, fifo, socket, unknown),
+				  * "mode" (permission bits, octal "0644"),
+				  * "uid", "gid", "links", "atime", "mtime",
+				  * "ctime", "crtime" (null without room for
+				  * it), "dtime" (null when 0), "flags" (i_flags
+				  * by EXT4_*_FL names), "encrypted" */
+	uint64_t size;           /* "size": what lstat gives (a symlink: the
+				  * length of its target, decrypted or in its
+				  * no-key form) */
+	int allocated;           /* "allocated": the inode bitmap's bit, as
+				  * istat's "Allocated" (e4_inode_allocated:
+				  * a deleted file's inode may keep its links
+				  * and mode, the bitmap says it is free); 1
+				  * set, 0 clear, -1 unreadable (null) */
+	int have_name;           /* an entry named it: name_state, raw_name */
+	enum e4_name_state name_state; /* "name_state": plain, decrypted,
+				  * no-key, bad */
+	uint8_t *raw_name;       /* "raw_name_hex": the entry's stored bytes */
+	size_t raw_name_len;
+	char *target;            /* "target": a symlink's target, escaped
+				  * (decrypted, or its no-key form), or NULL */
+	struct record_encryption enc; /* "encryption" */
+	struct record_hashes hashes; /* "hashes" (when the caller has them) */
+	char *output_path;       /* "output_path": where it was written,
+				  * under the output directory (display
+				  * form), or NULL (not written: no field) */
+	json_object *xattrs;     /* "xattrs": the listed extended attributes
+				  * (xattrs_json: {"name", "value_hex",
+				  * "value"} or {"name", "error"}); NULL:
+				  * none read (a journal copy's: no field) */
+	const char *status;      /* "status": complete, partial, locked,
+				  * not_recovered, skipped, error; NULL: none */
+};
+
+/* An empty record of type t. */
+void record_init(struct record *r, const char *type);
+
+/* The record of a walk node: path, name, inode, its entry's name state
+ * and stored bytes, the inode's fields, its encryption context and key,
+ * a symlink's target and the size lstat gives.  0, or -1 when out of
+ * memory. */
+int record_from_node(struct record *r, struct session *s,
+		     const struct e4_walk_node *n);
+
+/* The record of an inode read by the caller (in; NULL when it could not
+ * be read, then ino names it), shown at path (display form). */
+int record_from_inode(struct record *r, struct session *s, uint32_t ino,
+		      const struct e4_inode *in, const char *path);
+
+/* The record of an inode as a copy (a journal's) holds it, read by the
+ * caller: nothing of the live image is read for it (its blocks may be
+ * another file's by now).  ctx: its encryption context as the caller
+ * read it from the copy, or NULL when it could not be; size: what lstat
+ * gave; target: the symlink's target (escaped) or NULL.  allocated 0. */
+int record_from_copy(struct record *r, struct session *s, const struct e4_inode *in,
+		     const struct e4_context *ctx, uint64_t size,
+		     const char *target, const char *path);
+
+/* The stored name of the entry (copied); name_state with it. */
+int record_set_name(struct record *r, enum e4_name_state state,
+		    const uint8_t *raw, size_t len);
+
+/* Take hashes "MD5\tSHA1\tSHA256" as manifest_hash gives them ("-" for
+ * one not computed). */
+void record_set_hashes(struct record *r, const char *of, const char *tsv);
+/* The "hashes" object of such hashes. */
+json_object *record_hashes_json(const char *of, const char *tsv);
+
+/* Set a string field from raw bytes (escaped): output_path, target. */
+int record_set_output(struct record *r, const char *raw);
+
+/* The record as a JSON object (a record of r->type): every field above
+ * that is set; NULL when out of memory. */
+json_object *record_json(const struct record *r);
+
+void record_free(struct record *r);
+
+/* Pieces of the vocabulary, for writers that build their own objects. */
+const char *record_file_type(uint16_t mode);      /* "regular", ... */
+const char *record_file_type_ft(uint8_t ft);      /* of an EXT2_FT_* */
+json_object *record_inode_flags(uint32_t flags);  /* ["ENCRYPT", ...] */
+json_object *record_policy_flags(uint8_t flags);  /* ["PAD_32", ...] */
+/* The encryption object of a policy (no nonce when nonce is 0); with
+ * type, a record of that type. */
+json_object *record_policy(const char *type, const struct e4_context *c, int nonce);
+/* Add to a policy object what opens c: "key" (label or null), "key_how",
+ * "state" (decrypted or locked). */
+void record_policy_key(json_object *o, struct session *s, const struct e4_context *c);
+/* A time, or null: "YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ". */
+json_object *record_time(const struct e4_timestamp *ts);
+
+#endif
