@@ -319,6 +319,33 @@ int record_from_copy(struct record *r, struct session *s, const struct e4_inode 
 	return 0;
 }
 
+int record_from_export(struct record *r, const struct e4_inode *in,
+		       const struct e4_context *ctx, const char *key,
+		       const char *path)
+{
+	r->ino = in->ino;
+	if (!(r->path = strdup(path)))
+		return -1;
+	r->have_inode = 1;
+	r->inode = *in;
+	r->size = in->size;
+	memset(&r->enc, 0, sizeof(r->enc));
+	if (in->encrypted) {
+		r->enc.present = 1;
+		if (!ctx) {
+			r->enc.error = "its saved context is missing or bad";
+		} else {
+			r->enc.ctx = *ctx;
+			r->enc.known = 1;
+			r->enc.readable = 1;
+			r->enc.open = key != NULL;
+			r->enc.key = key;
+			r->enc.key_how = key ? NULL : "no key given opens it";
+		}
+	}
+	return 0;
+}
+
 int record_from_node(struct record *r, struct session *s,
 		     const struct e4_walk_node *n)
 {
