@@ -699,7 +699,8 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 		nlist++;
 	}
 	closedir(dp);
-	qsort(list, nlist, sizeof(*list), cmp_str);
+	if (nlist)
+		qsort(list, nlist, sizeof(*list), cmp_str);
 	for (size_t i = 0; i < nlist; i++) {
 		const char *sname = list[i];
 		char hexname[2 * OUTDIR_NAME_MAX + 1], dname[OUTDIR_NAME_MAX], *path, *orel;

@@ -152,7 +152,8 @@ int record_set_name(struct record *r, enum e4_name_state state,
 	r->raw_name = malloc(len ? len : 1);
 	if (!r->raw_name)
 		return -1;
-	memcpy(r->raw_name, raw, len);
+	if (len)
+		memcpy(r->raw_name, raw, len);
 	r->raw_name_len = len;
 	r->name_state = state;
 	r->have_name = 1;
