@@ -28,6 +28,7 @@
 #include "manifest.h"
 #include "nameset.h"
 #include "outdir.h"
+#include "record.h"
 #include "symlink.h"
 
 #define MAX_JSON ((size_t)1 << 30)   /* a directory file of 4M entries */
@@ -332,7 +333,7 @@ static void later_times(json_object *later, struct timespec ts[2])
 	}
 }
 
-/* A struct e4_inode of what the manifest row needs. */
+/* A struct e4_inode of what the manifest row and the record need. */
 static void later_inode(json_object *later, struct e4_inode *in)
 {
 	json_object *t = field(later, "times", json_type_object);
@@ -346,6 +347,8 @@ static void later_inode(json_object *later, struct e4_inode *in)
 	in->gid = (uint32_t)intfield(later, "gid", 0);
 	in->links = (uint16_t)intfield(later, "links", 0);
 	in->size = (uint64_t)intfield(later, "i_size", 0);
+	in->flags = (uint32_t)intfield(later, "i_flags", 0);
+	in->encrypted = (in->flags & E4_INODE_ENCRYPT_FL) != 0;
 	for (int i = 0; i < 4; i++) {
 		json_object *a = field(t, k[i], json_type_array);
 
@@ -385,37 +388,38 @@ static char *join(const char *dir, const char *name)
 	return p;
 }
 
+/* The record of an entry the export holds the inode of (later); an entry
+ * without one was written in the clear by extract, whose record it has. */
 static void emit(struct uk *u, const char *shown, const char *rel, json_object *later,
-		 const char *type, const char *status, const char *hashes)
+		 const char *status, const char *hashes)
 {
-	json_object *o;
+	struct record rec;
 	struct e4_inode in;
-	char mode[8];
+	struct e4_context ctx;
+	const struct e4_master_key *k = NULL;
+	uint32_t ino;
+	int have_ctx;
+	json_object *o;
 
-	if (!u->o->json)
+	if (!u->o->json || !later)
 		return;
-	o = json_record("extracted");
-	json_object_object_add(o, "path", json_object_new_string(shown));
-	if (later) {
-		later_inode(later, &in);
-		snprintf(mode, sizeof(mode), "%04o", in.mode & 07777);
-		json_object_object_add(o, "inode", json_object_new_int64(in.ino));
-		json_object_object_add(o, "mode", json_object_new_string(mode));
-		json_object_object_add(o, "uid", json_object_new_int64(in.uid));
-		json_object_object_add(o, "gid", json_object_new_int64(in.gid));
-		json_object_object_add(o, "size", json_object_new_uint64(in.size));
-		json_object_object_add(o, "atime", json_time(&in.atime));
-		json_object_object_add(o, "mtime", json_time(&in.mtime));
-		json_object_object_add(o, "ctime", json_time(&in.ctime));
-		json_object_object_add(o, "crtime", in.has_crtime ? json_time(&in.crtime) : NULL);
+	later_inode(later, &in);
+	have_ctx = later_context(later, &ctx, &ino) == 0;
+	if (have_ctx && strcmp(status, "locked"))
+		k = policy_key(u, &ctx);
+	record_init(&rec, "extracted");
+	if (record_from_export(&rec, &in, have_ctx ? &ctx : NULL, k ? k->label : NULL, shown) ||
+	    (rel && record_set_output(&rec, rel))) {
+		record_free(&rec);
+		return;
 	}
-	json_object_object_add(o, "file_type", json_object_new_string(type));
 	if (hashes && hashes[0])
-		json_object_object_add(o, "hashes", kept_hashes_json(
-			strcmp(status, "locked") ? "plaintext" : "ciphertext", hashes));
-	json_object_object_add(o, "output_path", rel ? json_name(rel) : NULL);
-	json_object_object_add(o, "status", json_object_new_string(status));
-	json_emit(o);
+		record_set_hashes(&rec, strcmp(status, "locked") ? "plaintext" : "ciphertext", hashes);
+	rec.status = status;
+	o = record_json(&rec);
+	record_free(&rec);
+	if (o)
+		json_emit(o);
 }
 
 /* A kept file decrypted into name in dst: its initialized data units,
@@ -617,7 +621,7 @@ static void keep_entry(struct uk *u, int src, const char *sname, json_object *si
 	json_object_array_add(kept_out, e);
 	if (!is_link)
 		hash_of(dst, dname, hashes);
-	emit(u, shown, rel, later, is_link ? "symlink" : "regular", "locked", hashes);
+	emit(u, shown, rel, later, "locked", hashes);
 	u->kept++;
 }
 
@@ -695,7 +699,8 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 		nlist++;
 	}
 	closedir(dp);
-	qsort(list, nlist, sizeof(*list), cmp_str);
+	if (nlist)
+		qsort(list, nlist, sizeof(*list), cmp_str);
 	for (size_t i = 0; i < nlist; i++) {
 		const char *sname = list[i];
 		char hexname[2 * OUTDIR_NAME_MAX + 1], dname[OUTDIR_NAME_MAX], *path, *orel;
@@ -783,7 +788,7 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 				futimens(d2, ts);
 				close(d2);
 				u->dirs++;
-				emit(u, path, orel, sl, "directory", "complete", NULL);
+				emit(u, path, orel, sl, "complete", NULL);
 				json_object_put(sub);
 			}
 			if (s2 >= 0)
@@ -813,7 +818,7 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 					u->skipped++;
 				} else {
 					u->symlinks++;
-					emit(u, path, orel, sl, "symlink", "complete", NULL);
+					emit(u, path, orel, sl, "complete", NULL);
 				}
 			}
 			if (out)
@@ -851,7 +856,7 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 					}
 					manifest_write(u->man, row, hashes, NULL);
 				}
-				emit(u, path, orel, sl, "regular", "complete", hashes);
+				emit(u, path, orel, sl, "complete", hashes);
 			} else {
 				if (c)
 					u->skipped++;

@@ -152,7 +152,8 @@ int record_set_name(struct record *r, enum e4_name_state state,
 	r->raw_name = malloc(len ? len : 1);
 	if (!r->raw_name)
 		return -1;
-	memcpy(r->raw_name, raw, len);
+	if (len)
+		memcpy(r->raw_name, raw, len);
 	r->raw_name_len = len;
 	r->name_state = state;
 	r->have_name = 1;
@@ -314,6 +315,33 @@ int record_from_copy(struct record *r, struct session *s, const struct e4_inode 
 		} else {
 			r->enc.ctx = *ctx;
 			policy_key(&r->enc, s, E4_OK);
+		}
+	}
+	return 0;
+}
+
+int record_from_export(struct record *r, const struct e4_inode *in,
+		       const struct e4_context *ctx, const char *key,
+		       const char *path)
+{
+	r->ino = in->ino;
+	if (!(r->path = strdup(path)))
+		return -1;
+	r->have_inode = 1;
+	r->inode = *in;
+	r->size = in->size;
+	memset(&r->enc, 0, sizeof(r->enc));
+	if (in->encrypted) {
+		r->enc.present = 1;
+		if (!ctx) {
+			r->enc.error = "its saved context is missing or bad";
+		} else {
+			r->enc.ctx = *ctx;
+			r->enc.known = 1;
+			r->enc.readable = 1;
+			r->enc.open = key != NULL;
+			r->enc.key = key;
+			r->enc.key_how = key ? NULL : "no key given opens it";
 		}
 	}
 	return 0;

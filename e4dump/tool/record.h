@@ -125,6 +125,14 @@ int record_from_copy(struct record *r, struct session *s, const struct e4_inode 
 		     const struct e4_context *ctx, uint64_t size,
 		     const char *target, const char *path);
 
+/* The record of an inode as an export of extract --keep-locked saved it
+ * (unlock-kept): no image behind it, so "allocated" is unknown (null);
+ * ctx: its saved context, or NULL when it is missing or bad; key: the
+ * label of the key that opened it, or NULL (kept locked). */
+int record_from_export(struct record *r, const struct e4_inode *in,
+		       const struct e4_context *ctx, const char *key,
+		       const char *path);
+
 /* The stored name of the entry (copied); name_state with it. */
 int record_set_name(struct record *r, enum e4_name_state state,
 		    const uint8_t *raw, size_t len);

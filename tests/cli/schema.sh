@@ -5,7 +5,8 @@
 # tests/cli/schema_check.py), ends with the summary, and the summary's exit
 # is the exit status: info, ls -R (with and without keys), stat of every
 # entry, cat -o FILE of every file and symlink, extract (with keys, and
-# --keep-locked without), verify, journal, volumes, keyid (alone and with
+# --keep-locked without), unlock-kept of that export (with the keys and
+# with a wrong one), verify, journal, volumes, keyid (alone and with
 # the image), undelete (with and without keys), timeline (with and
 # without --journal-events), verify --evidence, mount -f (when /dev/fuse can be used), and fatal errors; on the
 # bundled sample and on kernel-written images: v2 policies, casefold, and
@@ -86,6 +87,8 @@ exercise() {
 	done
 	run "$name.extract" "$E4DUMP" extract --json -q "${KEYS[@]}" "$IMG" -o "$W/$name/x"
 	run "$name.extract-locked" "$E4DUMP" extract --json -q --keep-locked "$IMG" -o "$W/$name/xl"
+	run "$name.unlock-kept" "$E4DUMP" unlock-kept --json "${KEYS[@]}" "$W/$name/xl" -o "$W/$name/ul"
+	run "$name.unlock-kept-wrongkey" "$E4DUMP" unlock-kept --json --key-file "$W/zero.key" "$W/$name/xl" -o "$W/$name/uln"
 	run "$name.verify" "$E4DUMP" verify --json -q "${KEYS[@]}" "$IMG"
 	run "$name.verify-evidence" "$E4DUMP" verify --json -q --evidence "${KEYS[@]}" "$IMG"
 	run "$name.journal" "$E4DUMP" journal --json "$IMG"
@@ -99,6 +102,7 @@ exercise() {
 	run "$name.timeline-nokey" "$E4DUMP" timeline --json "$IMG"
 }
 
+head -c 64 /dev/zero >"$W/zero.key"
 sample s.img
 mkdir -p "$W/sample"
 IMG=$W/s.img

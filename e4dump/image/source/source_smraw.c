@@ -228,7 +228,7 @@ static long set_members(const char *path, const struct split_name *sn,
 
 static int has(const unsigned long *nums, long n, unsigned long x)
 {
-	return bsearch(&x, nums, (size_t)n, sizeof(x), by_number) != NULL;
+	return n > 0 && bsearch(&x, nums, (size_t)n, sizeof(x), by_number) != NULL;
 }
 
 int e4_split_raw_set(const char *path, char *why, size_t whylen)
