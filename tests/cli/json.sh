@@ -10,7 +10,8 @@ E4DUMP=$1
 workdir "$2"
 sample s.img
 python3 "$top/tests/cli/json_check.py" "$E4DUMP" "$W/s.img" "$K" >"$W/check" 2>&1
-check "ls -R --json: every record as debugfs and stat say ($(head -2 "$W/check"))" '[ $? = 0 ]'
+rc=$?
+check "ls -R --json: every record as debugfs and stat say ($(head -2 "$W/check"))" '[ $rc = 0 ]'
 jq_py() { python3 -c "import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; $1" "$2"; }
 "$E4DUMP" ls --json "$W/missing.img" >"$W/fatal" 2>/dev/null
 rc=$?

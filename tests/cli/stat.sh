@@ -15,7 +15,8 @@ command -v debugfs >/dev/null || give_up "debugfs not installed"
 python3 "$top/tests/cli/stat_check.py" "$E4DUMP" "$W/s.img" "$K" / /secret /secret/hello.txt \
 	"/secret/sub/nested file.bin" /secret/link /secret/sub/up /secret/empty /plain/link \
 	"/plain/日本.txt" "<11>" >"$W/check" 2>&1
-check "stat agrees with debugfs: $(head -3 "$W/check")" '[ $? = 0 ]'
+rc=$?
+check "stat agrees with debugfs: $(head -3 "$W/check")" '[ $rc = 0 ]'
 must_run "stat with the key" "$W/st" -- "$E4DUMP" stat --key-file "$K" "$W/s.img" "/secret/sub/nested file.bin" &&
 	check "the key file that opens it is named" 'grep -q "^  key: .*sample\.key (" "$W/st"'
 nk=$(sed -n 's/^no-key name: //p' "$W/st")
@@ -54,7 +55,8 @@ if e:
 runs = re.findall(r"^  (\d+)-\d+ -> (\d+)-\d+ \((\d+) block", open(sys.argv[1]).read(), re.M)
 assert [(r["logical"], r["physical"], r["blocks"]) for r in j["blocks"]] == [tuple(map(int, x)) for x in runs]
 PY
-	check "stat --json $p: what the text says ($(tail -1 "$W/cmp"))" '[ $? = 0 ]'
+	rc=$?
+	check "stat --json $p: what the text says ($(tail -1 "$W/cmp"))" '[ $rc = 0 ]'
 done
 # symlink targets: decrypted with the key, plain for /plain, as the guest
 # made them (the manifest's l records: PATHHEX ... TARGETHEX)

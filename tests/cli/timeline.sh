@@ -44,7 +44,8 @@ while IFS='|' read -r md5 name ino mode uid gid size a m c cr; do
 done <"$W/body"
 check "every line is what stat says ($n lines)" '[ $n -ge 18 ]'
 mactime -b "$W/body" -d -y -z UTC >"$W/mac" 2>"$W/mac.err"
-check "mactime reads it ($(wc -l <"$W/mac") lines)" '[ $? = 0 ] && [ "$(wc -l <"$W/mac")" -gt 18 ]'
+rc=$?
+check "mactime reads it ($(wc -l <"$W/mac") lines)" '[ $rc = 0 ] && [ "$(wc -l <"$W/mac")" -gt 18 ]'
 hino=$(debugfs -R "ls -p /plain" "$W/s.img" 2>/dev/null | awk -F/ '$6 == "hello.txt" {print $2}')
 hm=$(debugfs -R "stat <$hino>" "$W/s.img" 2>/dev/null | sed -n 's/^ *mtime: 0x\([0-9a-f]*\):.*/\1/p')
 hdate=$(date -u -d "@$((16#$hm))" +%Y-%m-%dT%H:%M:%SZ)

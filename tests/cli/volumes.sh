@@ -149,7 +149,8 @@ assert [(x["index"], x["start_sector"], x["length"]) for x in v] ==     [("1", 2
 assert v[1]["extended"] and v[3]["logical"] and v[3]["ext4"] and v[3]["encrypted_inodes"] == 8
 assert v[2]["filesystem"] == "swap" and not v[2]["ext4"] and r[-1]["exit"] == 0
 PY
-check "volumes --json of the MBR E01: container, table, four volumes, summary ($(tail -1 "$W/vjc"))" '[ $? = 0 ]'
+rc=$?
+check "volumes --json of the MBR E01: container, table, four volumes, summary ($(tail -1 "$W/vjc"))" '[ $rc = 0 ]'
 
 # the E01's acquisition record, checked against md5sum of the raw disk
 must_run "volumes of an E01" "$W/vol" -- "$E4DUMP" volumes "$W/gpt.E01" &&

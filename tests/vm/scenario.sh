@@ -67,7 +67,8 @@ for line in open(sys.argv[2], "rb").read().decode().splitlines():
         assert want in pols, f"tree {w[1]}: no policy record {want}"
         assert all(p["key"] for p in recs if p["type"] == "policy"), "a policy without its key"
 PY
-check "info --json: every tree's policy, opened ($(tail -1 "$W/info.json.check"))" '[ $? = 0 ]'
+rc=$?
+check "info --json: every tree's policy, opened ($(tail -1 "$W/info.json.check"))" '[ $rc = 0 ]'
 # keyid names each key as the kernel did (v2: the identifier
 # FS_IOC_ADD_ENCRYPTION_KEY returned), and with the image says which
 # policy each opens: every v1 descriptor and v2 identifier the guest set
