@@ -1,5 +1,8 @@
+#include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "fuzz_common.h"
 
@@ -31,4 +34,39 @@ void fuzz_quiet(void)
 	f = fopen("/dev/null", "w");
 	if (f)
 		stderr = f; /* glibc: stderr is an assignable FILE * */
+}
+
+static int remove_cb(const char *path, const struct stat *st, int flag,
+		     struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	if (remove(path) && errno != ENOENT) {
+		/* A directory left without write permission (extract restores
+		 * modes): give it back and retry. */
+		chmod(path, 0700);
+		remove(path);
+	}
+	return 0;
+}
+
+static int open_cb(const char *path, const struct stat *st, int flag,
+		   struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag == FTW_D || flag == FTW_DNR || S_ISDIR(st->st_mode))
+		chmod(path, 0700);
+	return 0;
+}
+
+void fuzz_remove_tree(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return;
+	/* Pre-order pass (fn before the directory is read) so that every
+	 * directory can be entered, whatever mode the code under test gave
+	 * it; then remove depth first, never following a symlink. */
+	nftw(path, open_cb, 64, FTW_PHYS);
+	nftw(path, remove_cb, 64, FTW_DEPTH | FTW_PHYS);
 }

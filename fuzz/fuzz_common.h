@@ -16,6 +16,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
  * write to descriptor 2) still report.  E4DUMP_FUZZ_VERBOSE=1 keeps both. */
 void fuzz_quiet(void);
 
+/* Removes the tree at path (if any), whatever modes it has; never follows
+ * a symlink. */
+void fuzz_remove_tree(const char *path);
+
 /* A fixed 64-byte test key: the bundled sample's key
  * (testvectors/sample/sample.key, SHA-512("e4dump test key S")). */
 extern const uint8_t fuzz_test_key[64];

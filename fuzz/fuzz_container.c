@@ -2,10 +2,14 @@
  * optionally "\n--e4dump-member--\n" and a second member file.  They are
  * written under a temporary directory with the names the kind's reader
  * finds them by (x.E01 and x.E02; x.qcow2; x.vhd; x.vmdk and the extent
- * file "f" a descriptor may name; x.001 and x.002; x.img), then opened
- * by the selected reader (e4_source_open_ewf, _qcow, _vhdi, _vmdk,
- * _smraw, _sparse, or e4_source_open_any by the signature), whatever the
- * signature says, and the volume is read: its first 4 MiB in 64 KiB
+ * file "f" a descriptor may name; x.img), then opened by the selected
+ * reader (e4_source_open_ewf, _qcow, _vhdi, _vmdk, _smraw, _sparse, or
+ * e4_source_open_any by the signature), whatever the signature says.  A
+ * split raw set has up to four members (the separator between each), named
+ * by a pattern the selector's high part picks (whole, from .000, a gap, no
+ * first segment, four digits, mixed widths), and is opened by
+ * e4_source_open_smraw or by e4_source_open_any, whose set check
+ * (e4_split_raw_set) then decides.  The volume is read: its first 4 MiB in 64 KiB
  * chunks, then 4 KiB at 256 offsets spread over its whole size, and its
  * last byte.  Every byte a library returns must have come from the
  * member files (the guarded handles, libyal.h); the sanitizers check that
@@ -38,6 +42,18 @@ static const struct {
 	{ "x.img", NULL, e4_source_open_any },
 };
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
+#define SPLIT_KIND 4
+#define SPLIT_MAX 4
+
+static const char *const split_names[][SPLIT_MAX] = {
+	{ "x.001", "x.002", "x.003", "x.004" },
+	{ "x.000", "x.001", "x.002", "x.003" },
+	{ "x.001", "x.002", "x.004", "x.005" },	/* a member missing */
+	{ "x.002", "x.003", "x.004", "x.005" },	/* no first segment */
+	{ "x.0001", "x.0002", "x.0003", "x.0004" },
+	{ "x.001", "x.02", "x.003", "x.004" },	/* widths that differ */
+};
+#define NSPLIT (sizeof(split_names) / sizeof(split_names[0]))
 
 /* libewf 20140813 loses the chunk data of a chunk it fails to read
  * (libewf_chunk_data_initialize, unreachable when the read returns): a
@@ -118,38 +134,66 @@ static void read_volume(struct e4_source *s)
 		abort();
 }
 
+/* Cuts the input at the separators into at most max members. */
+static size_t members(const uint8_t *data, size_t size, size_t max,
+		      const uint8_t **m, size_t *len)
+{
+	size_t n = 0;
+
+	while (n + 1 < max) {
+		const uint8_t *sep = memmem(data, size, SEP, sizeof(SEP) - 1);
+
+		if (!sep)
+			break;
+		m[n] = data;
+		len[n++] = (size_t)(sep - data);
+		size -= (size_t)(sep - data) + sizeof(SEP) - 1;
+		data = sep + sizeof(SEP) - 1;
+	}
+	m[n] = data;
+	len[n++] = size;
+	return n;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const uint8_t *second = NULL, *sep;
-	size_t first_len, second_len = 0;
-	char p1[4200], p2[4200] = "", why[512];
+	const uint8_t *m[SPLIT_MAX];
+	size_t len[SPLIT_MAX], n;
+	const char *names[SPLIT_MAX];
+	char paths[SPLIT_MAX][4200], why[512];
+	enum e4_status (*open_it)(const char *, struct e4_source **, char *, size_t);
 	struct e4_source *s = NULL;
-	unsigned int k;
+	unsigned int k, high;
 
 	if (size < 1)
 		return 0;
 	k = data[0] % NKINDS;
+	high = data[0] / NKINDS;
 	data++;
 	size--;
-	first_len = size;
-	sep = memmem(data, size, SEP, sizeof(SEP) - 1);
-	if (sep && kinds[k].second) {
-		first_len = (size_t)(sep - data);
-		second = sep + sizeof(SEP) - 1;
-		second_len = size - first_len - (sizeof(SEP) - 1);
+	open_it = kinds[k].open;
+	names[0] = kinds[k].first;
+	names[1] = kinds[k].second;
+	if (k == SPLIT_KIND) {
+		for (size_t i = 0; i < SPLIT_MAX; i++)
+			names[i] = split_names[high % NSPLIT][i];
+		if ((high / NSPLIT) & 1)
+			open_it = e4_source_open_any;
+		n = members(data, size, SPLIT_MAX, m, len);
+	} else {
+		n = members(data, size, kinds[k].second ? 2 : 1, m, len);
 	}
-	if (first_len > MAX_MEMBER || second_len > MAX_MEMBER)
-		return 0;
-	if (put(kinds[k].first, data, first_len, p1, sizeof(p1)))
-		abort();
-	if (second && put(kinds[k].second, second, second_len, p2, sizeof(p2)))
-		abort();
-	if (kinds[k].open(p1, &s, why, sizeof(why)) == E4_OK) {
+	for (size_t i = 0; i < n; i++)
+		if (len[i] > MAX_MEMBER)
+			return 0;
+	for (size_t i = 0; i < n; i++)
+		if (put(names[i], m[i], len[i], paths[i], sizeof(paths[i])))
+			abort();
+	if (open_it(paths[0], &s, why, sizeof(why)) == E4_OK) {
 		read_volume(s);
 		e4_source_close(s);
 	}
-	unlink(p1);
-	if (p2[0])
-		unlink(p2);
+	for (size_t i = 0; i < n; i++)
+		unlink(paths[i]);
 	return 0;
 }

@@ -8,8 +8,6 @@
  * mount would).  The key is fuzz_test_key, the
  * bundled sample's key.  Files that extract writes are capped by
  * RLIMIT_FSIZE (64 MiB). */
-#include <errno.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,43 +28,9 @@
 static int img_fd = -1;
 static char img_path[64], key_path[64], tmp_base[4096], out_dir[4200];
 
-static int rm_cb(const char *path, const struct stat *st, int flag,
-		 struct FTW *ftw)
-{
-	(void)st, (void)flag, (void)ftw;
-	if (remove(path) && errno != ENOENT) {
-		/* A directory left without write permission (extract restores
-		 * modes): give it back and retry. */
-		chmod(path, 0700);
-		remove(path);
-	}
-	return 0;
-}
-
-static void rm_tree(const char *path)
-{
-	nftw(path, rm_cb, 64, FTW_DEPTH | FTW_PHYS);
-}
-
-static int chmod_cb(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	(void)ftw;
-	if (flag == FTW_D || flag == FTW_DNR || S_ISDIR(st->st_mode))
-		chmod(path, 0700);
-	return 0;
-}
-
 static void clean_out(void)
 {
-	struct stat st;
-
-	if (lstat(out_dir, &st))
-		return;
-	/* Pre-order pass (fn before the directory is read) so that every
-	 * directory can be entered, whatever mode extract gave it. */
-	nftw(out_dir, chmod_cb, 64, FTW_PHYS);
-	rm_tree(out_dir);
+	fuzz_remove_tree(out_dir);
 }
 
 static void at_exit(void)

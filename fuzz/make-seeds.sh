@@ -8,6 +8,8 @@
 # Needs python3, xz, mkfs.ext4, debugfs, e2fsck.  Installs nothing.
 #
 # Usage: fuzz/make-seeds.sh OUTDIR
+# Environment: E4DUMP, an e4dump binary: the export target's seeds are the
+# exports its extract --keep-locked writes (none without it).
 set -eu
 [ $# -eq 1 ] || { echo "usage: $0 OUTDIR" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,7 +18,7 @@ out=$1
 PATH=$PATH:/sbin:/usr/sbin
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container; do
+for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container export; do
 	rm -rf "${out:?}/$t"
 	mkdir -p "$out/$t"
 done
@@ -280,14 +282,17 @@ for m in dircycle samename reserved badlink aclhigh; do
 		"$out/undelete/$m.img" >/dev/null 2>&1 || rm -f "$out/undelete/$m.img"
 done
 # container (fuzz_container.c): a selector byte (0 EWF, 1 QCOW, 2 VHD, 3
-# VMDK, 4 split raw, 5 Android sparse, 6 by signature), a member file, and
-# for sets "\n--e4dump-member--\n" and the second member
-seed() { # NAME SELECTOR FILE [SECOND]
+# VMDK, 4 split raw, 5 Android sparse, 6 by signature; split raw: plus 7
+# times the name pattern 0-5, plus 42 to open by signature), a member file,
+# and for sets "\n--e4dump-member--\n" and each further member
+seed() { # NAME SELECTOR FILE [MEMBER...]
+	local name=$1 sel=$2 first=$3
+	shift 3
 	{
-		printf "\\$(printf %03o "$2")"
-		cat "$3"
-		[ -z "${4:-}" ] || { printf '\n--e4dump-member--\n'; cat "$4"; }
-	} >"$out/container/$1"
+		printf "\\$(printf %03o "$sel")"
+		cat "$first"
+		for m in "$@"; do printf '\n--e4dump-member--\n'; cat "$m"; done
+	} >"$out/container/$name"
 }
 for f in container.e01:0 container.qcow2:1 container.vmdk:3 container.simg:5 \
 	container.qcow2:6 container.e01:6; do
@@ -295,6 +300,13 @@ for f in container.e01:0 container.qcow2:1 container.vmdk:3 container.simg:5 \
 done
 head -c 131072 "$p4k" >"$tmp/s1" && tail -c +131073 "$p4k" >"$tmp/s2" &&
 	seed split.4 4 "$tmp/s1" "$tmp/s2"
+# split sets of four: every name pattern, opened as smraw and by signature
+head -c 65536 "$p4k" >"$tmp/q1" && head -c 131072 "$p4k" | tail -c 65536 >"$tmp/q2" &&
+	head -c 196608 "$p4k" | tail -c 65536 >"$tmp/q3" && tail -c +196609 "$p4k" >"$tmp/q4" &&
+	for pat in 0 1 2 3 4 5; do
+		seed "split4.$pat" $((4 + 7 * pat)) "$tmp/q1" "$tmp/q2" "$tmp/q3" "$tmp/q4"
+		seed "split4-any.$pat" $((4 + 7 * pat + 42)) "$tmp/q1" "$tmp/q2" "$tmp/q3" "$tmp/q4"
+	done
 if command -v qemu-img >/dev/null; then
 	qemu-img convert -c -O qcow2 "$p4k" "$tmp/c.qcow2" >/dev/null 2>&1 &&
 		seed compressed.qcow2.1 1 "$tmp/c.qcow2"
@@ -307,6 +319,36 @@ if command -v qemu-img >/dev/null; then
 		sed 's/"m-flat.vmdk"/"f"/' "$tmp/m.vmdk" >"$tmp/m2.vmdk" &&
 		seed flat.vmdk.3 3 "$tmp/m2.vmdk" "$tmp/m-flat.vmdk"
 fi
-for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container; do
+# export (fuzz_export.c): what extract --keep-locked writes of the sample
+# without the key (all of it, and /secret alone), as the harness's entry
+# list
+if [ -n "${E4DUMP:-}" ] && [ -x "$E4DUMP" ]; then
+	xz -dc "$root/testvectors/sample/sample.img.xz" >"$tmp/sample.img"
+	"$E4DUMP" extract --keep-locked "$tmp/sample.img" -o "$tmp/kl0" >/dev/null 2>&1 || true  # exit 1: kept locked
+	"$E4DUMP" extract --keep-locked "$tmp/sample.img" /secret -o "$tmp/kl1" >/dev/null 2>&1 || true
+	for d in kl0 kl1; do
+		python3 - "$tmp/$d" "$out/export/$d" <<'PY'
+import os, sys
+top, out = sys.argv[1], sys.argv[2]
+rec = bytearray()
+for dirpath, dirs, files in os.walk(top):
+    dirs.sort()
+    for n in sorted(dirs) + sorted(files):
+        p = os.path.join(dirpath, n)
+        rel = os.path.relpath(p, top).encode()
+        if len(rel) > 255:
+            continue
+        if os.path.islink(p):
+            kind, data = 2, os.readlink(p).encode()
+        elif os.path.isdir(p):
+            kind, data = 1, b""
+        else:
+            kind, data = 0, open(p, "rb").read()[:65535]
+        rec += bytes([kind, len(rel)]) + rel + len(data).to_bytes(2, "little") + data
+open(out, "wb").write(rec)
+PY
+	done
+fi
+for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container export; do
 	echo "make-seeds: $t: $(ls "$out/$t" | wc -l) inputs"
 done

@@ -19,7 +19,7 @@
 # Installs nothing: needs clang with libFuzzer (Debian: clang,
 # libclang-rt-14-dev), cmake and the build dependencies of e4dump.
 set -eu
-all=(context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container)
+all=(context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container export)
 if [ $# -lt 1 ] || ! [[ $1 =~ ^[0-9]+$ ]] || [ "$1" -lt 1 ]; then
 	echo "usage: $0 SECONDS [TARGET...] (targets: ${all[*]})" >&2
 	exit 2
@@ -43,7 +43,9 @@ cmake -S "$root" -B "$build" -DE4DUMP_FUZZ=ON -DCMAKE_C_COMPILER=clang \
 	{ cat "$build/configure.log" >&2; exit 2; }
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]/#/fuzz_}" >"$build/build.log" 2>&1 ||
 	{ tail -40 "$build/build.log" >&2; exit 2; }
-bash "$here/make-seeds.sh" "$build/seeds" >/dev/null
+cmake --build "$build" -j"$(nproc)" --target e4dump >>"$build/build.log" 2>&1 ||
+	{ tail -40 "$build/build.log" >&2; exit 2; }
+E4DUMP=$build/bin/e4dump bash "$here/make-seeds.sh" "$build/seeds" >/dev/null
 
 per=$(( total / ${#targets[@]} ))
 [ "$per" -ge 1 ] || per=1
@@ -57,7 +59,7 @@ for t in "${targets[@]}"; do
 	mkdir -p "$corpus" "$findings"
 	extra=()
 	case $t in
-	image | container) extra=(-max_len=1048576) ;;
+	image | container | export) extra=(-max_len=1048576) ;;
 	undelete) extra=(-max_len=4194304) ;;   # whole images of 3 MiB
 	volume) extra=(-max_len=1048580) ;;     # size word and a disk's first MiB
 	names | symlink) extra=(-max_len=8194) ;;
