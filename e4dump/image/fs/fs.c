@@ -72,6 +72,7 @@ void e4_fs_moment_enter(struct e4_fs *fs, e4_moment_read_fn read, void *arg,
 	fs->scan_raw = NULL;
 	fs->moment_read = read;
 	fs->moment_arg = arg;
+	fs->ibitmap_valid = 0;
 }
 
 void e4_fs_moment_leave(struct e4_fs *fs, struct e4_fs_moment_save *save)
@@ -82,6 +83,7 @@ void e4_fs_moment_leave(struct e4_fs *fs, struct e4_fs_moment_save *save)
 	fs->scan_raw = save->scan_raw;
 	fs->moment_read = save->read;
 	fs->moment_arg = save->arg;
+	fs->ibitmap_valid = 0;
 }
 
 enum e4_status e4_claim_block(struct e4_fs *fs, uint64_t pblk, uint32_t ino,

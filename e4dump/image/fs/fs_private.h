@@ -64,6 +64,11 @@ struct e4_fs {
 	uint8_t *icache_map;            /* the windows' memory, or NULL */
 	size_t icache_map_used;
 	int icache_tried;                /* the block was asked for once */
+	/* the inode bitmap block read last (e4_inode_allocated): that
+	 * group's, until a moment is entered or left */
+	uint8_t *ibitmap;
+	dgrp_t ibitmap_group;
+	int ibitmap_valid;
 	uint32_t scan_ino;              /* the inode a scan is visiting, */
 	const uint8_t *scan_raw;        /* and its bytes in the scan's buffer */
 	/* A moment (e4_fs_moment_enter): blocks read from it, the live

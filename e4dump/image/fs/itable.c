@@ -107,18 +107,27 @@ enum e4_status e4_inode_allocated(struct e4_fs *fs, uint32_t ino, int *allocated
 		*allocated = 0;
 		return E4_OK;
 	}
-	b = malloc(fs->info.block_size);
-	if (!b)
-		return E4_NOMEM;
-	st = e4_read_blocks(fs, ext2fs_inode_bitmap_loc(fs->ext2, g), 1, b);
-	if (st == E4_OK)
-		*allocated = (b[idx / 8] >> (idx % 8)) & 1;
-	free(b);
-	return st;
+	/* A listing asks group by group: keep the block read last. */
+	if (!fs->ibitmap_valid || fs->ibitmap_group != g) {
+		if (!fs->ibitmap && !(fs->ibitmap = malloc(fs->info.block_size)))
+			return E4_NOMEM;
+		fs->ibitmap_valid = 0;
+		st = e4_read_blocks(fs, ext2fs_inode_bitmap_loc(fs->ext2, g), 1, fs->ibitmap);
+		if (st != E4_OK)
+			return st;
+		fs->ibitmap_group = g;
+		fs->ibitmap_valid = 1;
+	}
+	b = fs->ibitmap;
+	*allocated = (b[idx / 8] >> (idx % 8)) & 1;
+	return E4_OK;
 }
 
 void e4_icache_free(struct e4_fs *fs)
 {
+	free(fs->ibitmap);
+	fs->ibitmap = NULL;
+	fs->ibitmap_valid = 0;
 	if (!fs->icache)
 		return;
 	if (fs->icache_map)
