@@ -57,6 +57,15 @@ fresh gap && mv "$W/gap/d.003" "$W/gap/d.004"
 refused "a gap in the names" \
 	'split raw image: segment 3 \(.*/gap/d\.003\) is missing: the set goes on with .*/gap/d\.004' "$W/gap/d.001"
 
+# names far apart: the next member is looked up, not counted up to (a
+# billion lookups among 41 names took seconds of CPU; a second is plenty)
+mkdir -p "$W/far" && cp "$W/whole/d.001" "$W/far/d.000000001" &&
+	for i in $(seq 960 999); do : >"$W/far/d.999999$i"; done
+(ulimit -t 1; exec "$E4DUMP" info "$W/far/d.000000001") >"$W/far.out" 2>"$W/far.err"
+rc=$?
+check "names far apart (d.000000001, d.999999960 ...): exit 2 within a CPU second ($rc)" \
+	'[ $rc = 2 ] && grep -q "segment 2 (.*/far/d\.000000002) is missing: the set goes on with .*/far/d\.999999960" "$W/far.err"'
+
 fresh long && head -c 4M /dev/zero >>"$W/long/d.003"
 long=$(stat -c %s "$W/long/d.003")
 refused "the last member longer than the others" \

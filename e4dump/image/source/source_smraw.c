@@ -231,6 +231,23 @@ static int has(const unsigned long *nums, long n, unsigned long x)
 	return n > 0 && bsearch(&x, nums, (size_t)n, sizeof(x), by_number) != NULL;
 }
 
+/* The first of the sorted nums above x (there is one: the caller checked
+ * the largest), found by bisection: names far apart cost nothing. */
+static unsigned long next_above(const unsigned long *nums, long n, unsigned long x)
+{
+	long lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		long mid = lo + (hi - lo) / 2;
+
+		if (nums[mid] > x)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return nums[lo];
+}
+
 int e4_split_raw_set(const char *path, char *why, size_t whylen)
 {
 	struct split_name sn;
@@ -258,10 +275,8 @@ int e4_split_raw_set(const char *path, char *why, size_t whylen)
 			 (int)sn.stem, path, sn.width, first);
 		rc = -1;
 	} else if (n && nums[n - 1] > last) {
-		unsigned long next = last + 1;
+		unsigned long next = next_above(nums, n, last);
 
-		while (!has(nums, n, next))
-			next++;
 		snprintf(why, whylen, "split raw image: segment %lu (%.*s%0*lu) is missing: the set goes on with %.*s%0*lu",
 			 last + 2 - k, (int)sn.stem, path, sn.width, last + 1,
 			 (int)sn.stem, path, sn.width, next);
