@@ -89,9 +89,19 @@ static void compare(struct verify *v, struct e4_source *s, const char *name,
 		    const char *key, const char *computed, json_object *ev)
 {
 	const char *want = stored(s, key);
-	int match = want && !strcasecmp(want, computed);
+	int match;
 	json_object *o;
 
+	/* Only a digest of the right length is compared or shown: a value
+	 * that is not one is never printed (it may carry terminal escapes). */
+	if (want && (strlen(want) != strlen(computed) ||
+		     strspn(want, "0123456789abcdefABCDEF") != strlen(want))) {
+		vfind(v, CHECK_EVIDENCE_HASH, 0, NULL,
+		      "the %s container stores a %s that is not a hex digest of %zu digits",
+		      s->kind, name, strlen(computed));
+		want = NULL;
+	}
+	match = want && !strcasecmp(want, computed);
 	if (want && !match)
 		vfind(v, CHECK_EVIDENCE_HASH, 0, NULL,
 		      "the %s of the media is %s; the %s container stores %s",
