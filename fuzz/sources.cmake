@@ -12,4 +12,5 @@ foreach(_t e4core_obj e4image_obj e4tool)
     endif()
   endforeach()
 endforeach()
-set(E4DUMP_FUZZ_TARGETS context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container)
+set(E4DUMP_FUZZ_TARGETS context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container
+  fscrypt_meta)
