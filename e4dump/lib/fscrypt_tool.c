@@ -358,6 +358,12 @@ enum e4_status e4_fsc_check_costs(const struct e4_fsc_costs *c,
 		snprintf(why, why_len, "Argon2id costs beyond 32 bits");
 		return E4_LIMIT;
 	}
+	if (c->truncation_fixed && c->parallelism > 255) {
+		snprintf(why, why_len,
+			 "parallelism %lld is above 255 with truncation_fixed set (fscrypt 0.3.4 on refuses it)",
+			 (long long)c->parallelism);
+		return E4_CORRUPT;
+	}
 	if (lanes == 0) {
 		snprintf(why, why_len,
 			 "parallelism %lld is 0 lanes once cut to 8 bits as fscrypt cuts it",
