@@ -53,6 +53,8 @@ static void load_protectors(struct fsc_state *st, struct e4_fsmeta_dir *d,
 			continue;
 		if (want && strcmp(f->name, want))
 			continue;
+		if (st->n_prot == st->cap_prot)
+			break;
 		p = &st->prot[st->n_prot];
 		memset(p, 0, sizeof(*p));
 		s = e4_fsc_protector_parse(f->data, f->len, &p->p, &why);
@@ -77,6 +79,9 @@ static void load_protectors(struct fsc_state *st, struct e4_fsmeta_dir *d,
 			report_warning(r, "%s: a login protector for uid %lld owned by uid %u (fscrypt refuses it as belonging to the wrong user)",
 				       p->file, (long long)p->p.uid, f->uid);
 		st->n_prot++;
+		if (want)
+			break; /* one per link, also when a hostile directory
+				* holds the name twice */
 	}
 }
 
@@ -174,6 +179,7 @@ struct fsc_state *fsc_load(struct e4_fs *fs, struct e4_fs *root,
 		report_error(r, "/.fscrypt/policies cannot be read: %s", e4_status_str(s2));
 	/* each link may add one protector of the root */
 	nprot = 2 * pd.n + 1;
+	st->cap_prot = nprot;
 	st->prot = calloc(nprot, sizeof(*st->prot));
 	st->links = calloc(pd.n + 1, sizeof(*st->links));
 	st->pol = calloc(pold.n + 1, sizeof(*st->pol));

@@ -37,7 +37,7 @@ struct fsc_policy {
 
 struct fsc_state {
 	struct fsc_protector *prot;
-	size_t n_prot;
+	size_t n_prot, cap_prot;
 	struct fsc_link *links;
 	size_t n_links;
 	struct fsc_policy *pol;

@@ -12,7 +12,8 @@
 # second image (mke2fs -d, its UUID named by a .link file) opens with
 # --fscrypt-root; --write-policy-keys writes the sample's key; info and
 # keyid list protectors, policies and links (text, and JSON the schema
-# validates) and no output holds a secret.
+# validates) and no output holds a secret; hostile metadata files (too
+# large, not regular, random bytes, a /.fscrypt symlink) are each named.
 # usage: fscrypt_meta.sh E4DUMP WORKDIR
 set -u
 . "$(dirname "$0")/../lib/common.sh"
@@ -93,6 +94,28 @@ expect "a raw key file that is not 32 bytes" 2 'exactly 32 bytes' -- \
 	"$E4DUMP" ls --protector-key-file "$K" "$W/good.img"
 expect "a bad cap" 2 'argon2-max-time: "0" is not a number' -- \
 	"$E4DUMP" ls --argon2-max-time 0 --passphrase-file "$M/pass" "$W/good.img"
+
+# hostile files: a protector file over fscrypt's 16384 bytes, a
+# directory among the protectors, a policy file of random bytes; and a
+# /.fscrypt that is a symlink
+cp "$W/good.img" "$W/hostile.img"
+head -c 20000 /dev/zero >"$W/big"
+head -c 300 /dev/urandom >"$W/noise"
+printf '%s\n' "write $W/big /.fscrypt/protectors/0000000000000000" \
+	"mkdir /.fscrypt/protectors/1111111111111111" \
+	"write $W/noise /.fscrypt/policies/2222222222222222" |
+	debugfs -w -f - "$W/hostile.img" >/dev/null 2>&1 || give_up "debugfs -w hostile"
+expect "hostile metadata files: each reported, the good ones still open" 1 \
+	"/\.fscrypt/protectors/0000000000000000 \(inode [0-9]+\): 20000 bytes, more than the 16384 fscrypt reads; left out" -- \
+	"$E4DUMP" extract --passphrase-file "$M/pass" -o "$W/hostile" "$W/hostile.img"
+check "hostile: the directory among the protectors is named" 'grep -q "protectors/1111111111111111 (inode [0-9]*): not a regular file; left out" "$W/err"'
+check "hostile: the random policy file is named" 'grep -q "policies/2222222222222222: not a policy fscrypt can use" "$W/err"'
+check "hostile: the real policy still opened, byte-exact" 'diff -r -x .fscrypt "$W/ref" "$W/hostile" >/dev/null'
+cp "$W/s.img" "$W/symlink.img"
+printf '%s\n' "mkdir /elsewhere" "symlink /.fscrypt /elsewhere" |
+	debugfs -w -f - "$W/symlink.img" >/dev/null 2>&1 || give_up "debugfs -w symlink"
+expect "a /.fscrypt symlink is said, not followed" 0 \
+	"/\.fscrypt \(inode [0-9]+\): a symlink .*not followed" -- "$E4DUMP" info "$W/symlink.img"
 
 # a login protector on the root filesystem, linked by UUID
 mkdir -p "$M/root/.fscrypt/policies"

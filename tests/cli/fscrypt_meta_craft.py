@@ -37,7 +37,8 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 # the costs the test hashes with: small, so that a test takes milliseconds
-T, M, P = 1, 64, 1
+# (FSC_COSTS=T,M,P overrides them, for timing larger costs)
+T, M, P = (int(x) for x in os.environ.get("FSC_COSTS", "1,64,1").split(","))
 
 
 def varint(n):
