@@ -15,14 +15,14 @@
 
 struct fsc_protector {
 	struct e4_fsc_protector p;
-	char file[64];          /* /.fscrypt/protectors/DESC */
+	char file[96];          /* /.fscrypt/protectors/DESC */
 	int on_root;            /* found on --fscrypt-root (through a link) */
 	char *opened_with;      /* the secret's file, escaped; NULL: locked */
 };
 
 struct fsc_link {
 	char descriptor[E4_FSC_PROTECTOR_DESC + 1];
-	char file[80];
+	char file[96];
 	struct e4_fsc_link l;   /* path points into data */
 	uint8_t *data;
 	long target;            /* index of the protector it reaches, or -1 */
@@ -31,7 +31,7 @@ struct fsc_link {
 
 struct fsc_policy {
 	struct e4_fsc_policy p;
-	char file[64];
+	char file[96];
 	long opened_by;         /* protector index, or -1 */
 };
 
