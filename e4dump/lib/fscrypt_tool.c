@@ -10,6 +10,7 @@
 #include <openssl/params.h>
 #include "fscrypt_tool.pb-c.h"
 #include "fscrypt_tool.h"
+#include "hex.h"
 #include "kdf.h"
 
 const char *e4_fsc_source_name(enum e4_fsc_source s)
@@ -231,17 +232,6 @@ void e4_fsc_policy_free(struct e4_fsc_policy *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static int hexval(uint8_t c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* 8-4-4-4-12 hex digits, as /dev/disk/by-uuid names an ext4 UUID. */
 static int parse_uuid(const uint8_t *s, size_t len, uint8_t out[16])
 {
@@ -257,8 +247,8 @@ static int parse_uuid(const uint8_t *s, size_t len, uint8_t out[16])
 				return -1;
 			continue;
 		}
-		hi = hexval(s[i]);
-		lo = hexval(s[i + 1]);
+		hi = e4_hexval(s[i]);
+		lo = e4_hexval(s[i + 1]);
 		if (hi < 0 || lo < 0)
 			return -1;
 		out[j++] = (uint8_t)(hi << 4 | lo);
@@ -497,7 +487,6 @@ enum e4_status e4_fsc_descriptor(char out[E4_FSC_POLICY_DESC_V2 + 1],
 			    e4_e4crypt_descriptor(id, key, len);
 	if (st != E4_OK)
 		return st;
-	for (size_t i = 0; i < n; i++)
-		snprintf(out + 2 * i, 3, "%02x", id[i]);
+	e4_hex_encode(id, n, out);
 	return E4_OK;
 }
