@@ -264,7 +264,10 @@ static int write_key(const char *dir, const char *desc, const uint8_t *key,
 		report_error(r, "--write-policy-keys %s: %s", dir, strerror(errno));
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/%s.key", dir, desc);
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s.key", dir, desc) >= sizeof(path)) {
+		report_error(r, "--write-policy-keys %s: path too long", dir);
+		return -1;
+	}
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		report_error(r, "--write-policy-keys: %s: %s", path, strerror(errno));
