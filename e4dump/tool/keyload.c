@@ -5,6 +5,7 @@
 #include <string.h>
 #include <uuid/uuid.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 #include "hex.h"
 #include "kdf.h"
@@ -114,12 +115,54 @@ int keyload_file(struct e4_keystore *ks, const char *path, struct report *r)
  * said, since a file written by hand may not mean it. */
 #define PASSPHRASE_MAX 1023
 
+/* "-" on a terminal: a prompt on standard error and one line read with
+ * echo off (the terminal's own line editing applies), the newline kept. */
+static int read_tty_line(uint8_t *buf, size_t cap, size_t *len)
+{
+	struct termios old, quiet;
+	size_t got = 0;
+	int err = 0;
+
+	if (tcgetattr(0, &old))
+		return -1;
+	quiet = old;
+	quiet.c_lflag &= ~(tcflag_t)ECHO;
+	if (tcsetattr(0, TCSAFLUSH, &quiet))
+		return -1;
+	fputs("Passphrase: ", stderr);
+	fflush(stderr);
+	while (got < cap) {
+		ssize_t n = read(0, buf + got, 1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			err = errno;
+		if (n <= 0)
+			break;
+		if (buf[got++] == '\n')
+			break;
+	}
+	tcsetattr(0, TCSAFLUSH, &old);
+	fputs("\n", stderr);
+	*len = got;
+	if (err) {
+		e4_wipe(buf, cap);
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
 int keyload_read_passphrase(const char *path, struct secret *sec,
 			    struct report *r)
 {
+	int tty = !strcmp(path, "-") && isatty(0);
+
 	memset(sec, 0, sizeof(*sec));
 	sec->path = path;
-	if (read_secret(path, sec->buf, sizeof(sec->buf), &sec->len)) {
+	if (tty ? read_tty_line(sec->buf, sizeof(sec->buf) - 1, &sec->len) :
+		  read_secret(path, sec->buf, sizeof(sec->buf), &sec->len)) {
 		report_error(r, "passphrase file %s: %s", path,
 			     errno == EISDIR ? "is a directory" : strerror(errno));
 		return -1;

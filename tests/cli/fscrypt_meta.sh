@@ -67,6 +67,39 @@ expect "the passphrase from standard input, -v names protector and source" 0 \
 	sh -c '"$1" -v ls -R --passphrase-file - "$2" <"$3"' - "$E4DUMP" "$W/good.img" "$M/pass"
 check "ls shows the decrypted names" 'grep -q "hello.txt" "$W/out"'
 
+check "the passphrase typed at a terminal: a prompt, no echo, the files listed" \
+	'$PY - "$E4DUMP" "$W/good.img" "$M/pass" >"$W/tty.out" 2>&1 <<"PY"
+import os, select, subprocess, sys
+e4dump, img, passfile = sys.argv[1:4]
+pw = open(passfile, "rb").read().split(b"\n")[0]
+m, s = os.openpty()
+p = subprocess.Popen([e4dump, "ls", "--passphrase-file", "-", img, "/secret"],
+                     stdin=s, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+os.close(s)
+# echo is off once the prompt is out; without one, end the input (^D)
+prompt = b""
+if select.select([p.stderr], [], [], 20)[0]:
+    prompt = os.read(p.stderr.fileno(), 12)
+os.write(m, pw + b"\n" + (b"" if prompt else b"\x04"))
+try:
+    out, err = p.communicate(timeout=60)
+except subprocess.TimeoutExpired:
+    p.kill()
+    out, err = p.communicate()
+echo = b""
+while select.select([m], [], [], 0.2)[0]:
+    try:
+        chunk = os.read(m, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    echo += chunk
+print(prompt, p.returncode, out, err, echo)
+sys.exit(0 if prompt == b"Passphrase: " and p.returncode == 0 and
+         b"hello.txt" in out and pw not in echo + out + err else 1)
+PY'
+
 # failures: one message each, the policy stays locked
 expect "a wrong passphrase: the HMAC check fails, named per protector" 1 \
 	"protector $DPASS \(custom_passphrase \"case passphrase\", /\.fscrypt/protectors/$DPASS\): the passphrase of .*wrong\.pass does not open it \(HMAC check failed: a wrong passphrase\)" -- \
