@@ -18,7 +18,7 @@ out=$1
 PATH=$PATH:/sbin:/usr/sbin
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container export; do
+for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container export fscrypt_meta; do
 	rm -rf "${out:?}/$t"
 	mkdir -p "$out/$t"
 done
@@ -42,6 +42,39 @@ put("context", "v1-short", bytes([1, 1, 4, 0]) + desc)
 put("context", "v2-reserved", bytes([2, 1, 4, 0, 1, 0, 0, 0]) + key[:16] + nonce)
 put("context", "v3", bytes([3, 1, 4, 0]) + key[:36])
 put("context", "empty", b"")
+# the fscrypt tool's metadata (fuzz_fscrypt_meta: a selector byte, then
+# the file): protobuf written here, wrapped keys whose HMAC matches the
+# harness's all-zero wrapping key (HKDF-SHA256 by hand), so that the
+# unwrap runs to its end
+import hmac as _hmac
+def _v(n):
+    o = b""
+    while True:
+        b, n = n & 0x7f, n >> 7
+        if n:
+            o += bytes([b | 0x80])
+        else:
+            return o + bytes([b])
+def _f(num, v): return _v(num << 3) + _v(v)
+def _b(num, b): return _v(num << 3 | 2) + _v(len(b)) + b
+def _wrapped(n):
+    prk = _hmac.new(bytes(32), bytes(32), hashlib.sha256).digest()
+    t1 = _hmac.new(prk, b"\x01", hashlib.sha256).digest()
+    auth = _hmac.new(prk, t1 + b"\x02", hashlib.sha256).digest()
+    iv, ct = bytes(range(16)), key[:n]
+    return _b(1, iv) + _b(2, ct) + _b(3, _hmac.new(auth, iv + ct, hashlib.sha256).digest())
+_costs = _b(4, _f(2, 1) + _f(3, 64) + _f(4, 1))
+for src in (1, 2, 3):
+    p = _b(1, b"0123456789abcdef") + _f(2, src) + _b(3, b"name") + (_costs + _b(5, bytes(16)) if src != 3 else b"") + (_f(6, 1000) if src == 1 else b"") + _b(7, _wrapped(32))
+    put("fscrypt_meta", f"protector-{src}", b"\x00" + p)
+    put("fscrypt_meta", f"protector-deep-{src}", b"\x03" + p)
+    put("fscrypt_meta", f"protector-cut-{src}", b"\x00" + p[:-7])
+opts = _b(2, _f(1, 32) + _f(2, 1) + _f(3, 4) + _f(4, 2))
+slot = _b(3, _b(1, b"0123456789abcdef") + _b(2, _wrapped(64)))
+put("fscrypt_meta", "policy-v2", b"\x01" + _b(1, key[:16].hex().encode()) + opts + slot + slot)
+put("fscrypt_meta", "policy-v1", b"\x01" + _b(1, key[:8].hex().encode()) + _b(2, _f(1, 16) + _f(2, 1) + _f(3, 4)) + slot)
+put("fscrypt_meta", "link", b"\x02UUID=0bbd2b3c-1e5c-4f56-9d5e-4a1b2c3d4e5f\nPATH=/\n")
+put("fscrypt_meta", "link-path", b"\x02  PATH=/mnt/x  \nX=1=2\n")
 # key files
 put("keyfile", "raw64", key)
 put("keyfile", "raw16", key[:16])
@@ -349,6 +382,6 @@ open(out, "wb").write(rec)
 PY
 	done
 fi
-for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container export; do
+for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container export fscrypt_meta; do
 	echo "make-seeds: $t: $(ls "$out/$t" | wc -l) inputs"
 done

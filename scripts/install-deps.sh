@@ -9,12 +9,14 @@ tool=(
 	libext2fs-dev comerr-dev e2fsprogs libssl-dev libjson-c-dev
 	libewf-dev libqcow-dev libvhdi-dev libvmdk-dev libsmraw-dev libbfio-dev libblkid-dev
 	android-libsparse-dev libfuse3-dev fuse3
+	libprotobuf-c-dev protobuf-c-compiler libargon2-dev
 )
 tests=(
 	check qemu-system-x86 linux-source-6.1 flex bison bc libelf-dev cpio patch
 	python3 python3-pycryptodome python3-markdown clang strace valgrind gdb
 	sleuthkit time attr libxml2-utils python3-jsonschema
 	ewf-tools qemu-utils android-sdk-libsparse-utils gdisk fdisk
+	argon2 python3-argon2 python3-protobuf python3-cryptography fscrypt
 )
 if [ "${1:-}" = --tool ]; then
 	pkgs=("${tool[@]}")

@@ -242,6 +242,8 @@ int cmd_info(const struct options *o, struct report *r)
 	} else {
 		print_counts(&s, k);
 	}
+	if (session_fscrypt(&s, o) == 0 && s.fsc->present)
+		fsc_print(s.fsc, s.fs, o->json);
 	note_unused_keys(&s, k, r);
 	/* policies no key opens are facts here, not failures */
 	rc = r->errors ? EXIT_SKIPPED : EXIT_DONE;

@@ -91,8 +91,13 @@ int cmd_keyid(const struct options *o, struct report *r)
 	size_t n, npol = 0, count[MAX_POLICIES] = { 0 };
 	int rc;
 
-	if (!o->n_key_files && !o->n_pass_files) {
-		report_error(r, "keyid: give --key-file or --passphrase-file");
+	if (!o->n_key_files && !o->n_pass_files && !o->n_protector_key_files) {
+		report_error(r, "keyid: give --key-file, --passphrase-file or --protector-key-file");
+		return json_finish(o->json, "keyid", r, EXIT_FATAL);
+	}
+	if (o->n_args < 1 && (o->n_protector_key_files || o->fscrypt_root ||
+			      o->write_policy_keys)) {
+		report_error(r, "keyid: --protector-key-file, --fscrypt-root and --write-policy-keys need IMAGE");
 		return json_finish(o->json, "keyid", r, EXIT_FATAL);
 	}
 	if (o->n_args < 1)
@@ -152,6 +157,8 @@ int cmd_keyid(const struct options *o, struct report *r)
 		} else if (!opens)
 			printf("  opens nothing in %s\n", s.image);
 	}
+	if (session_fscrypt(&s, o) == 0 && s.fsc->present)
+		fsc_print(s.fsc, s.fs, o->json);
 	/* a policy no key opens is what this reports, not a failure */
 	rc = r->errors ? EXIT_SKIPPED : EXIT_DONE;
 	session_close(&s);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <uuid/uuid.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 #include "hex.h"
 #include "kdf.h"
@@ -114,33 +115,92 @@ int keyload_file(struct e4_keystore *ks, const char *path, struct report *r)
  * said, since a file written by hand may not mean it. */
 #define PASSPHRASE_MAX 1023
 
-int keyload_passphrase(struct e4_keystore *ks, const char *path,
-		       const uint8_t *salt, size_t salt_len, struct report *r)
+/* "-" on a terminal: a prompt on standard error and one line read with
+ * echo off (the terminal's own line editing applies), the newline kept. */
+static int read_tty_line(uint8_t *buf, size_t cap, size_t *len)
 {
-	uint8_t buf[PASSPHRASE_MAX + 3];
-	uint8_t *nl, *nul;
-	size_t len, line;
-	char label[300];
-	enum e4_status st;
+	struct termios old, quiet;
+	size_t got = 0;
+	int err = 0;
 
-	if (read_secret(path, buf, sizeof(buf), &len)) {
+	if (tcgetattr(0, &old))
+		return -1;
+	quiet = old;
+	quiet.c_lflag &= ~(tcflag_t)ECHO;
+	if (tcsetattr(0, TCSAFLUSH, &quiet))
+		return -1;
+	fputs("Passphrase: ", stderr);
+	fflush(stderr);
+	while (got < cap) {
+		ssize_t n = read(0, buf + got, 1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			err = errno;
+		if (n <= 0)
+			break;
+		if (buf[got++] == '\n')
+			break;
+	}
+	tcsetattr(0, TCSAFLUSH, &old);
+	fputs("\n", stderr);
+	*len = got;
+	if (err) {
+		e4_wipe(buf, cap);
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+int keyload_read_passphrase(const char *path, struct secret *sec,
+			    struct report *r)
+{
+	int tty = !strcmp(path, "-") && isatty(0);
+
+	memset(sec, 0, sizeof(*sec));
+	sec->path = path;
+	if (tty ? read_tty_line(sec->buf, sizeof(sec->buf) - 1, &sec->len) :
+		  read_secret(path, sec->buf, sizeof(sec->buf), &sec->len)) {
 		report_error(r, "passphrase file %s: %s", path,
 			     errno == EISDIR ? "is a directory" : strerror(errno));
 		return -1;
 	}
-	if (len == 0) {
-		report_error(r, "passphrase file %s: empty file (e4crypt reads no passphrase from it)", path);
+	if (sec->len == 0) {
+		report_error(r, "passphrase file %s: empty file (e4crypt and fscrypt read no passphrase from it)",
+			     path);
 		return -1;
 	}
-	if (len > sizeof(buf))
-		len = sizeof(buf); /* more follows: not part of the first line */
+	if (sec->len > sizeof(sec->buf)) {
+		sec->len = sizeof(sec->buf); /* more follows */
+		sec->more = 1;
+	}
+	return 0;
+}
+
+void keyload_secret_wipe(struct secret *sec)
+{
+	e4_wipe(sec->buf, sizeof(sec->buf));
+	sec->len = 0;
+}
+
+int keyload_e4crypt(struct e4_keystore *ks, const struct secret *sec,
+		    const uint8_t *salt, size_t salt_len, struct report *r)
+{
+	const uint8_t *buf = sec->buf, *nl, *nul;
+	const char *path = sec->path;
+	size_t len = sec->len, line;
+	char label[300];
+	enum e4_status st;
+
 	nl = memchr(buf, '\n', len);
 	line = nl ? (size_t)(nl - buf) : len;
 	if (line > PASSPHRASE_MAX) {
 		report_warning(r, "passphrase file %s: longer than %d bytes; its first %d are the passphrase, as e4crypt reads it",
 			       path, PASSPHRASE_MAX, PASSPHRASE_MAX);
 		line = PASSPHRASE_MAX;
-	} else if (nl && (size_t)(nl - buf) + 1 < len) {
+	} else if (nl && ((size_t)(nl - buf) + 1 < len || sec->more)) {
 		report_warning(r, "passphrase file %s: only its first line is the passphrase, as e4crypt reads it",
 			       path);
 	}
@@ -159,12 +219,87 @@ int keyload_passphrase(struct e4_keystore *ks, const char *path,
 	snprintf(label, sizeof(label), "passphrase ");
 	shown(path, label + strlen(label), sizeof(label) - strlen(label));
 	st = e4_keystore_add_passphrase(ks, buf, line, salt, salt_len, label);
-	e4_wipe(buf, sizeof(buf));
 	if (st != E4_OK) {
 		report_error(r, "passphrase file %s: key derivation failed: %s",
 			     path, e4_status_str(st));
 		return -1;
 	}
+	return 0;
+}
+
+int keyload_passphrase(struct e4_keystore *ks, const char *path,
+		       const uint8_t *salt, size_t salt_len, struct report *r)
+{
+	struct secret sec;
+	int rc = keyload_read_passphrase(path, &sec, r);
+
+	if (!rc)
+		rc = keyload_e4crypt(ks, &sec, salt, salt_len, r);
+	keyload_secret_wipe(&sec);
+	return rc;
+}
+
+/* What fscrypt 0.3.3 reads as a passphrase (cmd/fscrypt/keys.go,
+ * passphraseReader, for a terminal and for a pipe alike): byte by byte up
+ * to the first CR or LF (or the end), a BS (8) or DEL (127) taking back
+ * the byte before it, a Ctrl-C (3) or Ctrl-D (4) cancelling; NUL bytes
+ * are part of it. */
+int keyload_fscrypt_passphrase(const struct secret *sec, uint8_t *out,
+			       size_t *out_len, struct report *r)
+{
+	size_t n = 0, i;
+	int edited = 0;
+
+	for (i = 0; i < sec->len; i++) {
+		uint8_t c = sec->buf[i];
+
+		if (c == '\r' || c == '\n')
+			break;
+		if (c == 3 || c == 4) {
+			report_error(r, "passphrase file %s: a Ctrl-%c byte at offset %zu, where fscrypt stops reading and gives up",
+				     sec->path, c == 3 ? 'C' : 'D', i);
+			e4_wipe(out, n);
+			return -1;
+		}
+		if (c == 8 || c == 127) {
+			n -= n > 0;
+			edited = 1;
+			continue;
+		}
+		out[n++] = c;
+	}
+	if (i == sec->len && sec->more) {
+		report_error(r, "passphrase file %s: its first line is longer than %zu bytes",
+			     sec->path, sizeof(sec->buf));
+		e4_wipe(out, n);
+		return -1;
+	}
+	if (edited)
+		report_warning(r, "passphrase file %s: backspace or delete bytes take back the byte before them, as fscrypt reads a passphrase",
+			       sec->path);
+	*out_len = n;
+	return 0;
+}
+
+int keyload_protector_key(const char *path, uint8_t key[E4_FSC_KEY],
+			  struct report *r)
+{
+	uint8_t buf[E4_FSC_KEY];
+	size_t len;
+
+	if (read_secret(path, buf, sizeof(buf), &len)) {
+		report_error(r, "protector key file %s: %s", path,
+			     errno == EISDIR ? "is a directory" : strerror(errno));
+		return -1;
+	}
+	if (len != E4_FSC_KEY) {
+		e4_wipe(buf, sizeof(buf));
+		report_error(r, "protector key file %s: %s; fscrypt's raw key files are exactly 32 bytes",
+			     path, len > E4_FSC_KEY ? "more than 32 bytes" : "fewer than 32 bytes");
+		return -1;
+	}
+	memcpy(key, buf, E4_FSC_KEY);
+	e4_wipe(buf, sizeof(buf));
 	return 0;
 }
 

@@ -19,6 +19,21 @@ static const struct opt_def defs[] = {
 	{ OPT_PASSPHRASE_FILE, 0, "passphrase-file", "F",
 	  "key from a passphrase, derived as e4crypt does (one\n"
 	  "                      trailing newline, or CR LF, is not part of it)" },
+	{ OPT_PROTECTOR_KEY_FILE, 0, "protector-key-file", "F",
+	  "the 32-byte key file of an fscrypt raw_key protector,\n"
+	  "                      tried against each (--passphrase-file is tried\n"
+	  "                      against each passphrase and login protector)" },
+	{ OPT_FSCRYPT_ROOT, 0, "fscrypt-root", "IMAGE",
+	  "the root filesystem, whose /.fscrypt holds the login\n"
+	  "                      protectors this one's .link files name by UUID" },
+	{ OPT_ARGON2_MAX_MEMORY, 0, "argon2-max-memory", "KIB",
+	  "try no fscrypt protector whose passphrase hash asks for\n"
+	  "                      more memory (default 1048576, 1 GiB)" },
+	{ OPT_ARGON2_MAX_TIME, 0, "argon2-max-time", "N",
+	  "nor for more Argon2id passes (default 64)" },
+	{ OPT_WRITE_POLICY_KEYS, 0, "write-policy-keys", "DIR",
+	  "write each policy key an fscrypt protector gave as\n"
+	  "                      DIR/DESCRIPTOR.key (for --key-file; secrets!)" },
 	{ OPT_SALT, 0, "salt", "SALT",
 	  "salt for --passphrase-file, as e4crypt -S: s:TEXT, 0xHEX,\n"
 	  "                      a UUID, or HEX (default: s_encrypt_pw_salt)" },
@@ -144,6 +159,29 @@ static int apply(struct options *o, const struct opt_def *d, const char *arg,
 	case OPT_KEY_FILE: o->key_files[o->n_key_files++] = arg; break;
 	case OPT_PASSPHRASE_FILE: o->pass_files[o->n_pass_files++] = arg; break;
 	case OPT_SALT: o->salt_hex = arg; break;
+	case OPT_PROTECTOR_KEY_FILE:
+		o->protector_key_files[o->n_protector_key_files++] = arg;
+		break;
+	case OPT_FSCRYPT_ROOT: o->fscrypt_root = arg; break;
+	case OPT_WRITE_POLICY_KEYS: o->write_policy_keys = arg; break;
+	case OPT_ARGON2_MAX_MEMORY:
+	case OPT_ARGON2_MAX_TIME: {
+		unsigned long long v;
+		char *end;
+
+		errno = 0;
+		v = (*arg >= '0' && *arg <= '9') ? strtoull(arg, &end, 10) : 0;
+		if (!v || errno || *end || v > 0xffffffffull) {
+			report_error(r, "%s: --%s: \"%s\" is not a number from 1 to 4294967295",
+				     name, d->long_name, arg);
+			return -1;
+		}
+		if (d->id == OPT_ARGON2_MAX_MEMORY)
+			o->argon2_max_memory = v;
+		else
+			o->argon2_max_time = v;
+		break;
+	}
 	case OPT_DUMMY_KEY: o->dummy_key = 1; break;
 	case OPT_LONG: o->long_format = 1; break;
 	case OPT_FULL_TIME: o->long_format = o->full_time = 1; break;
@@ -257,9 +295,11 @@ int options_parse(struct options *o, const char *name, opt_mask mask,
 
 	o->key_files = calloc((size_t)argc + 1, sizeof(*o->key_files));
 	o->pass_files = calloc((size_t)argc + 1, sizeof(*o->pass_files));
+	o->protector_key_files = calloc((size_t)argc + 1,
+					sizeof(*o->protector_key_files));
 	o->args = calloc((size_t)argc + 1, sizeof(*o->args));
 	o->mount_options = calloc((size_t)argc + 1, sizeof(*o->mount_options));
-	if (!o->key_files || !o->pass_files || !o->args || !o->mount_options) {
+	if (!o->key_files || !o->pass_files || !o->protector_key_files || !o->args || !o->mount_options) {
 		report_error(r, "out of memory");
 		return -1;
 	}
@@ -341,6 +381,7 @@ void options_free(struct options *o)
 {
 	free(o->key_files);
 	free(o->pass_files);
+	free(o->protector_key_files);
 	free(o->args);
 	free(o->mount_options);
 }

@@ -18,6 +18,8 @@ enum opt_id {
 	OPT_DFXML, OPT_KEEP_LOCKED, OPT_FOREGROUND, OPT_MOUNT_OPTIONS, OPT_MAX_OUTPUT,
 	OPT_EVIDENCE,
 	OPT_PREFIX, OPT_NANOSECONDS, OPT_NO_DELETED, OPT_JOURNAL_EVENTS,
+	OPT_PROTECTOR_KEY_FILE, OPT_FSCRYPT_ROOT, OPT_ARGON2_MAX_MEMORY,
+	OPT_ARGON2_MAX_TIME, OPT_WRITE_POLICY_KEYS,
 	OPT_COUNT
 };
 _Static_assert(OPT_COUNT <= 64, "more options than bits in a command's mask");
@@ -31,7 +33,13 @@ typedef uint64_t opt_mask;
 		    OPT_BIT(OPT_DUMMY_KEY) | OPT_BIT(OPT_VERBOSE) |            \
 		    OPT_BIT(OPT_HELP) | OPT_BIT(OPT_MAX_ENTRIES) |             \
 		    OPT_BIT(OPT_MAX_DEPTH) | OPT_BIT(OPT_PARTITION) |         \
-		    OPT_BIT(OPT_OFFSET))
+		    OPT_BIT(OPT_OFFSET) | OPTS_FSCRYPT_TOOL)
+/* The fscrypt tool's protectors (tool/fsckeys.h). */
+#define OPTS_FSCRYPT_TOOL (OPT_BIT(OPT_PROTECTOR_KEY_FILE) |                \
+			   OPT_BIT(OPT_FSCRYPT_ROOT) |                       \
+			   OPT_BIT(OPT_ARGON2_MAX_MEMORY) |                  \
+			   OPT_BIT(OPT_ARGON2_MAX_TIME) |                    \
+			   OPT_BIT(OPT_WRITE_POLICY_KEYS))
 
 struct options {
 	int long_format;          /* ls -l */
@@ -72,6 +80,12 @@ struct options {
 	const char **pass_files;
 	size_t n_pass_files;
 	const char *salt_hex;
+	const char **protector_key_files; /* --protector-key-file */
+	size_t n_protector_key_files;
+	const char *fscrypt_root;  /* --fscrypt-root IMAGE */
+	unsigned long long argon2_max_memory; /* KiB; 0: the default */
+	unsigned long long argon2_max_time;   /* passes; 0: the default */
+	const char *write_policy_keys; /* --write-policy-keys DIR */
 	int argc;                 /* the command line, as given */
 	char **argv;
 	const char **args;        /* positional: IMAGE [PATH] */

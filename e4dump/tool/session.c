@@ -1,10 +1,41 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "kdf.h"
 #include "keyload.h"
 #include "session.h"
-#include "session.h"
+
+static void wipe_secrets(struct secret *sec, size_t n)
+{
+	for (size_t i = 0; sec && i < n; i++)
+		keyload_secret_wipe(&sec[i]);
+	free(sec);
+}
+
+int session_fscrypt(struct session *s, const struct options *o)
+{
+	struct e4_fs_options fo;
+
+	if (s->fsc)
+		return 0;
+	if (o->fscrypt_root && !s->fscrypt_root) {
+		memset(&fo, 0, sizeof(fo));
+		fo.listing = 1;
+		fo.diag = report_diag;
+		fo.diag_arg = s->report;
+		if (e4_fs_open(&s->fscrypt_root, o->fscrypt_root, &fo) != E4_OK) {
+			report_error(s->report, "--fscrypt-root %s cannot be opened", o->fscrypt_root);
+			return EXIT_FATAL;
+		}
+	}
+	s->fsc = fsc_load(s->fs, s->fscrypt_root, s->report);
+	if (!s->fsc) {
+		report_error(s->report, "out of memory");
+		return EXIT_FATAL;
+	}
+	return 0;
+}
 
 int session_open(struct session *s, const struct options *o, struct report *r,
 		 int listing)
@@ -19,6 +50,8 @@ int session_open_diag(struct session *s, const struct options *o,
 	struct e4_fs_options fo;
 	uint8_t salt[256];
 	long salt_len = 0;
+	struct secret *sec = NULL;
+	size_t n_sec = 0;
 
 	memset(s, 0, sizeof(*s));
 	s->report = r;
@@ -52,6 +85,20 @@ int session_open_diag(struct session *s, const struct options *o,
 	fo.volume.offset = o->offset;
 	if (e4_fs_open(&s->fs, s->image, &fo) != E4_OK)
 		goto fail;
+	s->secrets = o->n_key_files || o->n_pass_files || o->n_protector_key_files;
+	if (o->n_pass_files || o->n_protector_key_files || o->fscrypt_root) {
+		sec = calloc(o->n_pass_files + 1, sizeof(*sec));
+		if (!sec) {
+			report_error(r, "out of memory");
+			goto fail;
+		}
+		for (size_t i = 0; i < o->n_pass_files; i++, n_sec++)
+			if (keyload_read_passphrase(o->pass_files[i], &sec[i], r))
+				goto fail;
+		if (session_fscrypt(s, o) ||
+		    fsc_unlock(s->fsc, s->keys, o, sec, n_sec, r) < 0)
+			goto fail;
+	}
 	if (o->n_pass_files) {
 		struct e4_fs_info info;
 
@@ -60,19 +107,28 @@ int session_open_diag(struct session *s, const struct options *o,
 			memcpy(salt, info.encrypt_pw_salt, 16);
 			salt_len = 16;
 			if (!memcmp(salt, (uint8_t[16]){ 0 }, 16)) {
+				if (s->fsc && s->fsc->present) {
+					/* fscrypt's passphrases do not use it */
+					report_info(r, "%s: s_encrypt_pw_salt is zero: no e4crypt key derived (give --salt SALT for one)",
+						    s->image);
+					goto done;
+				}
 				report_error(r, "%s: s_encrypt_pw_salt is zero: give --salt SALT",
 					     s->image);
 				goto fail;
 			}
 		}
 		for (size_t i = 0; i < o->n_pass_files; i++)
-			if (keyload_passphrase(s->keys, o->pass_files[i], salt,
-					       (size_t)salt_len, r))
+			if (keyload_e4crypt(s->keys, &sec[i], salt,
+					    (size_t)salt_len, r))
 				goto fail;
 	}
+done:
+	wipe_secrets(sec, n_sec);
 	return 0;
 fail:
 	e4_wipe(salt, sizeof(salt));
+	wipe_secrets(sec, n_sec);
 	session_close(s);
 	return EXIT_FATAL;
 }
@@ -80,7 +136,11 @@ fail:
 void session_close(struct session *s)
 {
 	e4_fs_close(s->fs);
+	e4_fs_close(s->fscrypt_root);
+	fsc_free(s->fsc);
 	e4_keystore_free(s->keys);
+	s->fscrypt_root = NULL;
+	s->fsc = NULL;
 	s->fs = NULL;
 	s->keys = NULL;
 }
@@ -91,7 +151,7 @@ int session_status(const struct session *s)
 	 * something was not decrypted (without keys, no-key names are the
 	 * listing asked for) */
 	if (s->report->errors ||
-	    (s->report->locked && e4_keystore_count(s->keys)))
+	    (s->report->locked && (e4_keystore_count(s->keys) || s->secrets)))
 		return EXIT_SKIPPED;
 	return EXIT_DONE;
 }

@@ -4,6 +4,7 @@
 #define E4DUMP_SESSION_H
 
 #include "fs.h"
+#include "fsckeys.h"
 #include "keystore.h"
 #include "options.h"
 #include "report.h"
@@ -19,6 +20,9 @@ struct session {
 	struct e4_keystore *keys;
 	struct report *report;
 	const char *image;
+	struct fsc_state *fsc;  /* the fscrypt tool's metadata, when read */
+	struct e4_fs *fscrypt_root; /* --fscrypt-root */
+	int secrets;            /* keys, passphrases or protector keys given */
 };
 
 /* Load the keys, open IMAGE (o->args[0]) read-only.  listing: a locked
@@ -30,6 +34,11 @@ int session_open_diag(struct session *s, const struct options *o,
 		      struct report *r, int listing, e4_diag_fn diag,
 		      void *diag_arg);
 void session_close(struct session *s);
+
+/* The fscrypt tool's metadata of the image (info, keyid list it): read
+ * once (session_open reads it when fscrypt secrets are given).  0, or
+ * EXIT_FATAL. */
+int session_fscrypt(struct session *s, const struct options *o);
 
 /* Threads besides the calling one that may read the image: none when its
  * source cannot be read concurrently, else --threads less one, by default

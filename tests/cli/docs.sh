@@ -25,7 +25,7 @@ for c in $cmds; do
 done
 # every option of the global list, in the man page's OPTIONS
 sed -n '/^options (each command/,/^$/p' "$W/help" |
-	grep -oE '^  (-[a-zA-Z], )?--?[a-z][a-z-]*' | grep -oE -- '--?[a-z][a-z-]*$' | sort -u >"$W/opts"
+	grep -oE '^  (-[a-zA-Z], )?--?[a-z][a-z0-9-]*' | grep -oE -- '--?[a-z][a-z0-9-]*$' | sort -u >"$W/opts"
 sed -n '/^\.SH OPTIONS/,/^\.SH NAME ESCAPING/p' "$MAN" | sed 's/\\-/-/g' >"$W/man.opts"
 check "options listed ($(wc -l <"$W/opts"))" '[ "$(wc -l <"$W/opts")" -ge 20 ]'
 while read -r o; do
@@ -33,7 +33,7 @@ while read -r o; do
 done <"$W/opts"
 # each command's options are among the global ones
 for c in $cmds; do
-	for o in $(sed -n '/^options:/,$p' "$W/h.$c" | grep -oE '^  (-[a-zA-Z], )?--?[a-z][a-z-]*' | grep -oE -- '--?[a-z][a-z-]*$'); do
+	for o in $(sed -n '/^options:/,$p' "$W/h.$c" | grep -oE '^  (-[a-zA-Z], )?--?[a-z][a-z0-9-]*' | grep -oE -- '--?[a-z][a-z0-9-]*$'); do
 		grep -qx -- "$o" "$W/opts" || bad "$c --help: $o not in --help's option list"
 	done
 done

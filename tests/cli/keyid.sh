@@ -37,7 +37,7 @@ done
 check "the passphrase's key: 64 bytes" 'grep -q "/pass: 64 bytes, v1 descriptor [0-9a-f]\{16\}, v2 identifier [0-9a-f]\{32\}$" "$W/out1"'
 check "no key bytes in the output" '! grep -qi "$(xxd -p -c 64 "$W/a.key")" "$W/out1"'
 expect "a passphrase without an image needs --salt" 2 'needs --salt' -- "$E4DUMP" keyid --passphrase-file "$W/pass"
-expect "no key given" 2 'give --key-file or --passphrase-file' -- "$E4DUMP" keyid
+expect "no key given" 2 'give --key-file, --passphrase-file or --protector-key-file' -- "$E4DUMP" keyid
 sample s.img
 must_run "keyid with the image" "$W/out2" -- "$E4DUMP" keyid --key-file "$K" --key-file "$W/a.key" "$W/s.img" &&
 	check "the sample key opens the kernel's v1 policy (5430581507fd59c1, the manifest's key line)" \

@@ -8,7 +8,7 @@
 # --keep-locked without), unlock-kept of that export (with the keys and
 # with a wrong one), verify, journal, volumes, keyid (alone and with
 # the image), undelete (with and without keys), timeline (with and
-# without --journal-events), verify --evidence, mount -f (when /dev/fuse can be used), and fatal errors; on the
+# without --journal-events), info and keyid of the fscrypt tool's metadata, verify --evidence, mount -f (when /dev/fuse can be used), and fatal errors; on the
 # bundled sample and on kernel-written images: v2 policies, casefold, and
 # deletions still in the journal (undelete-a).  The scenario images are
 # those the vm tests wrote (VMWORK/v2/image.img, ...), copied, or written
@@ -115,6 +115,20 @@ exercise casefold
 image undelete undelete-a undelete-a/undelete-a.img
 exercise undelete
 
+# the fscrypt tool's metadata (tests/cli/fscrypt_meta_craft.py) in a copy
+# of the sample: info and keyid list protectors, the policy and links
+/usr/bin/python3 "$top/tests/cli/fscrypt_meta_craft.py" set "$W/fsc" "$K" \
+	"$(sed -n 's/^key fscrypt:\([0-9a-f]*\) .*/\1/p' "$S/sample.manifest")" &&
+	cp "$W/s.img" "$W/fsc.img" && {
+	echo "mkdir /.fscrypt"; echo "mkdir /.fscrypt/policies"; echo "mkdir /.fscrypt/protectors"
+	for f in "$W"/fsc/good/protectors/* "$W"/fsc/linked/protectors/*.link; do
+		echo "write $f /.fscrypt/protectors/$(basename "$f")"
+	done
+	for f in "$W"/fsc/good/policies/*; do echo "write $f /.fscrypt/policies/$(basename "$f")"; done
+} | debugfs -w -f - "$W/fsc.img" >/dev/null 2>&1 || bad "fscrypt metadata image not made"
+run fscrypt-info "$E4DUMP" info --json --passphrase-file "$W/fsc/pass" "$W/fsc.img"
+run fscrypt-keyid "$E4DUMP" keyid --json --protector-key-file "$W/fsc/raw.key" "$W/fsc.img"
+
 # fatal errors: the diagnostic, then the summary
 run fatal-ls "$E4DUMP" ls --json "$W/missing.img"
 run fatal-cat "$E4DUMP" cat --json --key-file "$K" "$W/s.img" /plain/hello.txt
@@ -141,7 +155,7 @@ if [ -r /dev/fuse ] && [ -w /dev/fuse ] && command -v fusermount3 >/dev/null; th
 	check "mount -f --json: a start record ($(head -c 200 "$mj"))" 'grep -q "\"type\":\"mount\"" "$mj"'
 fi
 
-want=entry,event,stat,extracted,deleted,cat,key,policy,info,container,volume,journal,transaction,diagnostic,summary
+want=entry,event,stat,extracted,deleted,cat,key,policy,info,container,volume,journal,transaction,diagnostic,summary,fscrypt_protector,fscrypt_policy,fscrypt_link
 /usr/bin/python3 "$top/tests/cli/schema_check.py" "$SCHEMA" "$want" "${outs[@]}" >"$W/check" 2>&1
 rc=$?
 check "every --json line of ${#outs[@]} runs validates against the schema ($(tail -1 "$W/check"))" '[ $rc = 0 ]'
