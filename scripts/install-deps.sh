@@ -15,6 +15,7 @@ tests=(
 	python3 python3-pycryptodome python3-markdown clang strace valgrind gdb
 	sleuthkit time attr libxml2-utils python3-jsonschema
 	ewf-tools qemu-utils android-sdk-libsparse-utils gdisk fdisk
+	fscrypt libpam-modules openssl python3-argon2 python3-cryptography
 )
 if [ "${1:-}" = --tool ]; then
 	pkgs=("${tool[@]}")
