@@ -179,7 +179,7 @@ if [ $opt_cache = 1 ]; then
 	[ -z "$opt_from" ] || die "--cache and --from-image do not go together"
 	ikey=$( { echo image-cache-1; sha256sum <"$scenario"; sha256sum <"$opt_kernel";
 		  sha256sum <"$initramfs"; sha256sum <"$0"; echo "$size|$mkfs_opts|$opt_fsck";
-		  mkfs.ext4 -V 2>&1 | head -n1; } | sha256sum | cut -c1-16)
+		  mkfs.ext4 -V 2>&1 | sed -n 1p; } | sha256sum | cut -c1-16)
 	idir=$cache/images/$ikey
 	if [ -f "$idir/.done" ]; then
 		mkdir -p "$(dirname "$image")" "$(dirname "$manifest")" "$keysdir" "$secretsdir"

@@ -366,8 +366,9 @@ static char *substitute(const char *w, int lineno)
 
 /* run TAG RC STDIN PROG [ARG]...: fork, exec PROG with ARGs ({TAG} and
  * {policy:DIR} substituted) and the environment of setenv; its stdin is
- * /dev/null for "-", else the secrets named, joined by '+', one after the
- * other (e.g. "pass-a+pass-b"); stdout and stderr go to the console, and
+ * /dev/null for "-", the bytes of "text:ESCAPED" or "hex:HEX" (answers to
+ * prompts, e.g. "text:y%0a"), else the secrets named, joined by '+', one
+ * after the other (e.g. "pass-a+pass-b"); stdout and stderr go to the console, and
  * stdout is kept for {TAG}.  Fails unless its exit status is RC.  Recorded
  * as "run TAG STATUS". */
 void cmd_run(char **tok, int ntok, int lineno)
@@ -393,6 +394,16 @@ void cmd_run(char **tok, int ntok, int lineno)
 	/* stdin: the secrets, concatenated into one file */
 	if (!strcmp(tok[3], "-")) {
 		in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	} else if (!strncmp(tok[3], "text:", 5) || !strncmp(tok[3], "hex:", 4)) {
+		unsigned char b[4096];
+		size_t n = parse_bytes(tok[3], b, sizeof(b), lineno);
+		int out = open(in_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+		if (out < 0)
+			FAILE("line %d: create %s", lineno, in_path);
+		write_all(out, b, n, 0, in_path);
+		close(out);
+		in_fd = open(in_path, O_RDONLY | O_CLOEXEC);
 	} else {
 		char *names = xstrdup(tok[3]), *save = NULL;
 		off_t off = 0;
