@@ -107,8 +107,13 @@ if ! "$E4DUMP" extract --help 2>&1 | grep -q -- --protector-key-file; then
 fi
 for f in "$sec"/*; do
 	s=$(basename "$f")
-	# raw keys: 32 bytes without a newline; passphrase files end with one
-	if [ "$(stat -c %s "$f")" = 32 ] && ! grep -q $'\n' "$f"; then opt=--protector-key-file; else opt=--passphrase-file; fi
+	# passphrase files end with a newline (as fscrypt read them), the raw
+	# key files are 32 bytes
+	if [ "$(tail -c1 "$f" | od -An -tx1 | tr -d ' ')" = 0a ]; then
+		opt=--passphrase-file
+	else
+		opt=--protector-key-file
+	fi
 	tree_opts "$s"
 	"$E4DUMP" extract "$opt" "$f" --fscrypt-root "$root" "$img" -o "$W/secret-$s" 2>"$W/secret-$s.err"
 	rc=$?
