@@ -23,7 +23,8 @@
 #
 # Cache key: tarball (path, size, mtime, Debian package version), the series
 # file and every patch it lists (sha256), vm/kernel.config (sha256), the
-# compiler version and RECIPE below.  A hit prints the path immediately.
+# compiler version and RECIPE below, with --fscrypt-tool also the second
+# fragment (sha256).  A hit prints the path immediately.
 set -euo pipefail
 
 RECIPE=e4dump-kernel-recipe-1   # bump when the build procedure changes
@@ -39,7 +40,7 @@ for arg in "$@"; do
 		--force) force=1 ;;
 		--stock) stock=1 ;;
 		--fscrypt-tool) fstool=1 ;;
-		-h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+		-h|--help) sed -n '2,27p' "$0"; exit 0 ;;
 		*) die "unknown argument: $arg" ;;
 	esac
 done
