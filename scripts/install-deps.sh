@@ -16,7 +16,7 @@ tests=(
 	python3 python3-pycryptodome python3-markdown clang strace valgrind gdb
 	sleuthkit time attr libxml2-utils python3-jsonschema
 	ewf-tools qemu-utils android-sdk-libsparse-utils gdisk fdisk
-	argon2 python3-argon2 python3-protobuf python3-cryptography fscrypt
+	argon2 python3-argon2 python3-protobuf python3-cryptography fscrypt libpam-modules openssl
 )
 if [ "${1:-}" = --tool ]; then
 	pkgs=("${tool[@]}")

@@ -2,10 +2,13 @@
 # Build (or fetch from cache) the Linux 6.1 test kernel used by the QEMU
 # cross-check.  See vm/README.md.
 #
-# Usage: vm/build-kernel.sh [--force] [--stock]
+# Usage: vm/build-kernel.sh [--force] [--stock] [--fscrypt-tool]
 #
 #   --stock  build the unpatched kernel (no kernel-patches/), e.g. to show
 #            what a stock 6.1 does with an image in the 2015 format
+#   --fscrypt-tool  merge vm/kernel-fscrypt-tool.config too (what Debian's
+#            `fscrypt` needs in the guest); cached apart, as tool-build-<key>,
+#            so that the other kernels and their cache entries are untouched
 #
 #   Prints the absolute path of the bzImage as the LAST line of stdout.
 #   Everything else goes to stderr, the full build output to a log file in
@@ -20,7 +23,8 @@
 #
 # Cache key: tarball (path, size, mtime, Debian package version), the series
 # file and every patch it lists (sha256), vm/kernel.config (sha256), the
-# compiler version and RECIPE below.  A hit prints the path immediately.
+# compiler version and RECIPE below, with --fscrypt-tool also the second
+# fragment (sha256).  A hit prints the path immediately.
 set -euo pipefail
 
 RECIPE=e4dump-kernel-recipe-1   # bump when the build procedure changes
@@ -30,11 +34,13 @@ msg() { echo "build-kernel: $*" >&2; }
 
 force=0
 stock=0
+fstool=0
 for arg in "$@"; do
 	case "$arg" in
 		--force) force=1 ;;
 		--stock) stock=1 ;;
-		-h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+		--fscrypt-tool) fstool=1 ;;
+		-h|--help) sed -n '2,27p' "$0"; exit 0 ;;
 		*) die "unknown argument: $arg" ;;
 	esac
 done
@@ -46,6 +52,7 @@ tarball=${E4DUMP_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 jobs=${E4DUMP_JOBS:-$(nproc)}
 keep=${E4DUMP_KERNEL_KEEP:-2}
 fragment=$repo/vm/kernel.config
+toolfrag=$repo/vm/kernel-fscrypt-tool.config
 series=$repo/kernel-patches/series
 cc=${CC:-gcc}
 
@@ -55,6 +62,11 @@ for t in tar xz make "$cc" flex bison bc sha256sum flock patch perl; do
 done
 [ -r "$tarball" ] || die "kernel source tarball $tarball not readable (apt-get install linux-source-6.1)"
 [ -r "$fragment" ] || die "missing $fragment"
+frags=("$fragment")
+if [ $fstool = 1 ]; then
+	[ -r "$toolfrag" ] || die "missing $toolfrag"
+	frags+=("$toolfrag")
+fi
 [ -r "$series" ] || die "missing $series"
 
 case "$cache" in
@@ -99,11 +111,19 @@ ccver=$("$cc" --version | head -n1)
 fulldesc="$srcdesc
 config $(sha "$fragment")
 cc $ccver"
+# (the default kernel's key is computed as before this option existed)
+[ $fstool = 0 ] || fulldesc+="
+fscrypt-tool $(sha "$toolfrag")"
 key=$(printf '%s\n' "$fulldesc" | sha256sum | cut -c1-16)
 
 kdir=$cache/kernel
 src=$kdir/src-$srckey
-bld=$kdir/build-$key
+# The fscrypt-tool kernels have a prefix of their own: neither the prune
+# below nor an older copy of this script (pattern build-*) removes one kind
+# for the other.
+bprefix=build
+[ $fstool = 0 ] || bprefix=tool-build
+bld=$kdir/$bprefix-$key
 image=$bld/bzImage
 
 # Fast path: finished builds are immutable.
@@ -128,11 +148,11 @@ fi
 
 # Leftovers of interrupted or failed runs (nobody else is building: we hold
 # the lock).  Their logs (build-*.log) are kept.
-for d in "$kdir"/src-*.tmp "$kdir"/build-*; do
+for d in "$kdir"/src-*.tmp "$kdir"/build-* "$kdir"/tool-build-*; do
 	[ -d "$d" ] && [ ! -f "$d/.done" ] && [ ! -f "$d/.e4dump-ready" ] && rm -rf "$d"
 done
 
-log=$kdir/build-$key.log
+log=$kdir/$bprefix-$key.log
 : >"$log"
 fail() {
 	msg "FAILED: $*"
@@ -166,9 +186,9 @@ export KBUILD_BUILD_USER=e4dump KBUILD_BUILD_HOST=e4dump
 export KBUILD_BUILD_TIMESTAMP="1970-01-01 00:00:00 UTC" KBUILD_BUILD_VERSION=1
 mk() { make -C "$src" O="$bld" ARCH=x86_64 CC="$cc" "$@" >>"$log" 2>&1; }
 
-msg "configuring ($key): tinyconfig + vm/kernel.config"
+msg "configuring ($key): tinyconfig + ${frags[*]#"$repo"/}"
 mk tinyconfig || fail "make tinyconfig"
-(cd "$bld" && "$src/scripts/kconfig/merge_config.sh" -m -O "$bld" "$bld/.config" "$fragment") \
+(cd "$bld" && "$src/scripts/kconfig/merge_config.sh" -m -O "$bld" "$bld/.config" "${frags[@]}") \
 	>>"$log" 2>&1 || fail "merge_config.sh"
 mk olddefconfig || fail "make olddefconfig"
 
@@ -186,7 +206,7 @@ while IFS= read -r line; do
 			sym=${line#"# "}; sym=${sym%% *}
 			! grep -qE "^$sym=" "$bld/.config" || missing+=("$line") ;;
 	esac
-done <"$fragment"
+done < <(cat "${frags[@]}")
 if [ ${#missing[@]} -gt 0 ]; then
 	msg "FATAL: required kernel options did not survive olddefconfig"
 	msg "(probably an unmet dependency; add it to vm/kernel.config):"
@@ -218,6 +238,6 @@ prune() {
 	done
 }
 prune 'src-*[0-9a-f]' "$src"
-prune 'build-*[0-9a-f]' "$bld"
+prune "$bprefix-*[0-9a-f]" "$bld"
 
 echo "$image"

@@ -26,7 +26,17 @@
 #   --no-fsck          skip the final `e2fsck -fn` of the image
 #   --from-image SRC   start from a copy of the image SRC instead of mkfs
 #                      (to run a scenario on what an earlier run wrote)
+#   --cache            reuse what an earlier run of the same scenario (same
+#                      guest, kernel, initramfs and this script) wrote, from
+#                      $E4DUMP_CACHE/images/<key>/; else run it and keep it
+#                      there (for scenarios whose run is slow or random)
 #   E4DUMP_CACHE       cache root (default /var/cache/e4dump)
+#
+# Scenarios with `secret` lines: the secrets' bytes go to SECRETS_DIR/NAME
+# ("secrets" next to OUT_IMAGE).  `@disk2 SIZE`: a second ext4 image,
+# OUT_IMAGE.disk2.img, is the guest's /dev/vdc.  `@fscrypt-tool`: the kernel
+# of `build-kernel.sh --fscrypt-tool` and an initramfs holding Debian's
+# `fscrypt` (vm/fscrypt-tool-root.sh).
 #
 # Exit status 0 only if the guest printed E4DUMP-GUEST-OK, QEMU exited by
 # itself in time, a complete manifest was read back and e2fsck is happy.
@@ -45,6 +55,7 @@ opt_timeout=${E4DUMP_QEMU_TIMEOUT:-300}
 opt_kernel=${E4DUMP_BZIMAGE:-}
 opt_fsck=1
 opt_from=
+opt_cache=0
 args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -55,7 +66,8 @@ while [ $# -gt 0 ]; do
 		--kernel) opt_kernel=$2; shift 2 ;;
 		--no-fsck) opt_fsck=0; shift ;;
 		--from-image) opt_from=$2; shift 2 ;;
-		-h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+		--cache) opt_cache=1; shift ;;
+		-h|--help) sed -n '2,42p' "$0"; exit 0 ;;
 		--) shift; args+=("$@"); break ;;
 		-*) die "unknown option $1" ;;
 		*) args+=("$1"); shift ;;
@@ -68,6 +80,8 @@ image=${args[1]}
 manifest=${args[2]:-$image.manifest}
 consolelog=$image.console.log
 keysdir=${opt_keys:-$(dirname "$image")/keys}
+secretsdir=$(dirname "$image")/secrets
+disk2=$image.disk2.img
 
 for t in qemu-system-x86_64 mkfs.ext4 e2fsck cpio gcc python3 timeout flock sha256sum truncate; do
 	command -v "$t" >/dev/null 2>&1 ||
@@ -91,6 +105,16 @@ esac
 if grep -q '^@fsck[[:space:]]\{1,\}no[[:space:]]*$' "$scenario"; then
 	opt_fsck=0
 fi
+# "@fscrypt-tool": the kernel and initramfs that run Debian's fscrypt
+fstool=0
+grep -q '^@fscrypt-tool[[:space:]]*$' "$scenario" && fstool=1
+# "@disk2 SIZE": a second ext4 image (e.g. the root filesystem of fscrypt's
+# login protectors), /dev/vdc in the guest
+disk2_size=$(sed -n 's/^@disk2[[:space:]]\{1,\}//p' "$scenario" | tail -n1)
+case "$disk2_size" in
+	''|[0-9]*[0-9KMG]) ;;
+	*) die "@disk2: a size such as 16M" ;;
+esac
 size=${opt_size:-${scen_size:-64M}}
 mkfs_opts=${opt_mkfs:-${scen_mkfs:--O encrypt -b 4096 -N 8192}}
 
@@ -98,7 +122,10 @@ t0=$(date +%s)
 
 # ---- kernel ---------------------------------------------------------------------
 if [ -z "$opt_kernel" ]; then
-	opt_kernel=$("$here/build-kernel.sh" | tail -n1) || die "kernel build failed"
+	kflags=()
+	[ $fstool = 0 ] || kflags=(--fscrypt-tool)
+	opt_kernel=$("$here/build-kernel.sh" "${kflags[@]+"${kflags[@]}"}" | tail -n1) ||
+		die "kernel build failed"
 fi
 [ -r "$opt_kernel" ] || die "kernel $opt_kernel not readable"
 
@@ -106,9 +133,20 @@ fi
 # /init is every vm/guest/*.c compiled together (guest.h lists them).
 cflags="-static -O2 -Wall -Wextra -Werror -std=gnu11"
 gsrc=("$here"/guest/*.c)
+# With @fscrypt-tool the tree of vm/fscrypt-tool-root.sh is added; its files
+# are in the key.
+extra=
+if [ $fstool = 1 ]; then
+	extra=$(mktemp -d "${TMPDIR:-/tmp}/e4dump-vm-root.XXXXXX")
+	trap 'rm -rf "$extra"' EXIT
+	bash "$here/fscrypt-tool-root.sh" "$extra" || die "vm/fscrypt-tool-root.sh failed"
+fi
 gkey=$( { (cd "$here/guest" && LC_ALL=C sha256sum -- *.c *.h);
 	  gcc --version | head -n1; echo "$cflags";
-	  cpio --version | head -n1; echo initramfs-1; } | sha256sum | cut -c1-16)
+	  cpio --version | head -n1; echo initramfs-1;
+	  [ -z "$extra" ] || (cd "$extra" && find . -print0 | LC_ALL=C sort -z |
+		xargs -0 stat -c '%n %a %F' && find . -type f -print0 | LC_ALL=C sort -z |
+		xargs -0 sha256sum); } | sha256sum | cut -c1-16)
 gdir=$cache/guest/$gkey
 initramfs=$gdir/initramfs.cpio
 if [ ! -f "$gdir/.done" ]; then
@@ -123,6 +161,7 @@ if [ ! -f "$gdir/.done" ]; then
 		gcc $cflags -o "$gdir/root/init" "${gsrc[@]}" ||
 			die "compiling vm/guest/*.c failed"
 		chmod 0755 "$gdir/root/init"
+		[ -z "$extra" ] || cp -a "$extra/." "$gdir/root/" || die "copying the tool's files"
 		(cd "$gdir/root" && find . -mindepth 1 -print0 | LC_ALL=C sort -z |
 			cpio --null -o -H newc -R 0:0 --reproducible --quiet) >"$initramfs.tmp" ||
 			die "cpio failed"
@@ -132,9 +171,35 @@ if [ ! -f "$gdir/.done" ]; then
 	exec 8>&-
 fi
 
+# ---- the cache of finished runs (--cache) ---------------------------------------------
+# key: the scenario, the kernel and initramfs (their bytes), this script, the
+# mkfs options and mkfs.ext4's version
+ikey=
+if [ $opt_cache = 1 ]; then
+	[ -z "$opt_from" ] || die "--cache and --from-image do not go together"
+	ikey=$( { echo image-cache-1; sha256sum <"$scenario"; sha256sum <"$opt_kernel";
+		  sha256sum <"$initramfs"; sha256sum <"$0"; echo "$size|$mkfs_opts|$opt_fsck";
+		  mkfs.ext4 -V 2>&1 | sed -n 1p; } | sha256sum | cut -c1-16)
+	idir=$cache/images/$ikey
+	if [ -f "$idir/.done" ]; then
+		mkdir -p "$(dirname "$image")" "$(dirname "$manifest")" "$keysdir" "$secretsdir"
+		rm -f "$image" "$manifest" "$consolelog" "$disk2"
+		cp --sparse=always "$idir/image.img" "$image" &&
+			cp "$idir/manifest" "$manifest" && cp "$idir/console.log" "$consolelog" &&
+			{ [ ! -f "$idir/disk2.img" ] || cp --sparse=always "$idir/disk2.img" "$disk2"; } &&
+			{ [ -z "$(ls -A "$idir/keys")" ] || cp "$idir/keys/"* "$keysdir/"; } &&
+			{ [ -z "$(ls -A "$idir/secrets")" ] || cp "$idir/secrets/"* "$secretsdir/"; } ||
+			die "cannot copy the cached run $idir"
+		touch "$idir/.done"
+		msg "OK (cached, $idir): $image"
+		echo "$image"
+		exit 0
+	fi
+fi
+
 # ---- work area ---------------------------------------------------------------------
 work=$(mktemp -d "${TMPDIR:-/tmp}/e4dump-vm.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work" ${extra:+"$extra"}' EXIT
 scendisk=$work/scenario.disk
 truncate -s "${E4DUMP_SCEN_DISK_SIZE:-16M}" "$scendisk"
 # the text at offset 0; the rest of the (sparse) file is zeros, hence the NUL
@@ -166,6 +231,31 @@ for no, line in enumerate(open(scen, encoding="utf-8"), 1):
     if w and w[0] == "key2" and (len(w) != 2 or not 16 <= len(bytes.fromhex(w[1])) <= 64):
         sys.exit(f"{scen}:{no}: usage: key2 KEYHEX (16..64 bytes)")
 EOF
+# `secret NAME text:ESCAPED|hex:HEX` (vm/guest/scn_tool.c): the same bytes
+# as the guest's /secrets/NAME, to SECRETS_DIR/NAME
+if grep -q '^secret[[:space:]]' "$scenario"; then
+	mkdir -p "$secretsdir"
+	python3 - "$scenario" "$secretsdir" <<'EOF' || die "bad secret line in $scenario"
+import sys, os, re
+scen, sdir = sys.argv[1], sys.argv[2]
+for no, line in enumerate(open(scen, encoding="utf-8"), 1):
+    w = line.split()
+    if not w or w[0] != "secret":
+        continue
+    if len(w) != 3 or not re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}", w[1]):
+        sys.exit(f"{scen}:{no}: usage: secret NAME text:ESCAPED|hex:HEX")
+    kind, _, val = w[2].partition(":")
+    if kind == "hex":
+        data = bytes.fromhex(val)
+    elif kind == "text":
+        data = re.sub(rb"%([0-9A-Fa-f]{2})", lambda m: bytes([int(m.group(1), 16)]),
+                      val.encode())
+    else:
+        sys.exit(f"{scen}:{no}: text:ESCAPED or hex:HEX")
+    with open(os.path.join(sdir, w[1]), "wb") as f:
+        f.write(data)
+EOF
+fi
 
 # ---- the ext4 image -------------------------------------------------------------------
 mkdir -p "$(dirname "$image")" "$(dirname "$manifest")"
@@ -180,6 +270,13 @@ else
 	mkfs.ext4 -q -F $mkfs_opts "$image" "$size" >"$work/mkfs.log" 2>&1 || {
 		cat "$work/mkfs.log" >&2; die "mkfs.ext4 failed"; }
 fi
+drive2=()
+rm -f "$disk2"
+if [ -n "$disk2_size" ]; then
+	mkfs.ext4 -q -F "$disk2" "$disk2_size" >"$work/mkfs2.log" 2>&1 || {
+		cat "$work/mkfs2.log" >&2; die "mkfs.ext4 of the second disk failed"; }
+	drive2=(-drive "file=$disk2,format=raw,if=virtio")
+fi
 
 # ---- run the guest ----------------------------------------------------------------------
 msg "booting $(basename "$opt_kernel") in QEMU (TCG, timeout ${opt_timeout}s)"
@@ -192,6 +289,7 @@ timeout -k 10 "$opt_timeout" qemu-system-x86_64 \
 	-append "console=ttyS0 panic=-1 rdinit=/init quiet${scen_append:+ $scen_append}" \
 	-drive "file=$image,format=raw,if=virtio" \
 	-drive "file=$scendisk,format=raw,if=virtio" \
+	"${drive2[@]+"${drive2[@]}"}" \
 	</dev/null >"$work/qemu.out" 2>&1 || rc=$?
 t2=$(date +%s)
 
@@ -253,6 +351,26 @@ EOF
 if [ $opt_fsck = 1 ]; then
 	e2fsck -fn "$image" >"$work/fsck.log" 2>&1 || {
 		cat "$work/fsck.log" >&2; failed "e2fsck -fn found problems in $image"; }
+	if [ -n "$disk2_size" ]; then
+		e2fsck -fn "$disk2" >"$work/fsck2.log" 2>&1 || {
+			cat "$work/fsck2.log" >&2; failed "e2fsck -fn found problems in $disk2"; }
+	fi
+fi
+
+if [ -n "$ikey" ]; then
+	rm -rf "$idir" "$idir.tmp"
+	mkdir -p "$idir.tmp/keys" "$idir.tmp/secrets"
+	cp --sparse=always "$image" "$idir.tmp/image.img" &&
+		cp "$manifest" "$idir.tmp/manifest" && cp "$consolelog" "$idir.tmp/console.log" &&
+		{ [ -z "$disk2_size" ] || cp --sparse=always "$disk2" "$idir.tmp/disk2.img"; } &&
+		{ [ -z "$(ls -A "$keysdir")" ] || cp "$keysdir"/* "$idir.tmp/keys/"; } &&
+		{ [ ! -d "$secretsdir" ] || [ -z "$(ls -A "$secretsdir")" ] ||
+		  cp "$secretsdir"/* "$idir.tmp/secrets/"; } &&
+		touch "$idir.tmp/.done" && mv "$idir.tmp" "$idir" ||
+		failed "cannot store the run in $idir"
+	# the newest few stay (E4DUMP_IMAGE_KEEP, default 8)
+	ls -1td "$cache/images"/*/ 2>/dev/null | tail -n +$((${E4DUMP_IMAGE_KEEP:-8} + 1)) |
+		while read -r old; do [ "${old%/}" != "$idir" ] && rm -rf "$old"; done
 fi
 
 msg "OK: $image ($(grep -c '^[fdlhs] ' "$manifest") entries; QEMU $((t2 - t1)) s, total $((t2 - t0)) s)"

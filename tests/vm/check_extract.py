@@ -132,6 +132,10 @@ RECORDS = {
     "xattr-set": "shsi",       # TAG PATH NAME ERRNO (xattr-set, xattr-set-gen)
     "xattr": "shhs",           # TAG PATH NAME VALUE (hex, "-": empty) (xattr-list)
     "xattr-count": "shi",      # TAG PATH N
+    "secret": "si",            # NAME NBYTES (secret: secrets/NAME next to the image)
+    "run": "si",               # TAG STATUS (the exit status of a program run)
+    "fscrypt-conf": "s",       # KEY=VALUE,... (what fscrypt.conf was set to)
+    "fscrypt-tree": "ss",      # DIR SECRETS (each of these secrets opens DIR)
 }
 
 

@@ -51,6 +51,17 @@ static const struct scn_cmd commands[] = {
 	{ "xattr-set", cmd_xattr_set, "setxattr of a value given in hex" },
 	{ "xattr-set-gen", cmd_xattr_set, "setxattr of a generated value of a size" },
 	{ "xattr-list", cmd_xattr_list, "listxattr and getxattr of each name, recorded" },
+	/* running a program of the initramfs, Debian's fscrypt (scn_tool.c) */
+	{ "mount-extra", cmd_mount_extra, "mount another disk or filesystem" },
+	{ "uuid-links", cmd_uuid_links, "/dev/disk/by-uuid links of the ext4 disks" },
+	{ "seed-random", cmd_seed_random, "read /dev/random once (getrandom works after)" },
+	{ "setenv", cmd_setenv, "an environment variable for run" },
+	{ "secret", cmd_secret, "a secret of the user, in /secrets and next to the image" },
+	{ "user", cmd_user, "a login account for pam_unix" },
+	{ "fscrypt-conf", cmd_fscrypt_conf, "write fscrypt.conf with the given costs and options" },
+	{ "fscrypt-dir", cmd_fscrypt_dir, "an empty directory for fscrypt encrypt" },
+	{ "run", cmd_run, "run a program with secrets on stdin, check its exit status" },
+	{ "fill", cmd_fill, "a tree written into a directory fscrypt encrypted" },
 	/* the benchmark (scn_bench.c) */
 	{ "bench-tree", cmd_bench_tree, "the benchmark's tree, written fast" },
 };

@@ -48,6 +48,16 @@ struct entry *mk_dir(const char *sub, unsigned mode)
 	return e;
 }
 
+/* the current tree's root, a directory that exists already (made by
+ * another program), with the mode it has */
+struct entry *adopt_dir(unsigned mode)
+{
+	struct entry *e = new_entry('d', NULL);
+
+	e->mode = mode;
+	return e;
+}
+
 static void write_file(struct entry *e, unsigned mode, int nextents)
 {
 	char p[4200];

@@ -18,7 +18,8 @@
  *                  forget-keys, mount-try, proc), fskey (the filesystem's
  *                  keyring), nokey (no-key probes), policy (policy probes,
  *                  inheritance), delete (the undelete scenarios), bench
- *                  (bench-tree), xattr (extended attributes)
+ *                  (bench-tree), xattr (extended attributes), tool
+ *                  (running a program of the initramfs: Debian's fscrypt)
  *
  * The kernel ABI the guest uses is in fscrypt_abi.h.
  */
@@ -128,6 +129,7 @@ void parse_plainpath(const char *s, char *out, size_t n, int lineno);
 extern struct entry *g_ent;
 extern size_t g_nent;
 struct entry *mk_dir(const char *sub, unsigned mode);
+struct entry *adopt_dir(unsigned mode);
 struct entry *mk_file(const char *sub, unsigned mode, uint64_t size);
 struct entry *mk_sparse(const char *sub, unsigned mode, uint64_t size,
 			const struct extent *ext, int n);
@@ -222,6 +224,19 @@ void cmd_churn(char **tok, int ntok, int lineno);
 void cmd_sparse(char **tok, int ntok, int lineno);
 void cmd_unlink(char **tok, int ntok, int lineno);
 void cmd_rmtree(char **tok, int ntok, int lineno);
+
+/* scn_tool.c */
+void cmd_mount_extra(char **tok, int ntok, int lineno);
+void umount_extra(void);
+void cmd_uuid_links(char **tok, int ntok, int lineno);
+void cmd_seed_random(char **tok, int ntok, int lineno);
+void cmd_setenv(char **tok, int ntok, int lineno);
+void cmd_secret(char **tok, int ntok, int lineno);
+void cmd_user(char **tok, int ntok, int lineno);
+void cmd_fscrypt_conf(char **tok, int ntok, int lineno);
+void cmd_fscrypt_dir(char **tok, int ntok, int lineno);
+void cmd_run(char **tok, int ntok, int lineno);
+void cmd_fill(char **tok, int ntok, int lineno);
 
 /* scn_bench.c */
 void cmd_bench_tree(char **tok, int ntok, int lineno);

@@ -173,6 +173,7 @@ int main(void)
 		FAILE("close /dev/vdb");
 
 	umount_img(0);
+	umount_extra();
 	sync();
 	say("e4dump-guest: %zu entries, manifest %zu bytes", g_nent, g_man_len);
 	say("E4DUMP-GUEST-OK");
