@@ -127,20 +127,6 @@ out:
 	return o;
 }
 
-/* The context, inode number and facts of a decrypt_later object. */
-static int later_context(json_object *later, struct e4_context *ctx, uint32_t *ino)
-{
-	uint8_t raw[E4_CONTEXT_MAX_SIZE];
-	int n = hexfield(later, "context_hex", raw, sizeof(raw));
-	int64_t i = intfield(later, "inode", -1);
-
-	if (n <= 0 || i <= 0 || i > UINT32_MAX ||
-	    e4_context_parse(ctx, raw, (size_t)n) != E4_OK)
-		return -1;
-	*ino = (uint32_t)i;
-	return 0;
-}
-
 static int same_policy_id(const struct e4_context *a, const struct e4_context *b)
 {
 	return a->version == b->version && a->key_id_size == b->key_id_size &&
@@ -188,7 +174,7 @@ static void scan(struct uk *u, int dirfd, unsigned int depth)
 		struct unit un;
 
 		if (ents && lk && json_object_get_boolean(lk) &&
-		    !later_context(later, &un.ctx, &un.ino)) {
+		    !kept_later_context(later, &un.ctx, &un.ino)) {
 			if (u->nunits == u->capunits) {
 				size_t cap = u->capunits ? 2 * u->capunits : 16;
 				struct unit *v = realloc(u->units, cap * sizeof(*v));
@@ -304,7 +290,7 @@ static struct e4_cipher *cipher_of(struct uk *u, json_object *later, enum e4_key
 	uint32_t ino;
 	enum e4_status st;
 
-	if (later_context(later, &ctx, &ino)) {
+	if (kept_later_context(later, &ctx, &ino)) {
 		report_error_at(u->r, shown, 0, "its saved encryption context is missing or bad");
 		return NULL;
 	}
@@ -318,46 +304,13 @@ static struct e4_cipher *cipher_of(struct uk *u, json_object *later, enum e4_key
 
 static void later_times(json_object *later, struct timespec ts[2])
 {
-	json_object *t = field(later, "times", json_type_object);
-	const char *k[2] = { "atime", "mtime" };
+	struct e4_inode in;
 
-	for (int i = 0; i < 2; i++) {
-		json_object *a = field(t, k[i], json_type_array);
-
-		ts[i].tv_sec = a && json_object_array_length(a) == 2 ?
-			(time_t)json_object_get_int64(json_object_array_get_idx(a, 0)) : 0;
-		ts[i].tv_nsec = a && json_object_array_length(a) == 2 ?
-			(long)(json_object_get_int64(json_object_array_get_idx(a, 1)) % 1000000000) : 0;
-		if (ts[i].tv_nsec < 0)
-			ts[i].tv_nsec = 0;
-	}
-}
-
-/* A struct e4_inode of what the manifest row and the record need. */
-static void later_inode(json_object *later, struct e4_inode *in)
-{
-	json_object *t = field(later, "times", json_type_object);
-	struct e4_timestamp *ts[4] = { &in->atime, &in->mtime, &in->ctime, &in->crtime };
-	const char *k[4] = { "atime", "mtime", "ctime", "crtime" };
-
-	memset(in, 0, sizeof(*in));
-	in->ino = (uint32_t)intfield(later, "inode", 0);
-	in->mode = (uint16_t)intfield(later, "i_mode", 0);
-	in->uid = (uint32_t)intfield(later, "uid", 0);
-	in->gid = (uint32_t)intfield(later, "gid", 0);
-	in->links = (uint16_t)intfield(later, "links", 0);
-	in->size = (uint64_t)intfield(later, "i_size", 0);
-	in->flags = (uint32_t)intfield(later, "i_flags", 0);
-	in->encrypted = (in->flags & E4_INODE_ENCRYPT_FL) != 0;
-	for (int i = 0; i < 4; i++) {
-		json_object *a = field(t, k[i], json_type_array);
-
-		if (a && json_object_array_length(a) == 2) {
-			ts[i]->sec = json_object_get_int64(json_object_array_get_idx(a, 0));
-			ts[i]->nsec = (uint32_t)json_object_get_int64(json_object_array_get_idx(a, 1));
-			in->has_crtime |= i == 3;
-		}
-	}
+	kept_later_inode(later, &in);
+	ts[0].tv_sec = (time_t)in.atime.sec;
+	ts[0].tv_nsec = in.atime.nsec;
+	ts[1].tv_sec = (time_t)in.mtime.sec;
+	ts[1].tv_nsec = in.mtime.nsec;
 }
 
 /* manifest_hash of a file of the export or OUT ("-" above
@@ -403,8 +356,8 @@ static void emit(struct uk *u, const char *shown, const char *rel, json_object *
 
 	if (!u->o->json || !later)
 		return;
-	later_inode(later, &in);
-	have_ctx = later_context(later, &ctx, &ino) == 0;
+	kept_later_inode(later, &in);
+	have_ctx = kept_later_context(later, &ctx, &ino) == 0;
 	if (have_ctx && strcmp(status, "locked"))
 		k = policy_key(u, &ctx);
 	record_init(&rec, "extracted");
@@ -599,10 +552,8 @@ static void keep_entry(struct uk *u, int src, const char *sname, json_object *si
 	json_object *e = json_object_get(ent);
 	json_object *later = field(side, "decrypt_later", json_type_object);
 
-	snprintf(sc, sizeof(sc), "%s.e4dump.json", dname);
-	if (strlen(sc) >= OUTDIR_NAME_MAX || nameset_add(names, sc) != 1)
-		snprintf(sc, sizeof(sc), "%%~%" PRId64 ".e4dump.json", intfield(later, "inode", 0));
-	nameset_add(names, sc);
+
+	(void)kept_sidecar_name(names, dname, (uint32_t)intfield(later, "inode", 0), sc);
 	if ((is_link ? copy_symlink(u, src, sname, dst, dname, NULL, NULL) :
 		       copy_file(u, src, sname, dst, dname, shown))) {
 		report_error_at(u->r, shown, 0, "cannot keep it: %s", strerror(errno));
@@ -610,6 +561,9 @@ static void keep_entry(struct uk *u, int src, const char *sname, json_object *si
 		json_object_put(e);
 		return;
 	}
+	/* its record says where it is now (the names decrypted above it) */
+	json_object_object_add(side, "path", json_object_new_string(shown));
+	json_object_object_add(side, "output_path", json_name(rel));
 	json_object_object_add(side, "ciphertext_file", json_name(dname));
 	if (kept_write_json(&u->od, dst, sc, side))
 		report_error_at(u->r, shown, 0, "cannot write its sidecar: %s", strerror(errno));
@@ -847,7 +801,7 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 					struct e4_inode in;
 					struct manifest_row *row;
 
-					later_inode(sl, &in);
+					kept_later_inode(sl, &in);
 					row = manifest_row_start(orel, &in, "-");
 					/* its path in the image, as extract's rows */
 					if (row && path && manifest_row_path(row, path)) {

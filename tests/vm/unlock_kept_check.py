@@ -18,12 +18,17 @@
       written extents below i_size and each such block of the kept file is
       the block on disk; a symlink's stored bytes; a locked directory's
       entries are its on-disk entries (stored name, inode, file type, the
-      hash pair of a casefolded one).  Prints the counts.
+      hash pair of a casefolded one; the file type, EXT4_FT_*, as the
+      record vocabulary's word).  Prints the counts.
 """
 import hashlib, json, os, stat, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import ext4img  # noqa: E402
+
+
+FT_WORDS = {1: "regular", 2: "directory", 3: "chardev", 4: "blockdev", 5: "fifo",
+            6: "socket", 7: "symlink"}
 
 
 def tree(root):
@@ -110,7 +115,8 @@ def export(root, image):
             disk = {(e.name.hex(), e.ino): e for e in im.dir_entries(ino) if e.name not in (b".", b"..")}
             for e in j["entries"]:
                 x = disk[(e["raw_name_hex"], e["inode"])]
-                assert e["file_type"] == x.ftype, (d, e)
+                # the dirent's EXT4_FT_* (fs/ext4/ext4.h) in the record vocabulary
+                assert e["file_type"] == FT_WORDS.get(x.ftype, "unknown"), (d, e, x.ftype)
                 assert (e.get("hash"), e.get("minor_hash")) == (x.hash or (None, None)), (d, e, x.hash)
             nd += 1
         for e in j["entries"]:
