@@ -344,7 +344,7 @@ static char *join(const char *dir, const char *name)
 /* The record of an entry the export holds the inode of (later); an entry
  * without one was written in the clear by extract, whose record it has. */
 static void emit(struct uk *u, const char *shown, const char *rel, json_object *later,
-		 const char *status, const char *hashes)
+		 const char *status, const char *hashes, const char *target, size_t tlen)
 {
 	struct record rec;
 	struct e4_inode in;
@@ -361,7 +361,8 @@ static void emit(struct uk *u, const char *shown, const char *rel, json_object *
 	if (have_ctx && strcmp(status, "locked"))
 		k = policy_key(u, &ctx);
 	record_init(&rec, "extracted");
-	if (record_from_export(&rec, &in, have_ctx ? &ctx : NULL, k ? k->label : NULL, shown) ||
+	if (record_from_export(&rec, &in, have_ctx ? &ctx : NULL, k ? k->label : NULL,
+			       target, tlen, shown) ||
 	    (rel && record_set_output(&rec, rel))) {
 		record_free(&rec);
 		return;
@@ -552,6 +553,7 @@ static void keep_entry(struct uk *u, int src, const char *sname, json_object *si
 	json_object *e = json_object_get(ent);
 	json_object *later = field(side, "decrypt_later", json_type_object);
 
+	json_object *nk = field(side, "symlink_nokey_target", json_type_string);
 
 	(void)kept_sidecar_name(names, dname, (uint32_t)intfield(later, "inode", 0), sc);
 	if ((is_link ? copy_symlink(u, src, sname, dst, dname, NULL, NULL) :
@@ -575,7 +577,9 @@ static void keep_entry(struct uk *u, int src, const char *sname, json_object *si
 	json_object_array_add(kept_out, e);
 	if (!is_link)
 		hash_of(dst, dname, hashes);
-	emit(u, shown, rel, later, "locked", hashes);
+	/* a symlink kept: its no-key target, as extract's record */
+	emit(u, shown, rel, later, "locked", hashes, nk ? json_object_get_string(nk) : NULL,
+	     nk ? (size_t)json_object_get_string_len(nk) : 0);
 	u->kept++;
 }
 
@@ -742,7 +746,7 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 				futimens(d2, ts);
 				close(d2);
 				u->dirs++;
-				emit(u, path, orel, sl, "complete", NULL);
+				emit(u, path, orel, sl, "complete", NULL, NULL, 0);
 				json_object_put(sub);
 			}
 			if (s2 >= 0)
@@ -772,7 +776,9 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 					u->skipped++;
 				} else {
 					u->symlinks++;
-					emit(u, path, orel, sl, "complete", NULL);
+					/* its size is the target's length, as lstat
+					 * with the key gives it */
+					emit(u, path, orel, sl, "complete", NULL, (char *)out, tl);
 				}
 			}
 			if (out)
@@ -810,7 +816,7 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 					}
 					manifest_write(u->man, row, hashes, NULL);
 				}
-				emit(u, path, orel, sl, "complete", hashes);
+				emit(u, path, orel, sl, "complete", hashes, NULL, 0);
 			} else {
 				if (c)
 					u->skipped++;

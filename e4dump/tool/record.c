@@ -322,7 +322,7 @@ int record_from_copy(struct record *r, struct session *s, const struct e4_inode 
 
 int record_from_export(struct record *r, const struct e4_inode *in,
 		       const struct e4_context *ctx, const char *key,
-		       const char *path)
+		       const char *target, size_t len, const char *path)
 {
 	r->ino = in->ino;
 	if (!(r->path = strdup(path)))
@@ -330,6 +330,11 @@ int record_from_export(struct record *r, const struct e4_inode *in,
 	r->have_inode = 1;
 	r->inode = *in;
 	r->size = in->size;
+	if (E4_ISLNK(in->mode) && target) {
+		if (!(r->target = escaped((const uint8_t *)target, len)))
+			return -1;
+		r->size = len;
+	}
 	memset(&r->enc, 0, sizeof(r->enc));
 	if (in->encrypted) {
 		r->enc.present = 1;
