@@ -887,6 +887,7 @@ static int run(const struct options *o, struct report *r)
 	uint32_t ino;
 	struct e4_fs_info info;
 	uint64_t missing;
+	char tail[256];
 	int rc;
 
 	if (!o->out_dir) {
@@ -988,29 +989,26 @@ static int run(const struct options *o, struct report *r)
 	 * files it made partial are among the partial ones) */
 	e4_fs_get_info(s.fs, &info);
 	missing = e4_fs_shortfall(&info, NULL, 0);
-	fprintf(stderr, "e4dump: extract: %zu directories, %zu files, %zu symlinks, %" PRIu64
-		" bytes; %zu renamed, %zu partial, %zu locked kept, %zu skipped",
-		x.dirs, x.files, x.symlinks, x.bytes, x.renamed, totals.partial,
-		x.locked, x.skipped);
 	if (missing)
-		fprintf(stderr, "; the image ends at byte %" PRIu64 " of the filesystem, %"
-			PRIu64 " bytes short of what its superblock declares: files with blocks past its end are partial",
-			info.source_size, missing);
-	fputc('\n', stderr);
+		snprintf(tail, sizeof(tail), "; the image ends at byte %" PRIu64 " of the filesystem, %"
+			 PRIu64 " bytes short of what its superblock declares: files with blocks past its end are partial",
+			 info.source_size, missing);
 	rc = x.skipped || x.stop || totals.partial || x.locked ? EXIT_SKIPPED :
 	     session_status(&s);
-	if (o->json) {
-		json_object *sum = json_summary("extract", r, rc);
+	{
+		const struct tally t[] = {
+			{ "directories", "directories", x.dirs, 0 },
+			{ "files", "files", x.files, 0 },
+			{ "symlinks", "symlinks", x.symlinks, 0 },
+			{ "bytes", "bytes", x.bytes, 1 },
+			{ "renamed", "renamed", x.renamed, 0 },
+			{ "partial", "partial", totals.partial, 0 },
+			{ "locked_kept", "locked kept", x.locked, 0 },
+			{ "skipped", "skipped", x.skipped, 0 },
+		};
 
-		json_object_object_add(sum, "directories", json_object_new_uint64(x.dirs));
-		json_object_object_add(sum, "files", json_object_new_uint64(x.files));
-		json_object_object_add(sum, "symlinks", json_object_new_uint64(x.symlinks));
-		json_object_object_add(sum, "bytes", json_object_new_uint64(x.bytes));
-		json_object_object_add(sum, "renamed", json_object_new_uint64(x.renamed));
-		json_object_object_add(sum, "partial", json_object_new_uint64(totals.partial));
-		json_object_object_add(sum, "locked_kept", json_object_new_uint64(x.locked));
-		json_object_object_add(sum, "skipped", json_object_new_uint64(x.skipped));
-		json_emit(sum);
+		json_tally("extract", r, rc, o->json, t, sizeof(t) / sizeof(t[0]),
+			   missing ? tail : NULL);
 	}
 	session_close(&s);
 	return rc;
@@ -1021,7 +1019,5 @@ int cmd_extract(const struct options *o, struct report *r)
 	int rc = run(o, r);
 
 	/* a fatal error is a diagnostic record, then the summary */
-	if (rc == EXIT_FATAL && o->json)
-		json_emit(json_summary("extract", r, rc));
-	return finish_stdout(rc, r);
+	return json_finish(rc == EXIT_FATAL && o->json, "extract", r, rc);
 }

@@ -952,20 +952,18 @@ static int run(const struct options *o, struct report *r)
 	if (manifest_close(u.man, r))
 		u.skipped++;
 	u.man = NULL;
-	fprintf(stderr, "e4dump: unlock-kept: %zu directories, %zu files, %zu symlinks made; "
-		"%zu copied as they were; %zu kept locked, %zu skipped\n",
-		u.dirs, u.files, u.symlinks, u.copied, u.kept, u.skipped);
 	rc = u.kept || u.skipped || r->errors ? EXIT_SKIPPED : EXIT_DONE;
-	if (o->json) {
-		json_object *sum = json_summary("unlock-kept", r, rc);
+	{
+		const struct tally t[] = {
+			{ "directories", "directories", u.dirs, 0 },
+			{ "files", "files", u.files, 0 },
+			{ "symlinks", "symlinks made", u.symlinks, 1 },
+			{ "copied", "copied as they were", u.copied, 1 },
+			{ "locked_kept", "kept locked", u.kept, 0 },
+			{ "skipped", "skipped", u.skipped, 0 },
+		};
 
-		json_object_object_add(sum, "directories", json_object_new_uint64(u.dirs));
-		json_object_object_add(sum, "files", json_object_new_uint64(u.files));
-		json_object_object_add(sum, "symlinks", json_object_new_uint64(u.symlinks));
-		json_object_object_add(sum, "copied", json_object_new_uint64(u.copied));
-		json_object_object_add(sum, "locked_kept", json_object_new_uint64(u.kept));
-		json_object_object_add(sum, "skipped", json_object_new_uint64(u.skipped));
-		json_emit(sum);
+		json_tally("unlock-kept", r, rc, o->json, t, sizeof(t) / sizeof(t[0]), NULL);
 	}
 out:
 	manifest_close(u.man, r);
@@ -986,7 +984,5 @@ int cmd_unlock_kept(const struct options *o, struct report *r)
 {
 	int rc = run(o, r);
 
-	if (rc == EXIT_FATAL && o->json)
-		json_emit(json_summary("unlock-kept", r, rc));
-	return finish_stdout(rc, r);
+	return json_finish(rc == EXIT_FATAL && o->json, "unlock-kept", r, rc);
 }
