@@ -174,7 +174,7 @@ def links(manifest, unlocked, direct=None):
     ref = records(direct) if direct else None
     n = 0
     for e in entries:
-        if e.type != "l" or trees[e.tree][0] != "enc" or e.path in removed:
+        if e.type != "l" or trees[e.tree][0] not in ("enc", "enc2") or e.path in removed:
             continue
         p = "/" + e.path.decode()
         r = got.get(p)
