@@ -49,8 +49,6 @@ struct xdir {
 	const char *why;        /* skip_top: why */
 	int locked;             /* --keep-locked: its names stay encrypted */
 	int casefolded;
-	int has_ctx;            /* ctx: its context (encrypted, not broken) */
-	struct e4_context ctx;
 	json_object *kept;      /* --keep-locked: its entries for KEPT_DIR_FILE */
 };
 
@@ -341,33 +339,23 @@ static unsigned int block_size(struct extract *x)
 }
 
 static int write_sidecar(struct extract *x, struct xdir *d, const char *name,
-			 const struct e4_walk_node *n, json_object *extra,
+			 const struct e4_walk_node *n, const struct record *rec,
+			 json_object *later, json_object *extra,
 			 char side[OUTDIR_NAME_MAX + 32])
 {
 	const char *nokey = n->entry && n->entry->state == E4_NAME_NOKEY ?
 			    (const char *)n->entry->name : NULL;
 	char *nk = nokey ? strndup(nokey, n->entry->name_len) : NULL;
-	json_object *o = inode_info(x->s, NULL, n->path, n->inode, nk);
-	int rc = -1, added;
+	json_object *o = record_json(rec);
+	int rc = -1;
 
+	if (o)
+		inode_info_add(o, x->s, NULL, n->path, n->inode, nk);
 	free(nk);
-	/* NAME.e4dump.json; when that is too long (no-key names reach 252
-	 * bytes) or taken, an escaped name of the inode's ("%~INO...") */
-	snprintf(side, OUTDIR_NAME_MAX + 32, "%s.e4dump.json", name);
-	added = strlen(side) < OUTDIR_NAME_MAX && nameset_add(&d->names, side) == 1;
-	if (!added) {
-		snprintf(side, OUTDIR_NAME_MAX + 32, "%%~%u.e4dump.json", n->ino);
-		added = nameset_add(&d->names, side) == 1;
-	}
-	json_object_object_add(o, "type", json_object_new_string("locked"));
-	json_object_object_add(o, "ciphertext_file", json_name(name));
-	if (n->entry)
-		json_object_object_add(o, "raw_name_hex", json_hex(n->entry->raw, n->entry->raw_len));
-	json_object_object_add(o, "block_size",
-			       json_object_new_int64(block_size(x)));
 	json_object_object_foreach(extra, k, v)
 		json_object_object_add(o, k, json_object_get(v));
-	if (!added || kept_write_json(&x->od, d->fd, side, o))
+	if (!o || kept_sidecar_name(&d->names, name, n->ino, side) ||
+	    kept_sidecar_write(&x->od, d->fd, side, name, o, later, block_size(x)))
 		report_error_at(x->r, n->path, n->ino, "cannot write its sidecar %s", side);
 	else
 		rc = 0;
@@ -383,7 +371,6 @@ static void note_entry(struct extract *x, struct xdir *d,
 		       const struct e4_walk_node *n, const char *name,
 		       const char *sidecar)
 {
-	static const char *const states[] = { "plain", "decrypted", "no-key", "bad" };
 	json_object *e;
 
 	if (!x->o->keep_locked || (!d->locked && !sidecar))
@@ -395,9 +382,10 @@ static void note_entry(struct extract *x, struct xdir *d,
 	json_object_object_add(e, "name_hex", json_hex((const uint8_t *)name, strlen(name)));
 	json_object_object_add(e, "inode", json_object_new_int64(n->ino));
 	if (n->entry) {
-		json_object_object_add(e, "file_type", json_object_new_int(n->entry->file_type));
-		json_object_object_add(e, "name_state",
-				       json_object_new_string(states[n->entry->state]));
+		json_object_object_add(e, "file_type", json_object_new_string(
+					       record_file_type_ft(n->entry->file_type)));
+		json_object_object_add(e, "name_state", json_object_new_string(
+					       json_name_state(n->entry->state)));
 		json_object_object_add(e, "raw_name_hex", json_hex(n->entry->raw, n->entry->raw_len));
 		if (n->entry->has_hash) {
 			json_object_object_add(e, "hash", json_object_new_int64(n->entry->hash));
@@ -418,22 +406,29 @@ static void note_entry(struct extract *x, struct xdir *d,
 static void write_dir_file(struct extract *x, struct xdir *d,
 			   const struct e4_walk_node *n)
 {
-	json_object *o;
+	struct record rec;
+	json_object *o = NULL, *later = NULL;
+	char *rel = d->parent ? out_rel(d->parent, d->name) : NULL;
 
-	if (!x->o->keep_locked || (!d->locked && !d->kept) || d->fd < 0)
+	if (!x->o->keep_locked || (!d->locked && !d->kept) || d->fd < 0) {
+		free(rel);
 		return;
-	o = json_record("kept_directory");
-	json_object_object_add(o, "path", json_name(n->path));
-	json_object_object_add(o, "names_locked", json_object_new_boolean(d->locked));
-	json_object_object_add(o, "casefolded", json_object_new_boolean(d->casefolded));
-	if (d->locked && d->has_ctx)
-		json_object_object_add(o, "encryption", kept_encryption_json(&d->ctx));
-	json_object_object_add(o, "decrypt_later", kept_inode_json(x->s->fs, n->inode, n->path));
-	json_object_object_add(o, "entries", d->kept ? d->kept : json_object_new_array());
-	d->kept = NULL;
-	if (kept_write_json(&x->od, d->fd, KEPT_DIR_FILE, o)) {
+	}
+	/* its record, and what decrypting its names later needs */
+	record_init(&rec, "kept_directory");
+	if (!record_from_node(&rec, x->s, n) && !record_set_output(&rec, rel) &&
+	    (o = record_json(&rec)) && (later = kept_later_json(&rec, NULL))) {
+		json_object_object_add(o, "names_locked", json_object_new_boolean(d->locked));
+		json_object_object_add(o, "casefolded", json_object_new_boolean(d->casefolded));
+		json_object_object_add(o, "decrypt_later", later);
+		json_object_object_add(o, "entries", d->kept ? d->kept : json_object_new_array());
+		d->kept = NULL;
+	}
+	record_free(&rec);
+	free(rel);
+	if (!later || kept_write_json(&x->od, d->fd, KEPT_DIR_FILE, o)) {
 		report_error_at(x->r, n->path, n->ino, "cannot write %s: %s", KEPT_DIR_FILE,
-				strerror(errno));
+				later ? strerror(errno) : "out of memory");
 		x->skipped++;
 	}
 	json_object_put(o);
@@ -464,18 +459,17 @@ static int ct_sink(void *arg, uint64_t off, const uint8_t *data, size_t len)
  * without the key (a file: its stored blocks, every data unit whole; a
  * symlink: its no-key target), and its sidecar. */
 static int write_locked(struct extract *x, struct xdir *d, const char *name,
-			const struct e4_walk_node *n, char hashes[MANIFEST_HASHES],
-			char side[OUTDIR_NAME_MAX + 32])
+			const struct e4_walk_node *n, struct record *rec,
+			char hashes[MANIFEST_HASHES], char side[OUTDIR_NAME_MAX + 32])
 {
 	const struct e4_inode *in = n->inode;
 	json_object *extra = json_object_new_object(), *later;
 	int rc = -1;
 
 	hashes[0] = 0;
-	later = kept_inode_json(x->s->fs, in, n->path);
+	later = kept_later_json(rec, x->s->fs);
 	if (!later)
 		goto out; /* reported */
-	json_object_object_add(extra, "decrypt_later", later);
 
 	if (E4_ISLNK(in->mode)) {
 		char target[E4_NOKEY_NAME_MAX + 1];
@@ -533,29 +527,32 @@ static int write_locked(struct extract *x, struct xdir *d, const char *name,
 		}
 		json_object_object_add(extra, "ciphertext_bytes", json_object_new_uint64(stored));
 		json_object_object_add(extra, "plaintext_size", json_object_new_uint64(in->size));
-		/* the hashes of what was written, read back */
+		/* the hashes of what was written, read back: the record's */
 		int fd = openat(d->fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
 		if (fd < 0 || manifest_hash(fd, stored, hashes)) {
 			report_error_at(x->r, n->path, n->ino, "its ciphertext cannot be read back");
 			hashes[0] = 0;
 		} else {
-			json_object_object_add(extra, "hashes", kept_hashes_json("ciphertext", hashes));
+			record_set_hashes(rec, "ciphertext", hashes);
 		}
 		if (fd >= 0)
 			close(fd);
 	}
-	rc = write_sidecar(x, d, name, n, extra, side);
+	rc = write_sidecar(x, d, name, n, rec, later, extra, side);
 out:
+	json_object_put(later);
 	json_object_put(extra);
 	return rc;
 }
 
 /* An entry kept locked in the manifest and the JSON: its one row, a
  * file's with the hashes of its ciphertext file, marked as such (a
- * symlink's and a file not read back: no hashes). */
+ * symlink's and a file not read back: no hashes); its JSON record is the
+ * sidecar's (rec). */
 static void kept_rows(struct extract *x, struct xdir *d, const char *name,
-		      const struct e4_walk_node *n, const char *hashes)
+		      const struct e4_walk_node *n, struct record *rec,
+		      const char *hashes)
 {
 	char *rel = out_rel(d, name);
 
@@ -572,11 +569,8 @@ static void kept_rows(struct extract *x, struct xdir *d, const char *name,
 		manifest_write(x->man, row, hashes[0] ? hashes : MANIFEST_NO_HASHES, NULL);
 	}
 	if (x->o->json) {
-		json_object *o = record(x, n, rel, "locked");
-
-		if (hashes[0])
-			json_object_object_add(o, "hashes", kept_hashes_json("ciphertext", hashes));
-		json_emit(o);
+		rec->type = "extracted";
+		json_emit(record_json(rec));
 	}
 	free(rel);
 }
@@ -660,6 +654,7 @@ static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 	struct xdir *d = n->parent_data ? n->parent_data : &x->root;
 	const struct e4_inode *in = n->inode;
 	char name[OUTDIR_NAME_MAX], hashes[MANIFEST_HASHES] = "", side[OUTDIR_NAME_MAX + 32];
+	struct record rec;
 	int rc, locked;
 
 	if (x->stop)
@@ -689,18 +684,28 @@ static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 		return E4_WALK_CONTINUE;
 	}
 	locked = x->o->keep_locked && inode_locked(x->s, in);
-	if (locked)
-		rc = write_locked(x, d, name, n, hashes, side);
-	else
+	if (locked) {
+		/* its record: the sidecar's and its JSON line */
+		char *rel = out_rel(d, name);
+
+		record_init(&rec, "locked");
+		rec.status = "locked";
+		rc = !rel || record_from_node(&rec, x->s, n) || record_set_output(&rec, rel) ? -1 :
+		     write_locked(x, d, name, n, &rec, hashes, side);
+		if (rc && !rel)
+			report_error_at(x->r, n->path, n->ino, "out of memory");
+		free(rel);
+	} else {
 		rc = E4_ISREG(in->mode) ? write_file(x, d, name, n) :
 					  write_symlink(x, d, name, n);
+	}
 	if (rc) {
 		x->skipped++;
 		emit(x, n, d, NULL, "skipped");
 	} else if (locked) {
 		x->locked++;
 		note_entry(x, d, n, name, side);
-		kept_rows(x, d, name, n, hashes);
+		kept_rows(x, d, name, n, &rec, hashes);
 	} else {
 		note_entry(x, d, n, name, NULL);
 		if (E4_ISREG(in->mode))
@@ -708,6 +713,8 @@ static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 		else
 			x->symlinks++;
 	}
+	if (locked)
+		record_free(&rec);
 	progress_add(&x->progress, 1, rc || !E4_ISREG(in->mode) ? 0 : in->size);
 	return E4_WALK_CONTINUE;
 }
@@ -760,8 +767,6 @@ static void keep_facts(struct extract *x, struct xdir *d,
 		return;
 	d->locked = f->encrypted && !f->have_key;
 	d->casefolded = f->casefolded;
-	d->has_ctx = f->encrypted && !f->broken;
-	d->ctx = f->ctx;
 	nameset_add(&d->names, KEPT_DIR_FILE);
 }
 
@@ -882,6 +887,7 @@ static int run(const struct options *o, struct report *r)
 	uint32_t ino;
 	struct e4_fs_info info;
 	uint64_t missing;
+	char tail[256];
 	int rc;
 
 	if (!o->out_dir) {
@@ -983,29 +989,26 @@ static int run(const struct options *o, struct report *r)
 	 * files it made partial are among the partial ones) */
 	e4_fs_get_info(s.fs, &info);
 	missing = e4_fs_shortfall(&info, NULL, 0);
-	fprintf(stderr, "e4dump: extract: %zu directories, %zu files, %zu symlinks, %" PRIu64
-		" bytes; %zu renamed, %zu partial, %zu locked kept, %zu skipped",
-		x.dirs, x.files, x.symlinks, x.bytes, x.renamed, totals.partial,
-		x.locked, x.skipped);
 	if (missing)
-		fprintf(stderr, "; the image ends at byte %" PRIu64 " of the filesystem, %"
-			PRIu64 " bytes short of what its superblock declares: files with blocks past its end are partial",
-			info.source_size, missing);
-	fputc('\n', stderr);
+		snprintf(tail, sizeof(tail), "; the image ends at byte %" PRIu64 " of the filesystem, %"
+			 PRIu64 " bytes short of what its superblock declares: files with blocks past its end are partial",
+			 info.source_size, missing);
 	rc = x.skipped || x.stop || totals.partial || x.locked ? EXIT_SKIPPED :
 	     session_status(&s);
-	if (o->json) {
-		json_object *sum = json_summary("extract", r, rc);
+	{
+		const struct tally t[] = {
+			{ "directories", "directories", x.dirs, 0 },
+			{ "files", "files", x.files, 0 },
+			{ "symlinks", "symlinks", x.symlinks, 0 },
+			{ "bytes", "bytes", x.bytes, 1 },
+			{ "renamed", "renamed", x.renamed, 0 },
+			{ "partial", "partial", totals.partial, 0 },
+			{ "locked_kept", "locked kept", x.locked, 0 },
+			{ "skipped", "skipped", x.skipped, 0 },
+		};
 
-		json_object_object_add(sum, "directories", json_object_new_uint64(x.dirs));
-		json_object_object_add(sum, "files", json_object_new_uint64(x.files));
-		json_object_object_add(sum, "symlinks", json_object_new_uint64(x.symlinks));
-		json_object_object_add(sum, "bytes", json_object_new_uint64(x.bytes));
-		json_object_object_add(sum, "renamed", json_object_new_uint64(x.renamed));
-		json_object_object_add(sum, "partial", json_object_new_uint64(totals.partial));
-		json_object_object_add(sum, "locked_kept", json_object_new_uint64(x.locked));
-		json_object_object_add(sum, "skipped", json_object_new_uint64(x.skipped));
-		json_emit(sum);
+		json_tally("extract", r, rc, o->json, t, sizeof(t) / sizeof(t[0]),
+			   missing ? tail : NULL);
 	}
 	session_close(&s);
 	return rc;
@@ -1016,7 +1019,5 @@ int cmd_extract(const struct options *o, struct report *r)
 	int rc = run(o, r);
 
 	/* a fatal error is a diagnostic record, then the summary */
-	if (rc == EXIT_FATAL && o->json)
-		json_emit(json_summary("extract", r, rc));
-	return finish_stdout(rc, r);
+	return json_finish(rc == EXIT_FATAL && o->json, "extract", r, rc);
 }

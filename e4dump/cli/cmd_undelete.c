@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "escape.h"
 #include "jsonout.h"
+#include "kept.h"
 #include "record.h"
 #include "filewriter.h"
 #include "manifest.h"
@@ -362,52 +363,33 @@ static void write_file(struct undel *u, const struct e4_deleted *d, int dirfd,
 	}
 }
 
-/* --keep-locked: NAME.e4dump.json next to what was written, with what a
- * later decryption needs (as extract --keep-locked leaves it). */
-static void write_sidecar(struct undel *u, const struct e4_deleted *d, int dirfd,
-			  const char *name, const char *target)
+static int deleted_rec(struct undel *u, const struct e4_deleted *d,
+		       const struct verdict *v, const char *out, const char *t,
+		       struct record *rec);
+
+/* --keep-locked: NAME.e4dump.json next to what was written, as extract
+ * --keep-locked leaves it: d's record (type "locked") and what a later
+ * decryption needs. */
+static void write_sidecar(struct undel *u, const struct e4_deleted *d,
+			  const struct verdict *v, int dirfd, const char *name)
 {
-	char side[OUTDIR_NAME_MAX + 32], hex[33];
-	json_object *o = json_object_new_object();
-	struct out_file f;
-	const char *text;
-	size_t len;
+	char side[OUTDIR_NAME_MAX + 32];
+	struct record rec;
+	struct e4_fs_info fi;
+	json_object *o = NULL, *later = NULL;
 
-	snprintf(side, sizeof(side), "%s.e4dump.json", name);
-	if (strlen(side) >= OUTDIR_NAME_MAX)
-		snprintf(side, sizeof(side), "%%~%" PRIu32 ".e4dump.json", d->ino);
-	json_object_object_add(o, "type", json_object_new_string("locked"));
-	json_object_object_add(o, "inode", json_object_new_int64(d->ino));
-	json_object_object_add(o, "ciphertext_file", json_object_new_string(name));
-	json_object_object_add(o, "raw_name_hex", json_hex(d->raw_name, d->raw_len));
-	{
-		struct e4_fs_info fi;
-
-		e4_fs_get_info(u->s->fs, &fi);
-		json_object_object_add(o, "block_size", json_object_new_int64(fi.block_size));
+	e4_fs_get_info(u->s->fs, &fi);
+	(void)kept_sidecar_name(NULL, name, d->ino, side);
+	if (!deleted_rec(u, d, v, u->path, "locked", &rec) && (o = record_json(&rec)) &&
+	    (later = kept_later_json(&rec, NULL))) {
+		json_object_object_add(o, "plaintext_size", json_object_new_uint64(d->inode.size));
+		if (v->target)
+			json_object_object_add(o, "symlink_nokey_target",
+					       json_object_new_string(v->shown_target));
+		(void)kept_sidecar_write(&u->od, dirfd, side, name, o, later, fi.block_size);
 	}
-	json_object_object_add(o, "plaintext_size", json_object_new_int64((int64_t)d->inode.size));
-	if (target)
-		json_object_object_add(o, "symlink_nokey_target", json_object_new_string(target));
-	if (d->have_ctx) {
-		e4_context_key_id_hex(&d->ctx, hex);
-		json_object_object_add(o, "policy_version",
-				       json_object_new_int(d->ctx.version == E4_CONTEXT_V1 ? 1 : 2));
-		json_object_object_add(o, "key", json_object_new_string(hex));
-		json_object_object_add(o, "contents_mode", json_object_new_int(d->ctx.contents_mode));
-		json_object_object_add(o, "filenames_mode", json_object_new_int(d->ctx.filenames_mode));
-		json_object_object_add(o, "flags", json_object_new_int(d->ctx.flags));
-		json_object_object_add(o, "nonce", json_hex(d->ctx.nonce, sizeof(d->ctx.nonce)));
-	}
-	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-						 JSON_C_TO_STRING_NOSLASHESCAPE);
-	len = strlen(text);
-	if (outdir_file_open(&u->od, dirfd, side, 0644, &f) == 0) {
-		if (write(f.fd, text, len) != (ssize_t)len || write(f.fd, "\n", 1) != 1)
-			outdir_file_abort(&f);
-		else
-			(void)outdir_file_commit(&u->od, &f);
-	}
+	record_free(&rec);
+	json_object_put(later);
 	json_object_put(o);
 }
 
@@ -479,7 +461,7 @@ static void recover(struct undel *u, const struct e4_deleted *d, struct verdict 
 		if (locked && !strcmp(v->word, "exact")) {
 			v->word = "locked";
 			because(v, "no key: the ciphertext was written");
-			write_sidecar(u, d, dirfd, names[d->nparts - 1], NULL);
+			write_sidecar(u, d, v, dirfd, names[d->nparts - 1]);
 		}
 	} else if (v->target) {
 		if (outdir_symlink(&u->od, v->target, dirfd, names[d->nparts - 1])) {
@@ -488,7 +470,7 @@ static void recover(struct undel *u, const struct e4_deleted *d, struct verdict 
 		} else if (locked) {
 			v->word = "locked";
 			because(v, "no key: the symlink holds the no-key target");
-			write_sidecar(u, d, dirfd, names[d->nparts - 1], v->target);
+			write_sidecar(u, d, v, dirfd, names[d->nparts - 1]);
 		}
 	} else {
 		int fd = outdir_mkdir(&u->od, dirfd, names[d->nparts - 1]);
@@ -550,36 +532,50 @@ static char *image_path(const struct e4_deleted *d)
 	return p;
 }
 
+/* The record of d (record.h), of type t, written at out (or not). 0, or
+ * -1 when out of memory. */
+static int deleted_rec(struct undel *u, const struct e4_deleted *d,
+		       const struct verdict *v, const char *out, const char *t,
+		       struct record *rec)
+{
+	char *path = image_path(d);
+	const char *slash;
+	int rc = -1;
+
+	record_init(rec, t);
+	rec->status = status_of(v->word);
+	if (!path)
+		return -1;
+	/* what lstat gave: a symlink's size is its target's length */
+	if (d->have_inode ? record_from_copy(rec, u->s, &d->inode, d->have_ctx ? &d->ctx : NULL,
+					     v->target ? v->target_len : d->inode.size,
+					     v->shown_target, path) :
+			    !(rec->path = strdup(path)))
+		goto out;
+	rec->ino = d->ino;
+	if (!d->orphan) {
+		slash = strrchr(path, '/');
+		if (!(rec->name = strdup(slash ? slash + 1 : path)) ||
+		    record_set_name(rec, d->name_state, d->raw_name, d->raw_len))
+			goto out;
+	}
+	if (out && strcmp(v->word, "not recovered") && strcmp(v->word, "still in use") &&
+	    record_set_output(rec, out))
+		goto out;
+	rc = 0;
+out:
+	free(path);
+	return rc;
+}
+
 /* --json: the record of d (record.h) with undelete's own fields. */
 static json_object *deleted_record(struct undel *u, const struct e4_deleted *d,
 				   const struct verdict *v, const char *out)
 {
 	struct record rec;
 	json_object *o = NULL, *rs, *ss;
-	char *path = image_path(d);
-	const char *slash;
 
-	record_init(&rec, "deleted");
-	rec.status = status_of(v->word);
-	if (!path)
-		goto out;
-	/* what lstat gave: a symlink's size is its target's length */
-	if (d->have_inode ? record_from_copy(&rec, u->s, &d->inode, d->have_ctx ? &d->ctx : NULL,
-					     v->target ? v->target_len : d->inode.size,
-					     v->shown_target, path) :
-			    !(rec.path = strdup(path)))
-		goto out;
-	rec.ino = d->ino;
-	if (!d->orphan) {
-		slash = strrchr(path, '/');
-		if (!(rec.name = strdup(slash ? slash + 1 : path)) ||
-		    record_set_name(&rec, d->name_state, d->raw_name, d->raw_len))
-			goto out;
-	}
-	if (out && strcmp(v->word, "not recovered") && strcmp(v->word, "still in use") &&
-	    record_set_output(&rec, out))
-		goto out;
-	if (!(o = record_json(&rec)))
+	if (deleted_rec(u, d, v, out, "deleted", &rec) || !(o = record_json(&rec)))
 		goto out;
 	if (!d->have_inode) {
 		/* the entry's type; nothing else of the inode is known */
@@ -616,7 +612,6 @@ static json_object *deleted_record(struct undel *u, const struct e4_deleted *d,
 			       json_object_new_boolean(d->parent_deleted));
 out:
 	record_free(&rec);
-	free(path);
 	return o;
 }
 

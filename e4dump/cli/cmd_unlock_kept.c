@@ -127,20 +127,6 @@ out:
 	return o;
 }
 
-/* The context, inode number and facts of a decrypt_later object. */
-static int later_context(json_object *later, struct e4_context *ctx, uint32_t *ino)
-{
-	uint8_t raw[E4_CONTEXT_MAX_SIZE];
-	int n = hexfield(later, "context_hex", raw, sizeof(raw));
-	int64_t i = intfield(later, "inode", -1);
-
-	if (n <= 0 || i <= 0 || i > UINT32_MAX ||
-	    e4_context_parse(ctx, raw, (size_t)n) != E4_OK)
-		return -1;
-	*ino = (uint32_t)i;
-	return 0;
-}
-
 static int same_policy_id(const struct e4_context *a, const struct e4_context *b)
 {
 	return a->version == b->version && a->key_id_size == b->key_id_size &&
@@ -188,7 +174,7 @@ static void scan(struct uk *u, int dirfd, unsigned int depth)
 		struct unit un;
 
 		if (ents && lk && json_object_get_boolean(lk) &&
-		    !later_context(later, &un.ctx, &un.ino)) {
+		    !kept_later_context(later, &un.ctx, &un.ino)) {
 			if (u->nunits == u->capunits) {
 				size_t cap = u->capunits ? 2 * u->capunits : 16;
 				struct unit *v = realloc(u->units, cap * sizeof(*v));
@@ -304,7 +290,7 @@ static struct e4_cipher *cipher_of(struct uk *u, json_object *later, enum e4_key
 	uint32_t ino;
 	enum e4_status st;
 
-	if (later_context(later, &ctx, &ino)) {
+	if (kept_later_context(later, &ctx, &ino)) {
 		report_error_at(u->r, shown, 0, "its saved encryption context is missing or bad");
 		return NULL;
 	}
@@ -318,46 +304,13 @@ static struct e4_cipher *cipher_of(struct uk *u, json_object *later, enum e4_key
 
 static void later_times(json_object *later, struct timespec ts[2])
 {
-	json_object *t = field(later, "times", json_type_object);
-	const char *k[2] = { "atime", "mtime" };
+	struct e4_inode in;
 
-	for (int i = 0; i < 2; i++) {
-		json_object *a = field(t, k[i], json_type_array);
-
-		ts[i].tv_sec = a && json_object_array_length(a) == 2 ?
-			(time_t)json_object_get_int64(json_object_array_get_idx(a, 0)) : 0;
-		ts[i].tv_nsec = a && json_object_array_length(a) == 2 ?
-			(long)(json_object_get_int64(json_object_array_get_idx(a, 1)) % 1000000000) : 0;
-		if (ts[i].tv_nsec < 0)
-			ts[i].tv_nsec = 0;
-	}
-}
-
-/* A struct e4_inode of what the manifest row and the record need. */
-static void later_inode(json_object *later, struct e4_inode *in)
-{
-	json_object *t = field(later, "times", json_type_object);
-	struct e4_timestamp *ts[4] = { &in->atime, &in->mtime, &in->ctime, &in->crtime };
-	const char *k[4] = { "atime", "mtime", "ctime", "crtime" };
-
-	memset(in, 0, sizeof(*in));
-	in->ino = (uint32_t)intfield(later, "inode", 0);
-	in->mode = (uint16_t)intfield(later, "i_mode", 0);
-	in->uid = (uint32_t)intfield(later, "uid", 0);
-	in->gid = (uint32_t)intfield(later, "gid", 0);
-	in->links = (uint16_t)intfield(later, "links", 0);
-	in->size = (uint64_t)intfield(later, "i_size", 0);
-	in->flags = (uint32_t)intfield(later, "i_flags", 0);
-	in->encrypted = (in->flags & E4_INODE_ENCRYPT_FL) != 0;
-	for (int i = 0; i < 4; i++) {
-		json_object *a = field(t, k[i], json_type_array);
-
-		if (a && json_object_array_length(a) == 2) {
-			ts[i]->sec = json_object_get_int64(json_object_array_get_idx(a, 0));
-			ts[i]->nsec = (uint32_t)json_object_get_int64(json_object_array_get_idx(a, 1));
-			in->has_crtime |= i == 3;
-		}
-	}
+	kept_later_inode(later, &in);
+	ts[0].tv_sec = (time_t)in.atime.sec;
+	ts[0].tv_nsec = in.atime.nsec;
+	ts[1].tv_sec = (time_t)in.mtime.sec;
+	ts[1].tv_nsec = in.mtime.nsec;
 }
 
 /* manifest_hash of a file of the export or OUT ("-" above
@@ -391,7 +344,7 @@ static char *join(const char *dir, const char *name)
 /* The record of an entry the export holds the inode of (later); an entry
  * without one was written in the clear by extract, whose record it has. */
 static void emit(struct uk *u, const char *shown, const char *rel, json_object *later,
-		 const char *status, const char *hashes)
+		 const char *status, const char *hashes, const char *target, size_t tlen)
 {
 	struct record rec;
 	struct e4_inode in;
@@ -403,12 +356,13 @@ static void emit(struct uk *u, const char *shown, const char *rel, json_object *
 
 	if (!u->o->json || !later)
 		return;
-	later_inode(later, &in);
-	have_ctx = later_context(later, &ctx, &ino) == 0;
+	kept_later_inode(later, &in);
+	have_ctx = kept_later_context(later, &ctx, &ino) == 0;
 	if (have_ctx && strcmp(status, "locked"))
 		k = policy_key(u, &ctx);
 	record_init(&rec, "extracted");
-	if (record_from_export(&rec, &in, have_ctx ? &ctx : NULL, k ? k->label : NULL, shown) ||
+	if (record_from_export(&rec, &in, have_ctx ? &ctx : NULL, k ? k->label : NULL,
+			       target, tlen, shown) ||
 	    (rel && record_set_output(&rec, rel))) {
 		record_free(&rec);
 		return;
@@ -599,10 +553,9 @@ static void keep_entry(struct uk *u, int src, const char *sname, json_object *si
 	json_object *e = json_object_get(ent);
 	json_object *later = field(side, "decrypt_later", json_type_object);
 
-	snprintf(sc, sizeof(sc), "%s.e4dump.json", dname);
-	if (strlen(sc) >= OUTDIR_NAME_MAX || nameset_add(names, sc) != 1)
-		snprintf(sc, sizeof(sc), "%%~%" PRId64 ".e4dump.json", intfield(later, "inode", 0));
-	nameset_add(names, sc);
+	json_object *nk = field(side, "symlink_nokey_target", json_type_string);
+
+	(void)kept_sidecar_name(names, dname, (uint32_t)intfield(later, "inode", 0), sc);
 	if ((is_link ? copy_symlink(u, src, sname, dst, dname, NULL, NULL) :
 		       copy_file(u, src, sname, dst, dname, shown))) {
 		report_error_at(u->r, shown, 0, "cannot keep it: %s", strerror(errno));
@@ -610,6 +563,9 @@ static void keep_entry(struct uk *u, int src, const char *sname, json_object *si
 		json_object_put(e);
 		return;
 	}
+	/* its record says where it is now (the names decrypted above it) */
+	json_object_object_add(side, "path", json_object_new_string(shown));
+	json_object_object_add(side, "output_path", json_name(rel));
 	json_object_object_add(side, "ciphertext_file", json_name(dname));
 	if (kept_write_json(&u->od, dst, sc, side))
 		report_error_at(u->r, shown, 0, "cannot write its sidecar: %s", strerror(errno));
@@ -621,7 +577,9 @@ static void keep_entry(struct uk *u, int src, const char *sname, json_object *si
 	json_object_array_add(kept_out, e);
 	if (!is_link)
 		hash_of(dst, dname, hashes);
-	emit(u, shown, rel, later, "locked", hashes);
+	/* a symlink kept: its no-key target, as extract's record */
+	emit(u, shown, rel, later, "locked", hashes, nk ? json_object_get_string(nk) : NULL,
+	     nk ? (size_t)json_object_get_string_len(nk) : 0);
 	u->kept++;
 }
 
@@ -788,7 +746,7 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 				futimens(d2, ts);
 				close(d2);
 				u->dirs++;
-				emit(u, path, orel, sl, "complete", NULL);
+				emit(u, path, orel, sl, "complete", NULL, NULL, 0);
 				json_object_put(sub);
 			}
 			if (s2 >= 0)
@@ -818,7 +776,9 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 					u->skipped++;
 				} else {
 					u->symlinks++;
-					emit(u, path, orel, sl, "complete", NULL);
+					/* its size is the target's length, as lstat
+					 * with the key gives it */
+					emit(u, path, orel, sl, "complete", NULL, (char *)out, tl);
 				}
 			}
 			if (out)
@@ -847,7 +807,7 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 					struct e4_inode in;
 					struct manifest_row *row;
 
-					later_inode(sl, &in);
+					kept_later_inode(sl, &in);
 					row = manifest_row_start(orel, &in, "-");
 					/* its path in the image, as extract's rows */
 					if (row && path && manifest_row_path(row, path)) {
@@ -856,7 +816,7 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 					}
 					manifest_write(u->man, row, hashes, NULL);
 				}
-				emit(u, path, orel, sl, "complete", hashes);
+				emit(u, path, orel, sl, "complete", hashes, NULL, 0);
 			} else {
 				if (c)
 					u->skipped++;
@@ -992,20 +952,18 @@ static int run(const struct options *o, struct report *r)
 	if (manifest_close(u.man, r))
 		u.skipped++;
 	u.man = NULL;
-	fprintf(stderr, "e4dump: unlock-kept: %zu directories, %zu files, %zu symlinks made; "
-		"%zu copied as they were; %zu kept locked, %zu skipped\n",
-		u.dirs, u.files, u.symlinks, u.copied, u.kept, u.skipped);
 	rc = u.kept || u.skipped || r->errors ? EXIT_SKIPPED : EXIT_DONE;
-	if (o->json) {
-		json_object *sum = json_summary("unlock-kept", r, rc);
+	{
+		const struct tally t[] = {
+			{ "directories", "directories", u.dirs, 0 },
+			{ "files", "files", u.files, 0 },
+			{ "symlinks", "symlinks made", u.symlinks, 1 },
+			{ "copied", "copied as they were", u.copied, 1 },
+			{ "locked_kept", "kept locked", u.kept, 0 },
+			{ "skipped", "skipped", u.skipped, 0 },
+		};
 
-		json_object_object_add(sum, "directories", json_object_new_uint64(u.dirs));
-		json_object_object_add(sum, "files", json_object_new_uint64(u.files));
-		json_object_object_add(sum, "symlinks", json_object_new_uint64(u.symlinks));
-		json_object_object_add(sum, "copied", json_object_new_uint64(u.copied));
-		json_object_object_add(sum, "locked_kept", json_object_new_uint64(u.kept));
-		json_object_object_add(sum, "skipped", json_object_new_uint64(u.skipped));
-		json_emit(sum);
+		json_tally("unlock-kept", r, rc, o->json, t, sizeof(t) / sizeof(t[0]), NULL);
 	}
 out:
 	manifest_close(u.man, r);
@@ -1026,7 +984,5 @@ int cmd_unlock_kept(const struct options *o, struct report *r)
 {
 	int rc = run(o, r);
 
-	if (rc == EXIT_FATAL && o->json)
-		json_emit(json_summary("unlock-kept", r, rc));
-	return finish_stdout(rc, r);
+	return json_finish(rc == EXIT_FATAL && o->json, "unlock-kept", r, rc);
 }

@@ -121,20 +121,12 @@ char *inode_target(struct session *s, const struct e4_inode *in,
 	return esc;
 }
 
-json_object *inode_info(struct session *s, const char *path, const char *shown,
-			const struct e4_inode *in, const char *nokey)
+void inode_info_add(json_object *o, struct session *s, const char *path,
+		    const char *shown, const struct e4_inode *in, const char *nokey)
 {
-	struct record rec;
-	json_object *o, *runs;
+	json_object *runs = json_object_new_array();
 	char flags[16];
 
-	record_init(&rec, "stat");
-	if (record_from_inode(&rec, s, in->ino, in, shown) || !(o = record_json(&rec))) {
-		record_free(&rec);
-		return NULL;
-	}
-	record_free(&rec);
-	runs = json_object_new_array();
 	snprintf(flags, sizeof(flags), "0x%08" PRIx32, in->flags);
 	ADD(o, "stored_size", json_object_new_uint64(in->size));
 	ADD(o, "inode_flags", STR(flags));
@@ -146,5 +138,20 @@ json_object *inode_info(struct session *s, const char *path, const char *shown,
 	if (E4_ISLNK(in->mode))
 		ADD(o, "target_state", STR(target_state(s, in)));
 	ADD(o, "nokey_name", nokey ? STR(nokey) : path ? nokey_name(s, path, in->ino) : NULL);
+}
+
+json_object *inode_info(struct session *s, const char *path, const char *shown,
+			const struct e4_inode *in, const char *nokey)
+{
+	struct record rec;
+	json_object *o;
+
+	record_init(&rec, "stat");
+	if (record_from_inode(&rec, s, in->ino, in, shown) || !(o = record_json(&rec))) {
+		record_free(&rec);
+		return NULL;
+	}
+	record_free(&rec);
+	inode_info_add(o, s, path, shown, in, nokey);
 	return o;
 }

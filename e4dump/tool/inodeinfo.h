@@ -15,6 +15,12 @@
 json_object *inode_info(struct session *s, const char *path, const char *shown,
 			const struct e4_inode *in, const char *nokey);
 
+/* Add to o, the record of in (record.h), what stat shows beside it:
+ * stored_size, inode_flags, generation, blocks, target_state, nokey_name
+ * (path, nokey as above). */
+void inode_info_add(json_object *o, struct session *s, const char *path,
+		    const char *shown, const struct e4_inode *in, const char *nokey);
+
 /* The st_size a kernel's lstat gives: for a symlink its target's length
  * (decrypted, or the no-key target's when its policy is locked). */
 uint64_t inode_stat_size(struct session *s, const struct e4_inode *in,

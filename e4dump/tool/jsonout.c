@@ -161,6 +161,24 @@ json_object *json_summary(const char *command, const struct report *r, int rc)
 	return o;
 }
 
+void json_tally(const char *command, const struct report *r, int rc, int json,
+		const struct tally *t, size_t n, const char *tail)
+{
+	json_object *sum;
+
+	fprintf(stderr, "e4dump: %s: ", command);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%" PRIu64 " %s%s", t[i].n, t[i].words,
+			i + 1 == n ? "" : t[i].group_end ? "; " : ", ");
+	fprintf(stderr, "%s\n", tail ? tail : "");
+	if (!json)
+		return;
+	sum = json_summary(command, r, rc);
+	for (size_t i = 0; i < n; i++)
+		json_object_object_add(sum, t[i].key, json_object_new_uint64(t[i].n));
+	json_emit(sum);
+}
+
 int json_finish(int json, const char *command, struct report *r, int rc)
 {
 	if (json)

@@ -48,6 +48,23 @@ json_object *json_entry(struct session *s, const struct e4_walk_node *n,
  * policies, exit status; more fields may be added by the caller. */
 json_object *json_summary(const char *command, const struct report *r, int rc);
 
+/* One count of a command's accounting: its key in the summary, its words
+ * on the line ("5 locked kept"), and whether a ';' (else a ',') follows
+ * it there. */
+struct tally {
+	const char *key;
+	const char *words;
+	uint64_t n;
+	int group_end;
+};
+
+/* The accounting of a command that writes a tree (extract, unlock-kept),
+ * in one place: the line "e4dump: COMMAND: N words, N words; ..." (then
+ * tail, when not NULL) on standard error, always; with --json (json
+ * non-zero) the summary with exit rc and each count under its key. */
+void json_tally(const char *command, const struct report *r, int rc, int json,
+		const struct tally *t, size_t n, const char *tail);
+
 /* The end of a command: with --json (json non-zero) its summary with
  * exit rc (json_summary, nothing added), then finish_stdout(rc). */
 int json_finish(int json, const char *command, struct report *r, int rc);

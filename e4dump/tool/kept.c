@@ -1,11 +1,14 @@
 /* extract --keep-locked's export (kept.h). */
 #include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "blockmap.h"
 #include "context.h"
+#include "fs.h"
 #include "jsonout.h"
 #include "kept.h"
 #include "modes.h"
@@ -37,22 +40,6 @@ long kept_unhex(const char *hex, uint8_t *out, size_t max)
 	return (long)(n / 2);
 }
 
-json_object *kept_hashes_json(const char *of, const char *hashes)
-{
-	char d[3][129];
-	json_object *o;
-
-	if (sscanf(hashes, "%128[^\t]\t%128[^\t]\t%128s", d[0], d[1], d[2]) != 3 ||
-	    !strcmp(d[0], "-"))
-		return NULL;
-	o = json_object_new_object();
-	ADD(o, "of", json_object_new_string(of));
-	ADD(o, "md5", json_object_new_string(d[0]));
-	ADD(o, "sha1", json_object_new_string(d[1]));
-	ADD(o, "sha256", json_object_new_string(d[2]));
-	return o;
-}
-
 static json_object *time_pair(const struct e4_timestamp *t)
 {
 	json_object *a = json_object_new_array();
@@ -62,49 +49,72 @@ static json_object *time_pair(const struct e4_timestamp *t)
 	return a;
 }
 
-json_object *kept_inode_json(struct e4_fs *fs, const struct e4_inode *in,
-			     const char *path)
+/* The machine fields of decrypt_later: one table for both directions. */
+enum later_kind { L_U16, L_U32, L_U64 };
+static const struct {
+	const char *key;
+	size_t off;
+	enum later_kind kind;
+} later_fields[] = {
+	{ "inode", offsetof(struct e4_inode, ino), L_U32 },
+	{ "i_mode", offsetof(struct e4_inode, mode), L_U16 },
+	{ "uid", offsetof(struct e4_inode, uid), L_U32 },
+	{ "gid", offsetof(struct e4_inode, gid), L_U32 },
+	{ "links", offsetof(struct e4_inode, links), L_U16 },
+	{ "i_flags", offsetof(struct e4_inode, flags), L_U32 },
+	{ "i_size", offsetof(struct e4_inode, size), L_U64 },
+};
+#define N_LATER (sizeof(later_fields) / sizeof(later_fields[0]))
+static const char *const later_times[4] = { "atime", "mtime", "ctime", "crtime" };
+
+static struct e4_timestamp *inode_time(struct e4_inode *in, int i)
+{
+	struct e4_timestamp *ts[4] = { &in->atime, &in->mtime, &in->ctime, &in->crtime };
+
+	return ts[i];
+}
+
+json_object *kept_later_json(const struct record *r, struct e4_fs *fs)
 {
 	json_object *o = json_object_new_object(), *t = json_object_new_object();
+	struct e4_inode in = r->inode;
 	uint8_t raw[E4_CONTEXT_MAX_SIZE];
-	struct e4_context ctx;
-	const char *why;
-	size_t n;
+	size_t n = 0;
 
-	ADD(o, "inode", json_object_new_int64(in->ino));
-	ADD(o, "i_mode", json_object_new_int64(in->mode));
-	ADD(o, "uid", json_object_new_int64(in->uid));
-	ADD(o, "gid", json_object_new_int64(in->gid));
-	ADD(o, "links", json_object_new_int64(in->links));
-	ADD(o, "i_flags", json_object_new_int64(in->flags));
-	ADD(o, "i_size", json_object_new_uint64(in->size));
-	ADD(t, "atime", time_pair(&in->atime));
-	ADD(t, "mtime", time_pair(&in->mtime));
-	ADD(t, "ctime", time_pair(&in->ctime));
-	ADD(t, "crtime", in->has_crtime ? time_pair(&in->crtime) : NULL);
+	in.ino = r->ino;
+	for (size_t i = 0; i < N_LATER; i++) {
+		const unsigned char *p = (const unsigned char *)&in + later_fields[i].off;
+		uint64_t v = later_fields[i].kind == L_U16 ? *(const uint16_t *)(const void *)p :
+			     later_fields[i].kind == L_U32 ? *(const uint32_t *)(const void *)p :
+			     *(const uint64_t *)(const void *)p;
+
+		ADD(o, later_fields[i].key, json_object_new_uint64(v));
+	}
+	for (int i = 0; i < 4; i++)
+		ADD(t, later_times[i], i < 3 || in.has_crtime ? time_pair(inode_time(&in, i)) : NULL);
 	ADD(o, "times", t);
-	n = 0;
-	if (in->encrypted && e4_inode_context(fs, in, &ctx, &why) == E4_OK)
-		n = e4_context_encode(&ctx, raw);
+	/* the record's context, read once (record.c) */
+	if (r->enc.present && !r->enc.error && r->enc.known)
+		n = e4_context_encode(&r->enc.ctx, raw);
 	ADD(o, "context_hex", n ? json_hex(raw, n) : NULL);
-	if (E4_ISREG(in->mode)) {
+	if (fs && E4_ISREG(in.mode)) {
 		struct e4_run *runs = NULL;
 		size_t nruns = 0;
 		json_object *a;
 
-		if (e4_inode_runs(fs, in, path, e4_inode_size_blocks(fs, in), &runs,
-				  &nruns) != E4_OK) {
+		if (e4_inode_runs(fs, &r->inode, r->path, e4_inode_size_blocks(fs, &r->inode),
+				  &runs, &nruns) != E4_OK) {
 			free(runs);
 			json_object_put(o);
 			return NULL;
 		}
 		a = json_object_new_array();
 		for (size_t i = 0; i < nruns; i++) {
-			json_object *r = json_object_new_array();
+			json_object *run = json_object_new_array();
 
-			json_object_array_add(r, json_object_new_uint64(runs[i].lblk));
-			json_object_array_add(r, json_object_new_uint64(runs[i].len));
-			json_object_array_add(a, r);
+			json_object_array_add(run, json_object_new_uint64(runs[i].lblk));
+			json_object_array_add(run, json_object_new_uint64(runs[i].len));
+			json_object_array_add(a, run);
 		}
 		free(runs);
 		ADD(o, "data_units", a);
@@ -112,26 +122,80 @@ json_object *kept_inode_json(struct e4_fs *fs, const struct e4_inode *in,
 	return o;
 }
 
-json_object *kept_encryption_json(const struct e4_context *c)
+static json_object *field(json_object *o, const char *k, json_type t)
 {
-	json_object *o = json_object_new_object(), *fl = json_object_new_array();
-	char names[E4_FLAGS_NAME_MAX];
+	json_object *v;
 
-	e4_policy_flags_name(c->flags, names);
-	for (char *save = NULL, *t = strtok_r(names, "|", &save); t; t = strtok_r(NULL, "|", &save))
-		json_object_array_add(fl, json_object_new_string(t));
-	ADD(o, "policy_version", json_object_new_int(c->version));
-	ADD(o, "contents_mode", json_object_new_int(c->contents_mode));
-	ADD(o, "contents", json_object_new_string(e4_mode_name(c->contents_mode)));
-	ADD(o, "filenames_mode", json_object_new_int(c->filenames_mode));
-	ADD(o, "filenames", json_object_new_string(e4_mode_name(c->filenames_mode)));
-	ADD(o, "flags", fl);
-	ADD(o, c->version == E4_CONTEXT_V1 ? "descriptor" : "identifier",
-	    json_hex(c->key_id, c->key_id_size));
-	ADD(o, "nonce", json_hex(c->nonce, sizeof(c->nonce)));
-	ADD(o, "key", NULL);
-	ADD(o, "state", json_object_new_string("locked"));
-	return o;
+	if (!o || !json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, t))
+		return NULL;
+	return v;
+}
+
+void kept_later_inode(json_object *later, struct e4_inode *in)
+{
+	json_object *t = field(later, "times", json_type_object);
+
+	memset(in, 0, sizeof(*in));
+	for (size_t i = 0; i < N_LATER; i++) {
+		json_object *v = field(later, later_fields[i].key, json_type_int);
+		unsigned char *p = (unsigned char *)in + later_fields[i].off;
+		uint64_t x = v ? (uint64_t)json_object_get_int64(v) : 0;
+
+		if (later_fields[i].kind == L_U16)
+			*(uint16_t *)(void *)p = (uint16_t)x;
+		else if (later_fields[i].kind == L_U32)
+			*(uint32_t *)(void *)p = (uint32_t)x;
+		else
+			*(uint64_t *)(void *)p = x;
+	}
+	in->encrypted = (in->flags & E4_INODE_ENCRYPT_FL) != 0;
+	for (int i = 0; i < 4; i++) {
+		json_object *a = field(t, later_times[i], json_type_array);
+		struct e4_timestamp *ts = inode_time(in, i);
+		int64_t ns;
+
+		if (!a || json_object_array_length(a) != 2)
+			continue;
+		ts->sec = json_object_get_int64(json_object_array_get_idx(a, 0));
+		ns = json_object_get_int64(json_object_array_get_idx(a, 1));
+		ts->nsec = ns >= 0 && ns < 1000000000 ? (uint32_t)ns : 0;
+		in->has_crtime |= i == 3;
+	}
+}
+
+int kept_later_context(json_object *later, struct e4_context *ctx, uint32_t *ino)
+{
+	uint8_t raw[E4_CONTEXT_MAX_SIZE];
+	json_object *h = field(later, "context_hex", json_type_string);
+	json_object *i = field(later, "inode", json_type_int);
+	long n = h ? kept_unhex(json_object_get_string(h), raw, sizeof(raw)) : -1;
+	int64_t v = i ? json_object_get_int64(i) : -1;
+
+	if (n <= 0 || v <= 0 || v > UINT32_MAX ||
+	    e4_context_parse(ctx, raw, (size_t)n) != E4_OK)
+		return -1;
+	*ino = (uint32_t)v;
+	return 0;
+}
+
+int kept_sidecar_name(struct nameset *names, const char *name, uint32_t ino,
+		      char side[OUTDIR_NAME_MAX + 32])
+{
+	snprintf(side, OUTDIR_NAME_MAX + 32, "%s.e4dump.json", name);
+	if (strlen(side) < OUTDIR_NAME_MAX && (!names || nameset_add(names, side) == 1))
+		return 0;
+	snprintf(side, OUTDIR_NAME_MAX + 32, "%%~%" PRIu32 ".e4dump.json", ino);
+	return !names || nameset_add(names, side) == 1 ? 0 : -1;
+}
+
+int kept_sidecar_write(struct outdir *od, int dirfd, const char *side,
+		       const char *name, json_object *o, json_object *later,
+		       unsigned int block_size)
+{
+	ADD(o, "ciphertext_file", json_name(name));
+	ADD(o, "block_size", json_object_new_int64(block_size));
+	ADD(o, "decrypt_later", json_object_get(later));
+	return kept_write_json(od, dirfd, side, o);
 }
 
 json_object *kept_export_json(struct e4_fs *fs, const char *image,

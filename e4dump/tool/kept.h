@@ -7,11 +7,13 @@
  *                              data unit), name format, passphrase salt
  *   D/%e4dump-dir.json         in each output directory D that is locked
  *                              or holds something kept: the directory's
- *                              context and, per entry written, its output
+ *                              record (type "kept_directory"), its
+ *                              decrypt_later and, per entry written, its output
  *                              name with its stored (encrypted) name,
  *                              hash pair and sidecar
- *   D/NAME.e4dump.json         beside each file or symlink kept locked
- *                              (its "decrypt_later" object)
+ *   D/NAME.e4dump.json         beside each file or symlink kept locked:
+ *                              its record (type "locked") and its
+ *                              "decrypt_later" object
  *
  * The names starting with '%' are never given to an entry of the image
  * (outdir_escape escapes every name starting with '%' and those never end
@@ -23,32 +25,49 @@
 
 #include <json-c/json.h>
 #include "inode.h"
+#include "nameset.h"
 #include "outdir.h"
+#include "record.h"
 #include "report.h"
 
 #define KEPT_EXPORT_FILE "%e4dump-export.json"
 #define KEPT_DIR_FILE "%e4dump-dir.json"
 #define KEPT_FORMAT 1
 
-/* {"of": of, "md5", "sha1", "sha256"} from manifest_hash's text; NULL when
- * it was not hashed ("-"). */
-json_object *kept_hashes_json(const char *of, const char *hashes);
+/* "decrypt_later" of the record of an entry (record_from_node,
+ * record_from_copy): its inode and context in the machine form a later
+ * decryption reads back (kept_later_inode, kept_later_context): number
+ * (IV_INO_LBLK_* and per-file keys use it), i_mode, uid, gid, links,
+ * i_flags, i_size (the plaintext size), the four times as [seconds,
+ * nanoseconds], the stored context whole ("context_hex": e4_context_encode
+ * of the record's context, or null when it has none Linux knows), and with
+ * fs, for a regular file, the initialized data units stored in the
+ * ciphertext file ("data_units": [[first logical block, count], ...];
+ * every other block is a hole or an unwritten extent: zeros in the
+ * plaintext).  NULL after an error (reported by the library). */
+json_object *kept_later_json(const struct record *r, struct e4_fs *fs);
 
-/* The inode's facts as a later decryption and the plaintext tree need
- * them: number (IV_INO_LBLK_* and per-file keys use it), i_mode, owner,
- * links, i_flags, i_size (the plaintext size), the four times (seconds and
- * nanoseconds), its stored context ("context_hex", or null), and for a
- * regular file the initialized data units stored in the ciphertext file
- * ("data_units": [[first logical block, count], ...]; every other block
- * is a hole or an unwritten extent: zeros in the plaintext).  NULL after
- * an error (reported by the library). */
-json_object *kept_inode_json(struct e4_fs *fs, const struct e4_inode *in,
-			     const char *path);
+/* Back from a decrypt_later: the inode's facts (what the record and the
+ * manifest need of it; a field missing is 0), ... */
+void kept_later_inode(json_object *later, struct e4_inode *in);
+/* ... and its context and inode number: 0, or -1 when missing or bad. */
+int kept_later_context(json_object *later, struct e4_context *ctx, uint32_t *ino);
 
-/* A locked context in the record vocabulary's "encryption" form
- * (policy_version, modes and their names, flags by name, descriptor or
- * identifier, nonce, key null, state "locked"). */
-json_object *kept_encryption_json(const struct e4_context *c);
+/* The sidecar's name for the entry written as name (inode ino):
+ * NAME.e4dump.json, or when that is too long (no-key names reach 252
+ * bytes) or taken in names (NULL: none kept), "%~INO.e4dump.json"; taken
+ * in names when given.  0, or -1 when that is taken too. */
+int kept_sidecar_name(struct nameset *names, const char *name, uint32_t ino,
+		      char side[OUTDIR_NAME_MAX + 32]);
+
+/* The sidecar of an entry kept locked: o, the entry's record (type
+ * "locked") with the command's own fields, gets what a later decryption
+ * needs beside its ciphertext file name: "ciphertext_file" (name),
+ * "block_size" and "decrypt_later" (kept_later_json of r), and is written
+ * to side in dirfd.  0, or -1 with errno. */
+int kept_sidecar_write(struct outdir *od, int dirfd, const char *side,
+		       const char *name, json_object *o, json_object *later,
+		       unsigned int block_size);
 
 /* The export header (KEPT_EXPORT_FILE). */
 json_object *kept_export_json(struct e4_fs *fs, const char *image,

@@ -296,53 +296,56 @@ int record_from_inode(struct record *r, struct session *s, uint32_t ino,
 	return (r->xattrs = xattrs_json(s->fs, in, path)) ? 0 : -1;
 }
 
-int record_from_copy(struct record *r, struct session *s, const struct e4_inode *in,
-		     const struct e4_context *ctx, uint64_t size,
-		     const char *target, const char *path)
-{
-	r->ino = in->ino;
-	if (!(r->path = strdup(path)) || (target && !(r->target = strdup(target))))
-		return -1;
-	r->have_inode = 1;
-	r->inode = *in;
-	r->allocated = 0;
-	r->size = size;
-	memset(&r->enc, 0, sizeof(r->enc));
-	if (in->encrypted) {
-		r->enc.present = 1;
-		if (!ctx) {
-			r->enc.error = "its context is not in the copy";
-		} else {
-			r->enc.ctx = *ctx;
-			policy_key(&r->enc, s, E4_OK);
-		}
-	}
-	return 0;
-}
-
-int record_from_export(struct record *r, const struct e4_inode *in,
-		       const struct e4_context *ctx, const char *key,
-		       const char *path)
+/* What a saved copy of an inode (a journal's, an export's) gives its
+ * record: number, path, the inode, size, and its context ctx, or missing:
+ * why there is none. */
+static int from_saved(struct record *r, const struct e4_inode *in, uint64_t size,
+		      const char *path, const struct e4_context *ctx, const char *missing)
 {
 	r->ino = in->ino;
 	if (!(r->path = strdup(path)))
 		return -1;
 	r->have_inode = 1;
 	r->inode = *in;
-	r->size = in->size;
+	r->size = size;
 	memset(&r->enc, 0, sizeof(r->enc));
-	if (in->encrypted) {
-		r->enc.present = 1;
-		if (!ctx) {
-			r->enc.error = "its saved context is missing or bad";
-		} else {
-			r->enc.ctx = *ctx;
-			r->enc.known = 1;
-			r->enc.readable = 1;
-			r->enc.open = key != NULL;
-			r->enc.key = key;
-			r->enc.key_how = key ? NULL : "no key given opens it";
-		}
+	r->enc.present = in->encrypted;
+	if (in->encrypted && !ctx)
+		r->enc.error = missing;
+	else if (in->encrypted)
+		r->enc.ctx = *ctx;
+	return 0;
+}
+
+int record_from_copy(struct record *r, struct session *s, const struct e4_inode *in,
+		     const struct e4_context *ctx, uint64_t size,
+		     const char *target, const char *path)
+{
+	if (from_saved(r, in, size, path, ctx, "its context is not in the copy") ||
+	    (target && !(r->target = strdup(target))))
+		return -1;
+	r->allocated = 0;
+	if (r->enc.present && !r->enc.error)
+		policy_key(&r->enc, s, E4_OK);
+	return 0;
+}
+
+int record_from_export(struct record *r, const struct e4_inode *in,
+		       const struct e4_context *ctx, const char *key,
+		       const char *target, size_t len, const char *path)
+{
+	int link = E4_ISLNK(in->mode) && target;
+
+	if (from_saved(r, in, link ? len : in->size, path, ctx,
+		       "its saved context is missing or bad") ||
+	    (link && !(r->target = escaped((const uint8_t *)target, len))))
+		return -1;
+	if (r->enc.present && !r->enc.error) {
+		r->enc.known = 1;
+		r->enc.readable = 1;
+		r->enc.open = key != NULL;
+		r->enc.key = key;
+		r->enc.key_how = key ? NULL : "no key given opens it";
 	}
 	return 0;
 }

@@ -128,10 +128,13 @@ int record_from_copy(struct record *r, struct session *s, const struct e4_inode 
 /* The record of an inode as an export of extract --keep-locked saved it
  * (unlock-kept): no image behind it, so "allocated" is unknown (null);
  * ctx: its saved context, or NULL when it is missing or bad; key: the
- * label of the key that opened it, or NULL (kept locked). */
+ * label of the key that opened it, or NULL (kept locked).  A symlink's
+ * target: its len bytes (decrypted, or its no-key form while kept), and
+ * its size what lstat gives, len, as extract's record says (Linux:
+ * fscrypt_symlink_getattr); target NULL: unknown (null, size i_size). */
 int record_from_export(struct record *r, const struct e4_inode *in,
 		       const struct e4_context *ctx, const char *key,
-		       const char *path);
+		       const char *target, size_t len, const char *path);
 
 /* The stored name of the entry (copied); name_state with it. */
 int record_set_name(struct record *r, enum e4_name_state state,

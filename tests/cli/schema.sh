@@ -7,12 +7,18 @@
 # entry, cat -o FILE of every file and symlink, extract (with keys, and
 # --keep-locked without), unlock-kept of that export (with the keys and
 # with a wrong one), verify, journal, volumes, keyid (alone and with
-# the image), undelete (with and without keys), timeline (with and
-# without --journal-events), info and keyid of the fscrypt tool's metadata, verify --evidence, mount -f (when /dev/fuse can be used), and fatal errors; on the
+# the image), undelete (with and without keys, and --keep-locked without),
+# timeline (with and without --journal-events), info and keyid of the
+# fscrypt tool's metadata, verify --evidence, mount -f (when /dev/fuse can be used), and fatal errors; on the
 # bundled sample and on kernel-written images: v2 policies, casefold, and
 # deletions still in the journal (undelete-a).  The scenario images are
 # those the vm tests wrote (VMWORK/v2/image.img, ...), copied, or written
-# here by the kernel in QEMU when they are not there.
+# here by the kernel in QEMU when they are not there.  The files the
+# --keep-locked runs (extract, undelete, unlock-kept with a wrong key) write
+# beside what they kept validate too (schema_check.py --documents): every
+# NAME.e4dump.json ("locked"), %e4dump-dir.json ("kept_directory") and
+# %e4dump-export.json ("export"), and each sidecar of extract and undelete
+# is the record that run printed of the entry (the same vocabulary fields).
 # usage: schema.sh E4DUMP WORKDIR VMWORK
 set -u
 E4DUMP=$1
@@ -22,6 +28,7 @@ workdir "$2"
 SCHEMA=$top/schema/e4dump-records.schema.json
 mkdir -p "$W/j"
 outs=()
+docs=() # DIR=OUT: what the --keep-locked runs wrote, and their --json output
 n=0
 
 # run NAME CMD...: stdout into $W/j/NAME, the exit status into NAME.rc
@@ -87,8 +94,11 @@ exercise() {
 	done
 	run "$name.extract" "$E4DUMP" extract --json -q "${KEYS[@]}" "$IMG" -o "$W/$name/x"
 	run "$name.extract-locked" "$E4DUMP" extract --json -q --keep-locked "$IMG" -o "$W/$name/xl"
+	docs+=("$W/$name/xl=${outs[-1]}")
 	run "$name.unlock-kept" "$E4DUMP" unlock-kept --json "${KEYS[@]}" "$W/$name/xl" -o "$W/$name/ul"
+	docs+=("$W/$name/ul")
 	run "$name.unlock-kept-wrongkey" "$E4DUMP" unlock-kept --json --key-file "$W/zero.key" "$W/$name/xl" -o "$W/$name/uln"
+	docs+=("$W/$name/uln")
 	run "$name.verify" "$E4DUMP" verify --json -q "${KEYS[@]}" "$IMG"
 	run "$name.verify-evidence" "$E4DUMP" verify --json -q --evidence "${KEYS[@]}" "$IMG"
 	run "$name.journal" "$E4DUMP" journal --json "$IMG"
@@ -97,6 +107,8 @@ exercise() {
 	run "$name.keyid-alone" "$E4DUMP" keyid --json "${KEYS[@]}"
 	run "$name.undelete" "$E4DUMP" undelete --json "${KEYS[@]}" "$IMG" -o "$W/$name/u"
 	run "$name.undelete-nokey" "$E4DUMP" undelete --json "$IMG" -o "$W/$name/un"
+	run "$name.undelete-kept" "$E4DUMP" undelete --json --keep-locked "$IMG" -o "$W/$name/uk"
+	docs+=("$W/$name/uk=${outs[-1]}")
 	run "$name.timeline" "$E4DUMP" timeline --json "${KEYS[@]}" "$IMG"
 	run "$name.timeline-events" "$E4DUMP" timeline --json --journal-events "${KEYS[@]}" "$IMG"
 	run "$name.timeline-nokey" "$E4DUMP" timeline --json "$IMG"
@@ -160,4 +172,13 @@ want=entry,event,stat,extracted,deleted,cat,key,policy,info,container,volume,jou
 rc=$?
 check "every --json line of ${#outs[@]} runs validates against the schema ($(tail -1 "$W/check"))" '[ $rc = 0 ]'
 grep FAIL "$W/check" | head -40
+
+# the files --keep-locked writes beside what it kept (sidecars, directory
+# files, the export header) are records too: each validates, and each
+# sidecar is the record its run printed of that entry
+/usr/bin/python3 "$top/tests/cli/schema_check.py" --documents "$SCHEMA" locked,kept_directory,export \
+	"${docs[@]}" >"$W/docs" 2>&1
+rc=$?
+check "every sidecar, directory file and export header of the --keep-locked runs validates ($(tail -1 "$W/docs"))" '[ $rc = 0 ]'
+grep FAIL "$W/docs" | head -40
 finish

@@ -4,7 +4,10 @@
 # "ciphertext", JSON hashes.of: hashlib's of the kept files) and saves what
 # decrypting needs (tests/lib/ext4img.py finds it in the image); unlock-kept
 # with the key, from the export alone, writes what a direct extract with
-# the key writes and what the guest's manifest holds.  Hostile exports
+# the key writes and what the guest's manifest holds, and its records of
+# the symlinks it decrypted give the size the kernel's lstat gave with the
+# key (the manifest's: the target's length, not the stored i_size) and the
+# target, as a direct extract's records do.  Hostile exports
 # (tests/cli/unlock_kept_craft.py): a ciphertext changed after export, data
 # units past i_size, a garbled context, a stored name that does not
 # decrypt (with a forged plaintext beside it), a symlink planted in OUT:
@@ -26,10 +29,16 @@ check "the ciphertext hashes of every kept file ($n)" '[[ $n =~ ^[0-9]+$ ]] && [
 r=$(/usr/bin/python3 "$CHECK" export "$W/kl" "$W/s.img" 2>&1)
 st=$?
 check "what the export saved is the image's (ext4img.py): $r" '[ $st = 0 ]'
-expect "direct extract with the key" 0 '' -- "$E4DUMP" extract --key-file "$K" "$W/s.img" -o "$W/direct"
+expect "direct extract with the key" 0 '' -- "$E4DUMP" extract --json --key-file "$K" "$W/s.img" -o "$W/direct"
+cp "$W/out" "$W/direct.json"
 mv "$W/s.img" "$W/s.img.away"
 expect "unlock-kept with the key" 0 'unlock-kept: .* 0 kept locked, 0 skipped' -- \
 	"$E4DUMP" unlock-kept --key-file "$K" --json --manifest "$W/u.tsv" "$W/kl" -o "$W/u"
+cp "$W/out" "$W/u.json"
+# a symlink's size is what lstat with the key gives (the guest's manifest)
+r=$(/usr/bin/python3 "$CHECK" links "$S/sample.manifest" "$W/u.json" "$W/direct.json" 2>&1)
+st=$?
+check "unlock-kept's symlink records: the kernel's size and target, as extract's ($(echo $r | tail -c 300))" '[ $st = 0 ]'
 r=$(/usr/bin/python3 "$CHECK" same "$W/direct" "$W/u" 2>&1)
 check "unlock-kept = direct extract ($r)" '/usr/bin/python3 "$CHECK" same "$W/direct" "$W/u" >/dev/null'
 check "unlock-kept = the guest's manifest" 'check_extract -q "$S/sample.manifest" "$W/u" >/dev/null 2>&1'

@@ -7,7 +7,9 @@
 # direct extract with the keys (names, types, modes, sizes, mtimes,
 # contents, symlink targets) and the tree the guest's manifest records;
 # with a wrong key it keeps everything (exit 1), and its output, an export
-# again, is finished by a second run with the keys.
+# again, is finished by a second run with the keys.  Its --json records of
+# the symlinks it decrypted give the size and target the guest's lstat and
+# readlink gave with the keys (the manifest's), as extract's records do.
 # usage: unlock_kept.sh E4DUMP WORKDIR SCENARIO...
 set -u
 E4DUMP=$1
@@ -31,7 +33,7 @@ for scn in "$@"; do
 	n=$(/usr/bin/python3 "$top/tests/vm/unlock_kept_check.py" export "$D/kl" "$img" 2>&1)
 	st=$?
 	check "$s: what the export saved is the image's (ext4img.py): $(echo $n | tail -c 300)" '[ $st = 0 ]'
-	"$E4DUMP" extract "${keys[@]}" "$img" -o "$D/direct" 2>"$D/direct.err"
+	"$E4DUMP" extract --json "${keys[@]}" "$img" -o "$D/direct" >"$D/direct.json" 2>"$D/direct.err"
 	st=$?
 	check "$s: direct extract with the keys: exit 0" '[ $st = 0 ]'
 	mv "$img" "$img.away" # the export alone
@@ -43,6 +45,9 @@ for scn in "$@"; do
 	st=$?
 	check "$s: unlock-kept = direct extract: $(echo $r | head -c 300)" '[ $st = 0 ]'
 	check "$s: diff -r" 'diff -r --no-dereference "$D/direct" "$D/u" >/dev/null'
+	r=$(/usr/bin/python3 "$top/tests/vm/unlock_kept_check.py" links "$img.manifest" "$D/u.json" "$D/direct.json" 2>&1)
+	st=$?
+	check "$s: unlock-kept's symlink records: size and target as the kernel's lstat and readlink with the keys, and extract's: $(echo $r | tail -c 300)" '[ $st = 0 ]'
 	check "$s: unlock-kept = the guest's manifest" \
 		'check_extract -q --apply-removed "$img.manifest" "$D/u" >/dev/null 2>&1'
 	check "$s: no export file left in a complete output" \

@@ -18,12 +18,27 @@
       written extents below i_size and each such block of the kept file is
       the block on disk; a symlink's stored bytes; a locked directory's
       entries are its on-disk entries (stored name, inode, file type, the
-      hash pair of a casefolded one).  Prints the counts.
+      hash pair of a casefolded one; the file type, EXT4_FT_*, as the
+      record vocabulary's word).  Prints the counts.
+  unlock_kept_check.py links MANIFEST UNLOCKED_JSONL [DIRECT_JSONL]
+      every symlink of an encrypted tree of the guest's manifest (not
+      removed) has a record in unlock-kept's --json output ("extracted",
+      status complete) whose size is the SIZE the guest's lstat gave with
+      the key (Linux: fscrypt_symlink_getattr, the decrypted target's
+      length) and whose target is the manifest's; with DIRECT_JSONL (a
+      direct extract --json with the keys), the same as that record's.
+      Prints the count.
 """
 import hashlib, json, os, stat, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ext4img  # noqa: E402
+import check_extract  # noqa: E402
+
+
+FT_WORDS = {1: "regular", 2: "directory", 3: "chardev", 4: "blockdev", 5: "fifo",
+            6: "socket", 7: "symlink"}
 
 
 def tree(root):
@@ -110,7 +125,8 @@ def export(root, image):
             disk = {(e.name.hex(), e.ino): e for e in im.dir_entries(ino) if e.name not in (b".", b"..")}
             for e in j["entries"]:
                 x = disk[(e["raw_name_hex"], e["inode"])]
-                assert e["file_type"] == x.ftype, (d, e)
+                # the dirent's EXT4_FT_* (fs/ext4/ext4.h) in the record vocabulary
+                assert e["file_type"] == FT_WORDS.get(x.ftype, "unknown"), (d, e, x.ftype)
                 assert (e.get("hash"), e.get("minor_hash")) == (x.hash or (None, None)), (d, e, x.hash)
             nd += 1
         for e in j["entries"]:
@@ -142,7 +158,42 @@ def export(root, image):
     print(nd, "directories", nf, "files", nl, "symlinks")
 
 
+def links(manifest, unlocked, direct=None):
+    recs = []
+    trees, entries = check_extract.parse_manifest(manifest, recs)
+    removed = {r.fields[0] for r in recs if r.type == "removed"}
+
+    def records(path):
+        out = {}
+        for line in open(path, encoding="utf-8"):
+            o = json.loads(line)
+            if o.get("type") == "extracted":
+                out[o["path"]] = o
+        return out
+    got = records(unlocked)
+    ref = records(direct) if direct else None
+    n = 0
+    for e in entries:
+        if e.type != "l" or trees[e.tree][0] not in ("enc", "enc2") or e.path in removed:
+            continue
+        p = "/" + e.path.decode()
+        r = got.get(p)
+        assert r is not None, "%s: no record in %s" % (p, unlocked)
+        assert r["file_type"] == "symlink" and r["status"] == "complete", (p, r)
+        assert r["size"] == e.size == len(e.target), (p, "size", r["size"], "the kernel's", e.size)
+        assert r["target"] == e.target.decode(), (p, r["target"], e.target)
+        if ref is not None:
+            d = ref[p]
+            assert (r["size"], r["target"]) == (d["size"], d["target"]), (p, r, d)
+        n += 1
+    assert n, "no symlink of an encrypted tree in " + manifest
+    print(n)
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "links":
+        links(*sys.argv[2:5])
+        sys.exit(0)
     if sys.argv[1] == "export":
         export(sys.argv[2], sys.argv[3])
         sys.exit(0)
