@@ -139,6 +139,12 @@ void manifest_row_ct(struct manifest_row *row, const char *ct_sha256_hex)
 			 sizeof(row->rec.hashes.ciphertext_sha256), "%s", ct_sha256_hex);
 }
 
+void manifest_row_status(struct manifest_row *row, const char *status)
+{
+	if (row)
+		row->rec.status = status;
+}
+
 void manifest_row_ciphertext(struct manifest_row *row)
 {
 	if (row)
@@ -259,10 +265,9 @@ int manifest_write(struct manifest *m, struct manifest_row *row,
 		manifest_row_free(row);
 		return -1;
 	}
-	/* a file kept locked, or one with blocks that could not be read */
+	/* as extract's JSON says: kept locked is the caller's word */
 	if (!r->status)
-		r->status = r->unreadable ? "partial" :
-			    r->enc.present && r->enc.known && !r->enc.open ? "locked" : "complete";
+		r->status = r->unreadable ? "partial" : "complete";
 	pthread_mutex_lock(&m->lock);
 	/* the TSV: regular files written, the columns of MANIFEST_COLUMNS */
 	if (m->f && r->output_path && !E4_ISDIR(in->mode) && !E4_ISLNK(in->mode) &&

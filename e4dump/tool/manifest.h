@@ -80,6 +80,10 @@ int manifest_row_path(struct manifest_row *row, const char *image_path);
 int manifest_dfxml(const struct manifest *m);
 void manifest_row_free(struct manifest_row *row);
 
+/* The record's status (a string with static storage): "locked" for an
+ * entry kept locked, as the command's JSON says. */
+void manifest_row_status(struct manifest_row *row, const char *status);
+
 /* Mark the row's MD5, SHA-1 and SHA-256 as those of the ciphertext file
  * written for a file kept locked (--keep-locked: its stored data units,
  * holes left out), not of a plaintext: the TSV's last column "hashes_of"
@@ -98,7 +102,7 @@ int manifest_hash(int fd, uint64_t size, char *hashes);
  * files written: rows with an output path); frees start.  hashes as
  * manifest_hash gives them; unreadable: the file blocks that could not
  * be read (e4_ranges_text), or NULL for none; the record's status, when
- * the caller set none: partial (unreadable), locked (no key opens it) or
+ * the caller set none (manifest_row_status): partial (unreadable) or
  * complete.  0 or -1. */
 int manifest_write(struct manifest *m, struct manifest_row *start,
 		   const char *hashes, const char *unreadable);
