@@ -245,8 +245,8 @@ static void times_of(const struct e4_inode *in, struct timespec ts[2])
 	ts[1].tv_nsec = in->mtime.nsec;
 }
 
-/* --manifest, --dfxml: what the row of a file written adds to its
- * record: the hashes of what was written (read back; of the ciphertext
+/* What the record of a file written adds (--json, --manifest, --dfxml):
+ * the hashes of what was written (read back; of the ciphertext
  * when kept locked), the suspect blocks, its block map. */
 static void keep_facts(struct undel *u, const struct e4_deleted *d, int dirfd,
 		       const char *name, struct verdict *v, const struct e4_recovery *rec,
@@ -270,7 +270,7 @@ static void keep_facts(struct undel *u, const struct e4_deleted *d, int dirfd,
 	v->ciphertext = ciphertext;
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || manifest_hash(fd, d->inode.size, v->hashes)) {
-		report_error(u->s->report, "--manifest/--dfxml: cannot hash a recovered file");
+		report_error(u->s->report, "%s: cannot hash what was recovered", name);
 		v->hashes[0] = 0;
 	}
 	if (fd >= 0)
@@ -333,7 +333,7 @@ static void write_file(struct undel *u, const struct e4_deleted *d, int dirfd,
 		if (v->nsus)
 			memcpy(v->sus, sus, (v->nsus < MAX_SUSPECTS ? v->nsus : MAX_SUSPECTS) *
 			       sizeof(*sus));
-		if (u->man)
+		if (u->man || u->o->json)
 			keep_facts(u, d, dirfd, name, v, rec, ciphertext);
 	}
 	if (v->nsus) {
@@ -508,9 +508,10 @@ static const char *status_of(const char *word)
 	       !strcmp(word, "still in use") ? "skipped" : word;
 }
 
-/* The path in the image of d ("/a/b", or "<INO>" for a freed inode whose
- * name is lost), escaped; malloc'd. */
-static char *image_path(const struct e4_deleted *d)
+/* The path in the image of d, escaped; malloc'd.  JSON's form: "/a/b",
+ * or "<INO>" for a freed inode whose name is lost; the manifest's
+ * (manifest: 1): a '/' inside a name escaped as ls shows it, "/<INO>". */
+static char *image_path(const struct e4_deleted *d, int manifest)
 {
 	size_t len = 2;
 	char *p, *e;
@@ -522,11 +523,12 @@ static char *image_path(const struct e4_deleted *d)
 		return NULL;
 	*e = 0;
 	for (size_t i = 0; i < d->nparts; i++) {
-		if (!d->orphan)
+		if (!d->orphan || manifest)
 			*e++ = '/';
-		e4_escape(d->parts[i].name, d->parts[i].len, e, 0);
-		e += strlen(e);
+		e += e4_escape(d->parts[i].name, d->parts[i].len, e,
+			       manifest && !d->orphan ? E4_ESCAPE_SLASH : 0);
 	}
+	*e = 0;
 	return p;
 }
 
@@ -563,7 +565,10 @@ static int deleted_record_of(struct undel *u, const struct e4_deleted *d,
 	if (out && strcmp(v->word, "not recovered") && strcmp(v->word, "still in use") &&
 	    record_set_output(rec, out))
 		return -1;
-	return 0;
+	/* what was written: its hashes, where its blocks were */
+	if (v->hashes[0])
+		record_set_hashes(rec, v->ciphertext ? "ciphertext" : "plaintext", v->hashes);
+	return v->have_runs ? record_set_runs(rec, u->s, v->runs, v->nruns) : 0;
 }
 
 /* --manifest, --dfxml: the row of d, its record with the path as the
@@ -573,35 +578,21 @@ static void manifest_deleted(struct undel *u, const struct e4_deleted *d,
 			     const struct verdict *v, const char *out)
 {
 	struct manifest_row *row = manifest_row_new("deleted");
-	size_t len = 1, o = 0;
 	char *path;
 
-	for (size_t i = 0; i < d->nparts; i++)
-		len += 1 + E4_ESCAPE_SIZE(d->parts[i].len);
 	if (!row) {
 		report_error(u->s->report, "undelete: out of memory writing --manifest/--dfxml");
 		return;
 	}
-	path = malloc(len);
-	if (path) {
-		for (size_t i = 0; i < d->nparts; i++) {
-			path[o++] = '/';
-			o += e4_escape(d->parts[i].name, d->parts[i].len, path + o,
-				       d->orphan ? 0 : E4_ESCAPE_SLASH);
-		}
-		path[o] = 0;
-	}
+	path = image_path(d, 1);
 	row->rec.without_xattrs = 1;
-	if (!path || deleted_record_of(u, d, v, out, path, &row->rec) ||
-	    (v->have_runs && record_set_runs(&row->rec, u->s, v->runs, v->nruns))) {
+	if (!path || deleted_record_of(u, d, v, out, path, &row->rec)) {
 		report_error(u->s->report, "undelete: out of memory writing --manifest/--dfxml");
 		manifest_row_free(row);
 		free(path);
 		return;
 	}
 	free(path);
-	if (v->ciphertext)
-		manifest_row_ciphertext(row);
 	manifest_write(u->man, row, v->hashes[0] ? v->hashes : MANIFEST_NO_HASHES, v->unreadable);
 }
 
@@ -611,7 +602,7 @@ static json_object *deleted_record(struct undel *u, const struct e4_deleted *d,
 {
 	struct record rec;
 	json_object *o = NULL, *rs, *ss;
-	char *path = image_path(d);
+	char *path = image_path(d, 0);
 
 	record_init(&rec, "deleted");
 	if (!path || deleted_record_of(u, d, v, out, path, &rec) || !(o = record_json(&rec)))
