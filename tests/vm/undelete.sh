@@ -135,14 +135,15 @@ esac
 # with the journal's dtime, the kernel's FIEMAP blocks as byte runs, the
 # tree's policy, hashes sha256sum gives of what was written and, for a
 # file recovered complete, of what the kernel was given; valid under the
-# DFXML schema's rules (tests/cli/dfxml_check.py --deleted).  NAME OUT
+# DFXML schema's rules (tests/cli/dfxml_check.py --deleted); each
+# fileobject the --json record of the same run.  NAME OUT
 # CHECK-OPTIONS -- UNDELETE-OPTIONS
 undelete_dfxml() {
 	local name=$1 out=$2 opts=$3
 	shift 4
 	rm -rf "$out" "$out.xml" "$out.tsv"
-	"$E4DUMP" undelete "$@" --dfxml "$out.xml" --manifest "$out.tsv" "$img" -o "$out" \
-		>"$out.out" 2>"$out.err"
+	"$E4DUMP" undelete --json "$@" --dfxml "$out.xml" --manifest "$out.tsv" "$img" -o "$out" \
+		>"$out.json" 2>"$out.err"
 	local rc=$?
 	if [ $rc = 2 ] || [ ! -s "$out.xml" ]; then
 		bad "$name: exit $rc, no DFXML: $(head -3 "$out.err")"
@@ -153,6 +154,10 @@ undelete_dfxml() {
 		--deleted "$man" --image "$img" >"$out.check" 2>&1 && ok ||
 		bad "$name: $(grep -m8 FAIL "$out.check"; tail -1 "$out.check")"
 	echo "$name: $(tail -2 "$out.check" | tr '\n' ' ')"
+	# the DFXML renders the record --json prints (tests/cli/writers_check.py)
+	/usr/bin/python3 "$top/tests/cli/writers_check.py" dfxml "$out.xml" "$out.json" --by-inode \
+		>"$out.writers" 2>&1 && ok ||
+		bad "$name: the DFXML is not the --json records: $(grep -m5 FAIL "$out.writers"; tail -1 "$out.writers")"
 	local n
 	n=$(grep -c "<fileobject>" "$out.xml")
 	check "$name: a fileobject per deleted entry ($n, undelete says $(grep -o '[0-9]* deleted entries' "$out.err"))" \
