@@ -20,7 +20,8 @@ body   every line of BODY (timeline, -m P) is the record of JSONL
        (timeline --json) of its inode and path, as TSK 3.x writes one: P
        and the path, " (encrypted, no key)" for a no-key name, " -> TARGET"
        for a symlink, " (deleted)" (" (deleted-realloc)" when allocated);
-       the inode; the mode string of file_type and mode; uid, gid, size;
+       the inode; the mode string of file_type (the entry's: "-" for a
+       deleted entry whose name is lost, as fls's orphans) and mode; uid, gid, size;
        atime, mtime, ctime, crtime in seconds (--nanoseconds: with the
        record's nanoseconds), 0 for none; and every record is a line.
 Prints the failures and "N checked, M failed"; exit 1 when any failed."""
@@ -189,10 +190,13 @@ def mode_body(args):
         if not c.check(len(got) == 1, f"{name!r} (inode {o['inode']}): {len(got)} lines"):
             continue
         letter = LETTER.get(o.get("file_type"), "-")
+        # the entry's type, none for a deleted entry whose name is lost
+        # (fls's orphans)
+        first = "-" if o.get("deleted") and "name_state" not in o else letter
         if o.get("mode") is None:
-            want = ["0", name, str(o["inode"]), f"{letter}/----------"] + ["0"] * 7
+            want = ["0", name, str(o["inode"]), f"{first}/----------"] + ["0"] * 7
         else:
-            want = ["0", name, str(o["inode"]), f"{letter}/{letter}{perms(o['mode'])}",
+            want = ["0", name, str(o["inode"]), f"{first}/{letter}{perms(o['mode'])}",
                     str(o["uid"]), str(o["gid"]), str(o["size"])] + \
                    [secs(o.get(k), nano) for k in ("atime", "mtime", "ctime", "crtime")]
         c.check(got[0] == want, f"body {'|'.join(got[0])}, the record {'|'.join(want)}")
