@@ -5,16 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <openssl/evp.h>
 #include "dfxml.h"
-#include "escape.h"
 #include "file.h"
 #include "hex.h"
-#include "inodeinfo.h"
 #include "manifest.h"
-#include "modes.h"
 #include "session.h"
 
 struct manifest {
