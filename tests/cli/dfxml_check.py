@@ -60,6 +60,8 @@ usage: dfxml_check.py DFXML [--schema 1.1.1|2.0] [--tsv MANIFEST.tsv]
    --all only DIR's files and symlinks need a fileobject (its directories
    may be the live ones above what was recovered); --tsv: the rows are the
    regular fileobjects written (with an output path).
+--unalloc: the fileobjects are deleted entries (undelete --dfxml): each
+   unallocated; there may be none, and a name deleted twice is twice.
 --mutants: instead, that the rules of 1. reject each of a few changes of
    DFXML (a valid document): the old root attribute, times or e4dump's
    elements out of order, a required element or attribute missing, values
@@ -343,6 +345,7 @@ def main():
     ap.add_argument("--mutants", action="store_true")
     ap.add_argument("--deleted")
     ap.add_argument("--nokey", action="store_true")
+    ap.add_argument("--unalloc", action="store_true")
     a = ap.parse_args()
     c = Checker()
     if a.mutants:
@@ -361,11 +364,20 @@ def main():
     voff = int(vol.get("offset", "-1"))
     bs = int(t(vol, "block_size") or 0)
     fos = vol.findall("{%s}fileobject" % D)
-    c.check(fos and not root.findall("{%s}fileobject" % D), "fileobjects in the volume")
+    # deleted entries (--unalloc, --deleted): maybe none, a name maybe
+    # deleted twice
+    deleted = a.unalloc or a.deleted
+    c.check((fos or deleted) and not root.findall("{%s}fileobject" % D),
+            "fileobjects in the volume")
     by_path, by_out = {}, {}
     for fo in fos:
         p = t(fo, "filename") or ""
-        c.check(p.startswith("/") and p not in by_path, f"{p!r}: not a path in the image, or twice")
+        c.check(p.startswith("/") and (deleted or p not in by_path),
+                f"{p!r}: not a path in the image, or twice")
+        if deleted:
+            c.check(t(fo, "unalloc") == "1" and t(fo, "alloc") is None,
+                    f"{p}: unalloc {t(fo, 'unalloc')!r}, alloc {t(fo, 'alloc')!r}: "
+                    "not unallocated")
         by_path[p] = fo
         op = t(fo, "output_path", E4)
         if op is not None:
@@ -546,9 +558,7 @@ def check_deleted(c, a, vol, by_path, bs):
     c.check(not a.nokey or names, "--nokey: the manifest has no 'ino' records")
     c.check(t(vol, "allocated_only") == "0", f"allocated_only {t(vol, 'allocated_only')!r}, want 0")
     by_ino = {}
-    for p, fo in by_path.items():
-        c.check(t(fo, "unalloc") == "1" and t(fo, "alloc") is None,
-                f"{p}: unalloc {t(fo, 'unalloc')!r}, alloc {t(fo, 'alloc')!r}: not unallocated")
+    for fo in vol.findall("{%s}fileobject" % D):
         by_ino.setdefault(int(t(fo, "inode")), []).append(fo)
     geo = tc.geometry(a.image) if a.image else None
     copies = tc.journal_copies(a.image, geo["Block size"]) if a.image else None
