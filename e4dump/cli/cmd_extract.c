@@ -564,6 +564,7 @@ static void kept_rows(struct extract *x, struct xdir *d, const char *name,
 		if (file && manifest_ct_sha256(x->s->fs, n->inode, n->path, ct))
 			snprintf(ct, sizeof(ct), "-");
 		row = manifest_row_entry(x->man, x->s, n, rel, ct, 1);
+		manifest_row_status(row, "locked");
 		if (file)
 			manifest_row_ciphertext(row);
 		manifest_write(x->man, row, hashes[0] ? hashes : MANIFEST_NO_HASHES, NULL);

@@ -19,7 +19,6 @@
 #include "escape.h"
 #include "inode.h"
 #include "jsonout.h"
-#include "nokey.h"
 #include "record.h"
 #include "session.h"
 #include "undelete.h"
@@ -45,77 +44,29 @@ static char *shown_of(const void *p, size_t len)
 	return shown;
 }
 
-/* A symlink's target as readlink shows it (display form, malloc'd) and
- * lstat's size; NULL when it cannot be read (reported). */
-static char *live_target(struct timeline *t, const struct e4_walk_node *n, uint64_t *size)
-{
-	const struct e4_inode *in = n->inode;
-	char nk[E4_NOKEY_NAME_MAX + 1], *target = NULL, *shown;
-	size_t len;
-
-	if (n->parent && n->parent->encrypted && !n->parent->have_key) {
-		e4_symlink_locked_size(t->s->fs, in, n->path, size);
-		if (!in->encrypted || e4_symlink_locked_target(t->s->fs, in, n->path, nk) != E4_OK)
-			return NULL;
-		return shown_of(nk, strlen(nk));
-	}
-	if (e4_symlink_read(t->s->fs, in, n->path, &target, &len) != E4_OK)
-		return NULL;
-	*size = len;
-	shown = shown_of(target, len);
-	free(target);
-	return shown;
-}
-
+/* Each entry's record (record.h): the body line renders it, --json
+ * prints it (ls's record: allocated, dtime and target are in it). */
 static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 {
 	struct timeline *t = arg;
-	const struct e4_inode *in = n->inode;
-	struct body_entry b;
-	char *path = NULL, *target = NULL;
-	uint64_t size;
-	int nokey = n->entry && (n->entry->state == E4_NAME_NOKEY ||
-				 n->entry->state == E4_NAME_BAD);
+	struct record rec;
+	json_object *o = NULL;
 
-	if (!in)
+	if (!n->inode)
 		return E4_WALK_CONTINUE; /* reported */
-	if (t->o->json) {
-		/* ls's record (allocated, dtime and target are in it) */
-		struct record rec;
-		json_object *o = NULL;
-
-		record_init(&rec, "entry");
-		if (!record_from_node(&rec, t->s, n) && (o = record_json(&rec)))
-			json_object_object_add(o, "deleted", json_object_new_boolean(0));
-		else
-			t->nomem = 1;
-		record_free(&rec);
+	record_init(&rec, "entry");
+	rec.without_xattrs = !t->o->json;
+	if (record_from_node(&rec, t->s, n)) {
+		t->nomem = 1;
+	} else if (!t->o->json) {
+		bodyfile_record(&t->body, &rec);
+	} else if ((o = record_json(&rec))) {
+		json_object_object_add(o, "deleted", json_object_new_boolean(0));
 		json_emit(o);
-		return E4_WALK_CONTINUE;
+	} else {
+		t->nomem = 1;
 	}
-	size = in->size;
-	if (E4_ISLNK(in->mode))
-		target = live_target(t, n, &size);
-	if (!strcmp(t->start, "/")) {
-		path = malloc(strlen(n->rel) + 2);
-		if (!path) {
-			free(target);
-			return E4_WALK_STOP;
-		}
-		path[0] = '/';
-		strcpy(path + 1, n->rel);
-	}
-	memset(&b, 0, sizeof(b));
-	b.path = path ? path : n->path;
-	b.marker = nokey ? " (encrypted, no key)" : NULL;
-	b.target = target;
-	b.ino = n->ino;
-	b.name_type = n->entry ? n->entry->file_type : -1;
-	b.in = in;
-	b.size = size;
-	bodyfile_line(&t->body, &b);
-	free(path);
-	free(target);
+	record_free(&rec);
 	return E4_WALK_CONTINUE;
 }
 
@@ -158,11 +109,12 @@ static char *deleted_target(struct timeline *t, const struct e4_deleted *d, uint
 	return shown;
 }
 
-/* --json: a deleted entry's record (record.h) as a copy gives it (nothing
- * of the live image is read for it: its blocks may be another file's),
- * with the inode's bitmap bit now (allocated), its deletion time (dtime:
- * the freed copy's, which may be newer than the copy its times are from)
- * and timeline's own fields.  0, or -1 when out of memory. */
+/* A deleted entry's record (record.h) as a copy gives it (nothing of the
+ * live image is read for it: its blocks may be another file's), with the
+ * inode's bitmap bit now (allocated), its deletion time (dtime: the freed
+ * copy's, which may be newer than the copy its times are from); the body
+ * line renders it, --json prints it with timeline's own fields.  0, or -1
+ * when out of memory. */
 static int deleted_record(struct timeline *t, const struct e4_deleted *d,
 			  const struct e4_inode *in, uint32_t dtime, int allocated,
 			  uint64_t size, const char *target, const char *path)
@@ -180,9 +132,18 @@ static int deleted_record(struct timeline *t, const struct e4_deleted *d,
 	rec.ino = d->ino;
 	rec.allocated = allocated;
 	rec.inode.dtime = dtime;
+	rec.deleted = 1;
+	rec.orphan = d->orphan;
+	rec.name_type = d->orphan ? 0 : d->file_type;
 	if (!(rec.name = strdup(slash && slash[1] ? slash + 1 : path)) ||
-	    (!d->orphan && record_set_name(&rec, d->name_state, d->raw_name, d->raw_len)) ||
-	    !(o = record_json(&rec)))
+	    (!d->orphan && record_set_name(&rec, d->name_state, d->raw_name, d->raw_len)))
+		goto out;
+	if (!t->o->json) {
+		bodyfile_record(&t->body, &rec);
+		rc = 0;
+		goto out;
+	}
+	if (!(o = record_json(&rec)))
 		goto out;
 	if (!in) {
 		/* the entry's type; nothing else of the inode is known */
@@ -246,26 +207,8 @@ static int one_deleted(void *arg, const struct e4_deleted *d)
 			target = deleted_target(t, d, &size);
 	}
 	t->deleted++;
-	if (t->o->json) {
-		if (deleted_record(t, d, in, dtime, ast == E4_OK ? allocated : -1, size,
-				   target, path))
-			t->nomem = 1;
-	} else {
-		struct body_entry b;
-
-		memset(&b, 0, sizeof(b));
-		b.path = path;
-		b.marker = d->name_state == E4_NAME_NOKEY || d->name_state == E4_NAME_BAD ?
-			   " (encrypted, no key)" : NULL;
-		b.target = target;
-		b.deleted = 1;
-		b.realloc = allocated;
-		b.ino = d->ino;
-		b.name_type = d->orphan ? 0 : d->file_type;
-		b.in = in;
-		b.size = size;
-		bodyfile_line(&t->body, &b);
-	}
+	if (deleted_record(t, d, in, dtime, ast == E4_OK ? allocated : -1, size, target, path))
+		t->nomem = 1;
 	free(target);
 	free(path);
 	return 0;

@@ -2,7 +2,10 @@
  * journal's copies of their directory blocks, rebuilt from copies of
  * their inodes and written under -o DIR with their decrypted paths; each
  * gets a verdict (exact, partial, locked, not recovered) with its
- * reasons.  The output rules are extract's (outdir.h). */
+ * reasons.  The output rules are extract's (outdir.h).  Each entry's
+ * record (record.h) is what --json prints, and what the rows of
+ * --manifest and the fileobjects of --dfxml render (manifest.h, dfxml.h:
+ * unallocated, with dtime, hashes of what was written, byte runs). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -63,6 +66,13 @@ struct verdict {
 	char *target;
 	size_t target_len;
 	char *shown_target;             /* target escaped (e4_escape) */
+	/* --manifest, --dfxml: what the record of a file written adds */
+	char hashes[MANIFEST_HASHES];   /* of what was written ("": none) */
+	int ciphertext;                 /* they are of the ciphertext kept */
+	char *unreadable;               /* the suspect blocks, or NULL */
+	struct e4_run *runs;            /* its block map (have_runs) */
+	size_t nruns;
+	int have_runs;
 };
 
 static void because(struct verdict *v, const char *why)
@@ -236,72 +246,42 @@ static void times_of(const struct e4_inode *in, struct timespec ts[2])
 	ts[1].tv_nsec = in->mtime.nsec;
 }
 
-/* --manifest: the row of a file written (its hashes read back, of its
- * ciphertext when kept locked); the unreadable column lists the suspect
- * blocks. */
-static void manifest_add(struct undel *u, const struct e4_deleted *d, int dirfd,
-			 const char *name, const struct e4_suspect *sus, size_t nsus,
-			 int ciphertext)
+/* What the record of a file written adds (--json, --manifest, --dfxml):
+ * the hashes of what was written (read back; of the ciphertext
+ * when kept locked), the suspect blocks, its block map. */
+static void keep_facts(struct undel *u, const struct e4_deleted *d, int dirfd,
+		       const char *name, struct verdict *v, const struct e4_recovery *rec,
+		       int ciphertext)
 {
-	struct e4_lblk_range *v = calloc(nsus ? nsus : 1, sizeof(*v));
-	char *rel = NULL, *unreadable = NULL;
-	struct manifest_row *row;
+	const struct e4_suspect *sus;
+	size_t nsus = e4_recovery_suspects(rec, &sus);
+	struct e4_lblk_range *r = calloc(nsus ? nsus : 1, sizeof(*r));
+	const struct e4_run *runs;
 	uint64_t total = 0;
-	size_t len = 0;
 	int fd;
 
-	for (size_t i = 0; v && i < nsus; i++) {
-		v[i].lblk = sus[i].lblk;
-		v[i].len = sus[i].count;
+	for (size_t i = 0; r && i < nsus; i++) {
+		r[i].lblk = sus[i].lblk;
+		r[i].len = sus[i].count;
 		total += sus[i].count;
 	}
-	if (v && nsus)
-		unreadable = ranges_text(v, nsus, total);
-	free(v);
-	for (size_t i = 0; i + 1 < d->nparts; i++)
-		len += strlen(u->names[i]) + 1;
-	rel = malloc(len + strlen(name) + 1);
-	if (rel) {
-		rel[0] = 0;
-		for (size_t i = 0; i + 1 < d->nparts; i++) {
-			strcat(rel, u->names[i]);
-			strcat(rel, "/");
-		}
-		strcat(rel, name);
-	}
-	row = rel ? manifest_row_start(rel, &d->inode, "-") : NULL;
-	if (ciphertext)
-		manifest_row_ciphertext(row);
-	free(rel);
-	/* its path in the image: the names the journal holds, as ls shows
-	 * them ("/a/b"; "/<INO>" for an orphan) */
-	len = 1;
-	for (size_t i = 0; i < d->nparts; i++)
-		len += E4_ESCAPE_SIZE(d->parts[i].len);
-	rel = row ? malloc(len) : NULL;
-	if (rel) {
-		size_t o = 0;
-
-		for (size_t i = 0; i < d->nparts; i++) {
-			rel[o++] = '/';
-			o += e4_escape(d->parts[i].name, d->parts[i].len, rel + o,
-				       d->orphan ? 0 : E4_ESCAPE_SLASH);
-		}
-		rel[o] = 0;
-	}
-	if (!rel || manifest_row_path(row, rel)) {
-		manifest_row_free(row);
-		row = NULL;
-	}
-	free(rel);
+	if (r && nsus)
+		v->unreadable = ranges_text(r, nsus, total);
+	free(r);
+	v->ciphertext = ciphertext;
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (row && fd >= 0)
-		manifest_row(u->man, row, fd, d->inode.size, unreadable, u->s->report);
-	else
-		manifest_row_free(row);
+	if (fd < 0 || manifest_hash(fd, d->inode.size, v->hashes)) {
+		report_error(u->s->report, "%s: cannot hash what was recovered", name);
+		v->hashes[0] = 0;
+	}
 	if (fd >= 0)
 		close(fd);
-	free(unreadable);
+	v->nruns = e4_recovery_runs(rec, &runs);
+	if ((v->runs = malloc((v->nruns ? v->nruns : 1) * sizeof(*runs)))) {
+		if (v->nruns)
+			memcpy(v->runs, runs, v->nruns * sizeof(*runs));
+		v->have_runs = 1;
+	}
 }
 
 static void write_file(struct undel *u, const struct e4_deleted *d, int dirfd,
@@ -354,8 +334,8 @@ static void write_file(struct undel *u, const struct e4_deleted *d, int dirfd,
 		if (v->nsus)
 			memcpy(v->sus, sus, (v->nsus < MAX_SUSPECTS ? v->nsus : MAX_SUSPECTS) *
 			       sizeof(*sus));
-		if (u->man)
-			manifest_add(u, d, dirfd, name, sus, v->nsus, ciphertext);
+		if (u->man || u->o->json)
+			keep_facts(u, d, dirfd, name, v, rec, ciphertext);
 	}
 	if (v->nsus) {
 		v->word = "partial";
@@ -510,9 +490,10 @@ static const char *status_of(const char *word)
 	       !strcmp(word, "still in use") ? "skipped" : word;
 }
 
-/* The path in the image of d ("/a/b", or "<INO>" for a freed inode whose
- * name is lost), escaped; malloc'd. */
-static char *image_path(const struct e4_deleted *d)
+/* The path in the image of d, escaped; malloc'd.  JSON's form: "/a/b",
+ * or "<INO>" for a freed inode whose name is lost; the manifest's
+ * (manifest: 1): a '/' inside a name escaped as ls shows it, "/<INO>". */
+static char *image_path(const struct e4_deleted *d, int manifest)
 {
 	size_t len = 2;
 	char *p, *e;
@@ -524,48 +505,92 @@ static char *image_path(const struct e4_deleted *d)
 		return NULL;
 	*e = 0;
 	for (size_t i = 0; i < d->nparts; i++) {
-		if (!d->orphan)
+		if (!d->orphan || manifest)
 			*e++ = '/';
-		e4_escape(d->parts[i].name, d->parts[i].len, e, 0);
-		e += strlen(e);
+		e += e4_escape(d->parts[i].name, d->parts[i].len, e,
+			       manifest && !d->orphan ? E4_ESCAPE_SLASH : 0);
 	}
+	*e = 0;
 	return p;
 }
 
-/* The record of d (record.h), of type t, written at out (or not). 0, or
- * -1 when out of memory. */
-static int deleted_rec(struct undel *u, const struct e4_deleted *d,
-		       const struct verdict *v, const char *out, const char *t,
-		       struct record *rec)
+/* The record of d (record.h) shown at path, as its inode copy gives it
+ * (nothing of the live image is read for it), with its deletion time
+ * (i_dtime of the newest copy of it freed), its verdict as status and
+ * where it was written (out, raw; NULL: nowhere).  0, or -1 when out of
+ * memory. */
+static int deleted_record_of(struct undel *u, const struct e4_deleted *d,
+			     const struct verdict *v, const char *out, const char *path,
+			     struct record *rec)
 {
-	char *path = image_path(d);
 	const char *slash;
-	int rc = -1;
 
-	record_init(rec, t);
 	rec->status = status_of(v->word);
-	if (!path)
-		return -1;
 	/* what lstat gave: a symlink's size is its target's length */
 	if (d->have_inode ? record_from_copy(rec, u->s, &d->inode, d->have_ctx ? &d->ctx : NULL,
 					     v->target ? v->target_len : d->inode.size,
 					     v->shown_target, path) :
 			    !(rec->path = strdup(path)))
-		goto out;
+		return -1;
 	rec->ino = d->ino;
+	rec->deleted = 1;
+	rec->orphan = d->orphan;
+	rec->name_type = d->file_type;
+	if (d->have_inode)
+		rec->inode.dtime = d->have_dtime ? d->dtime : 0;
 	if (!d->orphan) {
 		slash = strrchr(path, '/');
 		if (!(rec->name = strdup(slash ? slash + 1 : path)) ||
 		    record_set_name(rec, d->name_state, d->raw_name, d->raw_len))
-			goto out;
+			return -1;
 	}
 	if (out && strcmp(v->word, "not recovered") && strcmp(v->word, "still in use") &&
 	    record_set_output(rec, out))
-		goto out;
-	rc = 0;
-out:
+		return -1;
+	/* what was written: its hashes, where its blocks were */
+	if (v->hashes[0])
+		record_set_hashes(rec, v->ciphertext ? "ciphertext" : "plaintext", v->hashes);
+	return v->have_runs ? record_set_runs(rec, u->s, v->runs, v->nruns) : 0;
+}
+
+/* The record of d (deleted_record_of), of type t, at the path its JSON
+ * gives (image_path).  0, or -1 when out of memory. */
+static int deleted_rec(struct undel *u, const struct e4_deleted *d,
+		       const struct verdict *v, const char *out, const char *t,
+		       struct record *rec)
+{
+	char *path = image_path(d, 0);
+	int rc;
+
+	record_init(rec, t);
+	rc = path ? deleted_record_of(u, d, v, out, path, rec) : -1;
 	free(path);
 	return rc;
+}
+
+/* --manifest, --dfxml: the row of d, its record with the path as the
+ * manifest gives it ("/a/b", names escaped as ls shows them; "/<INO>"
+ * for an orphan), the hashes and block map of what was written. */
+static void manifest_deleted(struct undel *u, const struct e4_deleted *d,
+			     const struct verdict *v, const char *out)
+{
+	struct manifest_row *row = manifest_row_new("deleted");
+	char *path;
+
+	if (!row) {
+		report_error(u->s->report, "undelete: out of memory writing --manifest/--dfxml");
+		return;
+	}
+	path = image_path(d, 1);
+	row->rec.without_xattrs = 1;
+	if (!path || deleted_record_of(u, d, v, out, path, &row->rec)) {
+		report_error(u->s->report, "undelete: out of memory writing --manifest/--dfxml");
+		manifest_row_free(row);
+		free(path);
+		return;
+	}
+	free(path);
+	manifest_write(u->man, row, v->hashes[0] ? v->hashes : MANIFEST_NO_HASHES, v->unreadable);
 }
 
 /* --json: the record of d (record.h) with undelete's own fields. */
@@ -665,8 +690,14 @@ static int one_deleted(void *arg, const struct e4_deleted *d)
 		emit(u, d, &v, shown ? shown : "?", path);
 		free(shown);
 	}
+	/* the written path: a name taken twice was renamed */
+	path_of(d, names, path, sizeof(u->path));
+	if (u->man && !d->still_in_use)
+		manifest_deleted(u, d, &v, path);
 	free(v.target);
 	free(v.shown_target);
+	free(v.unreadable);
+	free(v.runs);
 	if (d->still_in_use) {
 		u->in_use++;
 		return 0;
@@ -736,8 +767,9 @@ int cmd_undelete(const struct options *o, struct report *r)
 		session_close(&s);
 		return json_finish(o->json, "undelete", r, EXIT_FATAL);
 	}
-	if (o->manifest && !(u.man = manifest_open(o->manifest, NULL, s.image, s.fs, o->argc,
-						   o->argv, r))) {
+	if ((o->manifest || o->dfxml) &&
+	    !(u.man = manifest_open_for(o->manifest, o->dfxml, s.image, s.fs, 1, o->argc,
+					o->argv, r))) {
 		close(u.od.root_fd);
 		e4_journal_free(u.j);
 		session_close(&s);
@@ -747,7 +779,7 @@ int cmd_undelete(const struct options *o, struct report *r)
 	if (e4_undelete_scan(s.fs, u.j, ino, one_deleted, &u) == E4_NOMEM)
 		report_error(r, "undelete: out of memory");
 	if (u.man && manifest_close(u.man, r))
-		report_error(r, "undelete: the manifest could not be written");
+		report_error(r, "undelete: the manifest or DFXML could not be written");
 	close(u.od.root_fd);
 	fprintf(stderr, "e4dump: undelete: %zu deleted entries: %zu exact, %zu partial, "
 		"%zu locked, %zu not recovered; %zu old names of files still in use\n",

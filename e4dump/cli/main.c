@@ -71,8 +71,9 @@ static const struct command commands[] = {
 	  "a read-only FUSE view of the decrypted tree (unmount: fusermount3 -u)" },
 	{ "undelete", cmd_undelete,
 	  OPTS_IMAGE | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_KEEP_LOCKED) | OPT_BIT(OPT_JSON) |
-	  OPT_BIT(OPT_MANIFEST) | OPT_BIT(OPT_MAX_OUTPUT),
-	  1, 2, "undelete [--keep-locked] [--json] [--manifest FILE] [--max-output BYTES]\n"
+	  OPT_BIT(OPT_MANIFEST) | OPT_BIT(OPT_DFXML) | OPT_BIT(OPT_MAX_OUTPUT),
+	  1, 2, "undelete [--keep-locked] [--json] [--manifest FILE] [--dfxml FILE]\n"
+	  "             [--max-output BYTES]\n"
 	  "             [OPTIONS] IMAGE [PATH] -o DIR",
 	  "recover deleted entries (names and contents) from the journal's\n"
 	  "      copies, decrypted, into DIR, each with a verdict" },

@@ -16,7 +16,7 @@ void bodyfile_init(struct bodyfile *b, FILE *f, const char *prefix, int nanoseco
 
 /* TSK's letter of a type: tsk_fs_name_type_str and tsk_fs_meta_make_ls
  * agree on these for ext4's types. */
-static char mode_letter(uint16_t mode)
+char bodyfile_mode_letter(uint16_t mode)
 {
 	switch (mode & E4_S_IFMT) {
 	case E4_S_IFDIR: return 'd';
@@ -30,7 +30,7 @@ static char mode_letter(uint16_t mode)
 	}
 }
 
-static char ft_letter(int ft)
+char bodyfile_ft_letter(int ft)
 {
 	static const char l[] = "-rdcbphl";   /* EXT2_FT_UNKNOWN .. SYMLINK */
 
@@ -67,30 +67,31 @@ void bodyfile_event(const struct bodyfile *b, const char *name,
 	put_time(b, NULL, '\n');
 }
 
-void bodyfile_line(const struct bodyfile *b, const struct body_entry *e)
+void bodyfile_record(const struct bodyfile *b, const struct record *r)
 {
 	static const char rwx[] = "rwxrwxrwx";
-	const struct e4_inode *in = e->in;
+	const struct e4_inode *in = r->have_inode ? &r->inode : NULL;
 	char mode[13];
 
 	fputs("0|", b->f);
 	fwrite(b->prefix, 1, b->prefix_len, b->f);
-	put_escaped(b->f, e->path);
-	if (e->marker)
-		fputs(e->marker, b->f);
-	if (e->target) {
+	put_escaped(b->f, r->path);
+	if (r->have_name && (r->name_state == E4_NAME_NOKEY || r->name_state == E4_NAME_BAD))
+		fputs(" (encrypted, no key)", b->f);
+	if (in && E4_ISLNK(in->mode) && r->target) {
 		fputs(" -> ", b->f);
-		put_escaped(b->f, e->target);
+		put_escaped(b->f, r->target);
 	}
-	if (e->deleted)
-		fputs(e->realloc ? " (deleted-realloc)" : " (deleted)", b->f);
-	mode[0] = e->name_type < 0 && in ? mode_letter(in->mode) : ft_letter(e->name_type);
+	if (r->deleted)
+		fputs(r->allocated == 1 ? " (deleted-realloc)" : " (deleted)", b->f);
+	mode[0] = r->name_type < 0 && in ? bodyfile_mode_letter(in->mode) :
+		  bodyfile_ft_letter(r->name_type);
 	mode[1] = '/';
 	if (!in) {
-		fprintf(b->f, "|%" PRIu32 "|%c/----------|0|0|0|0|0|0|0\n", e->ino, mode[0]);
+		fprintf(b->f, "|%" PRIu32 "|%c/----------|0|0|0|0|0|0|0\n", r->ino, mode[0]);
 		return;
 	}
-	mode[2] = mode_letter(in->mode);
+	mode[2] = bodyfile_mode_letter(in->mode);
 	for (int i = 0; i < 9; i++)
 		mode[3 + i] = (in->mode & (0400 >> i)) ? rwx[i] : '-';
 	if (in->mode & 04000)
@@ -100,8 +101,8 @@ void bodyfile_line(const struct bodyfile *b, const struct body_entry *e)
 	if (in->mode & 01000)
 		mode[11] = (in->mode & 0001) ? 't' : 'T';
 	mode[12] = 0;
-	fprintf(b->f, "|%" PRIu32 "|%s|%" PRIu32 "|%" PRIu32 "|%" PRIu64 "|", e->ino, mode,
-		in->uid, in->gid, e->size);
+	fprintf(b->f, "|%" PRIu32 "|%s|%" PRIu32 "|%" PRIu32 "|%" PRIu64 "|", r->ino, mode,
+		in->uid, in->gid, r->size);
 	put_time(b, &in->atime, '|');
 	put_time(b, &in->mtime, '|');
 	put_time(b, &in->ctime, '|');

@@ -8,9 +8,12 @@
 #include <libxml/xmlversion.h>
 #include <libxml/xmlwriter.h>
 #include <openssl/crypto.h>
+#include "bodyfile.h"
 #include "context.h"
 #include "dfxml.h"
 #include "escape.h"
+#include "hex.h"
+#include "jsonout.h"
 #include "modes.h"
 
 #ifndef E4DUMP_VERSION
@@ -18,17 +21,22 @@
 #endif
 
 /* The Sleuth Kit's numbers, as fiwalk writes them: TSK_FS_TYPE_EXT4 for
- * ftype, TSK_FS_META_TYPE_* for meta_type, TSK_FS_NAME_TYPE_* letters
- * for name_type. */
+ * ftype, TSK_FS_META_TYPE_* for meta_type (name_type: the body file's
+ * letters, TSK_FS_NAME_TYPE_*). */
 #define TSK_FS_TYPE_EXT4 0x2000
-static const struct {
-	int meta_type;
-	const char *name_type;
-} tsk_type[] = {
-	[MANIFEST_FILE] = { 1, "r" },
-	[MANIFEST_DIR] = { 2, "d" },
-	[MANIFEST_SYMLINK] = { 6, "l" },
-};
+static unsigned int tsk_meta_type(uint16_t mode)
+{
+	switch (mode & E4_S_IFMT) {
+	case E4_S_IFREG: return 1;
+	case E4_S_IFDIR: return 2;
+	case E4_S_IFIFO: return 3;
+	case E4_S_IFCHR: return 4;
+	case E4_S_IFBLK: return 5;
+	case E4_S_IFLNK: return 6;
+	case E4_S_IFSOCK: return 8;
+	default: return 0;
+	}
+}
 
 struct dfxml {
 	xmlTextWriterPtr w;
@@ -177,7 +185,7 @@ static void creator(struct dfxml *x, int argc, char **argv)
 }
 
 struct dfxml *dfxml_open(int fd, const char *path, const char *image,
-			 struct e4_fs *fs, int argc, char **argv,
+			 struct e4_fs *fs, int deleted, int argc, char **argv,
 			 struct report *r)
 {
 	struct dfxml *x = calloc(1, sizeof(*x));
@@ -208,7 +216,7 @@ struct dfxml *dfxml_open(int fd, const char *path, const char *image,
 	attr(x, "xmlns:e4", DFXML_E4_NS);
 	attr(x, "version", DFXML_VERSION);
 	start(x, "metadata");
-	el(x, "dc:type", "Extracted files");
+	el(x, "dc:type", deleted ? "Recovered deleted files" : "Extracted files");
 	end(x);
 	creator(x, argc, argv);
 	/* the source's size and container have no DFXML element: attributes
@@ -230,130 +238,152 @@ struct dfxml *dfxml_open(int fd, const char *path, const char *image,
 		el(x, "first_block", "0");
 		el(x, "last_block", NUM(fi.blocks_count - 1));
 	}
-	el(x, "allocated_only", "1");
+	el(x, "allocated_only", deleted ? "0" : "1");
 	if (x->failed)
 		report_error(r, "--dfxml %s: write failed", path);
 	return x;
 }
 
-/* The e4:encryption element: the context's facts as the JSON records
- * name them. */
-static void encryption(struct dfxml *x, const struct manifest_policy *p)
+/* The e4:encryption element: the record's encryption facts, named as
+ * its JSON names them. */
+static void encryption(struct dfxml *x, const struct record_encryption *e)
 {
-	char flags[E4_FLAGS_NAME_MAX];
+	const struct e4_context *c = &e->ctx;
+	char flags[E4_FLAGS_NAME_MAX], hex[2 * sizeof(c->key_id) + 1];
 
 	start(x, "e4:encryption");
-	if (p->version)
-		el(x, "e4:policy_version", NUM(p->version));
-	if (p->error[0])
-		el(x, "e4:error", p->error);
-	if (p->known) {
-		el(x, "e4:contents_mode", NUM(p->contents_mode));
-		el(x, "e4:contents", e4_mode_name(p->contents_mode));
-		el(x, "e4:filenames_mode", NUM(p->filenames_mode));
-		el(x, "e4:filenames", e4_mode_name(p->filenames_mode));
+	if (e->error) {
+		el(x, "e4:error", e->error);
+	} else if (!e->readable) {
+		el(x, "e4:policy_version", NUM(c->version));
+		el(x, "e4:error", e->unknown_why ? e->unknown_why : "unknown version");
+	} else {
+		el(x, "e4:policy_version", NUM(c->version));
+		el(x, "e4:contents_mode", NUM(c->contents_mode));
+		el(x, "e4:contents", e4_mode_name(c->contents_mode));
+		el(x, "e4:filenames_mode", NUM(c->filenames_mode));
+		el(x, "e4:filenames", e4_mode_name(c->filenames_mode));
 		/* the names, space-separated (an XML list) */
-		e4_policy_flags_name(p->flags, flags);
-		for (char *c = flags; *c; c++)
-			if (*c == '|')
-				*c = ' ';
+		e4_policy_flags_name(c->flags, flags);
+		for (char *f = flags; *f; f++)
+			if (*f == '|')
+				*f = ' ';
 		el(x, "e4:flags", flags);
-		el(x, p->v2 ? "e4:identifier" : "e4:descriptor", p->key_id);
-		el(x, "e4:nonce", p->nonce);
-		text_el(x, "e4:key", p->key, 1);
-		el(x, "e4:state", p->locked ? "locked" : "decrypted");
+		e4_hex_encode(c->key_id, c->key_id_size > sizeof(c->key_id) ?
+			      sizeof(c->key_id) : c->key_id_size, hex);
+		el(x, c->version == E4_CONTEXT_V1 ? "e4:descriptor" : "e4:identifier", hex);
+		e4_hex_encode(c->nonce, sizeof(c->nonce), hex);
+		el(x, "e4:nonce", hex);
+		text_el(x, "e4:key", e->key, 0);
+		el(x, "e4:state", e->open ? "decrypted" : "locked");
 	}
 	end(x);
 }
 
-/* byte_runs: where the inode's bytes are, as fiwalk gives them (the last
- * run cut at i_size; holes and unwritten extents have none). */
-static void byte_runs(struct dfxml *x, const struct manifest_row *row)
+static void byte_runs(struct dfxml *x, const struct record *r)
 {
-	uint64_t bs = x->block_size;
-
-	if (!row->nruns)
+	if (!r->have_runs || !r->nruns)
 		return;
 	start(x, "byte_runs");
-	for (size_t i = 0; i < row->nruns && !x->failed; i++) {
-		const struct e4_run *r = &row->runs[i];
-		uint64_t off = r->lblk * bs, len = r->len * bs;
-
-		if (off >= row->size)
-			break;
-		if (len > row->size - off)
-			len = row->size - off;
+	for (size_t i = 0; i < r->nruns && !x->failed; i++) {
 		start(x, "byte_run");
-		attr(x, "file_offset", NUM(off));
-		attr(x, "fs_offset", NUM(r->pblk * bs));
-		attr(x, "img_offset", NUM(x->offset + r->pblk * bs));
-		attr(x, "len", NUM(len));
+		attr(x, "file_offset", NUM(r->runs[i].file_offset));
+		attr(x, "fs_offset", NUM(r->runs[i].fs_offset));
+		attr(x, "img_offset", NUM(r->runs[i].img_offset));
+		attr(x, "len", NUM(r->runs[i].len));
 		end(x);
 	}
 	end(x);
 }
 
-int dfxml_fileobject(struct dfxml *x, const struct manifest_row *row,
-		     const char *hashes, const char *unreadable)
+static void hashdigest(struct dfxml *x, const struct record_hashes *h, const char *type,
+		       const char *digest)
 {
-	static const char *const types[3] = { "md5", "sha1", "sha256" };
-	/* the schema's order: mtime, ctime, atime, crtime (times[]: atime,
-	 * mtime, ctime, crtime) */
-	static const struct { const char *name; int i; } times[4] = {
-		{ "mtime", 1 }, { "ctime", 2 }, { "atime", 0 }, { "crtime", 3 },
-	};
-	char digest[3][129];
-	int kind = row->described ? row->kind : MANIFEST_FILE;
+	if (!*digest || x->failed)
+		return; /* not hashed (MANIFEST_MAX_HASHED) */
+	start(x, "hashdigest");
+	attr(x, "type", type);
+	if (!strcmp(h->of, "ciphertext"))
+		attr(x, "e4:of", h->of); /* --keep-locked */
+	if (!x->failed && xmlTextWriterWriteString(x->w, BAD_CAST digest) < 0)
+		x->failed = 1;
+	end(x);
+}
+
+/* A time element, none for a time without a date */
+static void time_el(struct dfxml *x, const char *name, const struct e4_timestamp *ts)
+{
+	char t[RECORD_TIME_MAX];
+
+	if (!record_time_text(ts, t))
+		el(x, name, t);
+}
+
+int dfxml_fileobject(struct dfxml *x, const struct record *r)
+{
+	const struct e4_inode *in = &r->inode;
+	char type[2] = { 0, 0 }, *hex;
 
 	if (x->failed)
 		return -1;
-	if (sscanf(hashes, "%128[^\t]\t%128[^\t]\t%128s", digest[0], digest[1], digest[2]) != 3)
-		return -1;
+	/* TSK's letter: the inode's type, else the entry's */
+	type[0] = r->have_inode ? bodyfile_mode_letter(in->mode) :
+		  bodyfile_ft_letter(r->name_type);
 	start(x, "fileobject");
-	text_el(x, "filename", row->path, 1);
+	text_el(x, "filename", r->path, 1);
 	el(x, "id", NUM(++x->id));
-	el(x, "name_type", tsk_type[kind].name_type);
-	el(x, "filesize", NUM(row->described ? row->shown_size : row->size));
-	el(x, "alloc", "1");
-	el(x, "inode", NUM(row->ino));
-	if (row->described) {
-		el(x, "meta_type", NUM((uint64_t)tsk_type[kind].meta_type));
-		el(x, "mode", NUM(row->mode & 07777));
-		el(x, "nlink", NUM(row->links));
-		el(x, "uid", NUM(row->uid));
-		el(x, "gid", NUM(row->gid));
+	el(x, "name_type", type);
+	if (r->have_inode)
+		el(x, "filesize", NUM(r->size));
+	/* a deleted name: unallocated, as DFXML 1.1.1 marks it */
+	el(x, r->deleted ? "unalloc" : "alloc", "1");
+	if (r->orphan)
+		el(x, "orphan", "1");
+	el(x, "inode", NUM(r->ino));
+	if (r->have_inode) {
+		el(x, "meta_type", NUM(tsk_meta_type(in->mode)));
+		el(x, "mode", NUM(in->mode & 07777));
+		el(x, "nlink", NUM(in->links));
+		el(x, "uid", NUM(in->uid));
+		el(x, "gid", NUM(in->gid));
+		/* the schema's order */
+		time_el(x, "mtime", &in->mtime);
+		time_el(x, "ctime", &in->ctime);
+		time_el(x, "atime", &in->atime);
+		if (in->has_crtime)
+			time_el(x, "crtime", &in->crtime);
+		if (in->dtime)
+			time_el(x, "dtime", &RECORD_DTIME(in));
 	}
-	for (int i = 0; i < 4; i++)
-		if (strcmp(row->times[times[i].i], "-"))
-			el(x, times[i].name, row->times[times[i].i]);
-	if (row->described && strcmp(row->dtime, "-"))
-		el(x, "dtime", row->dtime);
-	text_el(x, "link_target", row->target, 1);
-	byte_runs(x, row);
-	for (int i = 0; i < 3 && !x->failed; i++) {
-		if (!strcmp(digest[i], "-"))
-			continue; /* not hashed (MANIFEST_MAX_HASHED) */
-		start(x, "hashdigest");
-		attr(x, "type", types[i]);
-		if (!strcmp(row->hashes_of, "ciphertext"))
-			attr(x, "e4:of", row->hashes_of); /* --keep-locked */
-		if (!x->failed && xmlTextWriterWriteString(x->w, BAD_CAST digest[i]) < 0)
-			x->failed = 1;
-		end(x);
+	text_el(x, "link_target", r->target, 1);
+	byte_runs(x, r);
+	if (r->hashes.of) {
+		hashdigest(x, &r->hashes, "md5", r->hashes.md5);
+		hashdigest(x, &r->hashes, "sha1", r->hashes.sha1);
+		hashdigest(x, &r->hashes, "sha256", r->hashes.sha256);
 	}
 	/* e4dump's own elements, after the schema's */
-	if (row->name_state)
-		el(x, "e4:name_state", row->name_state);
-	if (row->raw_name_hex)
-		el(x, "e4:raw_name_hex", row->raw_name_hex);
-	if (row->enc.encrypted)
-		encryption(x, &row->enc);
-	if (strcmp(row->ct, "-"))
-		el(x, "e4:ciphertext_sha256", row->ct);
-	if (unreadable)
-		el(x, "e4:unreadable_blocks", unreadable);
-	text_el(x, "e4:output_path", row->out_path, 1);
-	el(x, "e4:status", unreadable ? "partial" : row->enc.locked ? "locked" : "complete");
+	if (r->have_name) {
+		el(x, "e4:name_state", json_name_state(r->name_state));
+		if (r->raw_name_len) {
+			if (!(hex = malloc(2 * r->raw_name_len + 1))) {
+				x->failed = 1;
+				return -1;
+			}
+			e4_hex_encode(r->raw_name, r->raw_name_len, hex);
+			el(x, "e4:raw_name_hex", hex);
+			free(hex);
+		}
+	}
+	if (r->have_inode && r->enc.present)
+		encryption(x, &r->enc);
+	if (r->hashes.ciphertext_sha256[0])
+		el(x, "e4:ciphertext_sha256", r->hashes.ciphertext_sha256);
+	if (r->unreadable)
+		el(x, "e4:unreadable_blocks", r->unreadable);
+	text_el(x, "e4:output_path", r->output_path, 1);
+	if (r->status)
+		el(x, "e4:status", r->status);
 	end(x);
 	return x->failed ? -1 : 0;
 }

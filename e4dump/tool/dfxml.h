@@ -1,4 +1,4 @@
-/* extract --dfxml FILE: Digital Forensics XML as fiwalk writes it, valid
+/* extract --dfxml FILE (and undelete --dfxml FILE): Digital Forensics XML as fiwalk writes it, valid
  * under the DFXML schema 1.1.1 (dfxml_schema's dfxml.xsd; the document
  * stays valid under 2.0.0-beta.0's rules too): dfxml version="1.1.1",
  * metadata, creator, source, then one volume holding a fileobject for
@@ -10,7 +10,7 @@
 #define E4DUMP_DFXML_H
 
 #include "fs.h"
-#include "manifest.h"
+#include "record.h"
 #include "report.h"
 
 #define DFXML_VERSION "1.1.1"
@@ -21,16 +21,21 @@ struct dfxml;
 
 /* Write the document's head to fd (taken over: closed by dfxml_close, or
  * here on failure): creator (argv, this host), source (image and its
- * size), the volume of fs.  NULL after an error (reported, naming path). */
+ * size), the volume of fs; deleted: the fileobjects will be deleted
+ * entries (undelete: allocated_only 0).  NULL after an error (reported,
+ * naming path). */
 struct dfxml *dfxml_open(int fd, const char *path, const char *image,
-			 struct e4_fs *fs, int argc, char **argv,
+			 struct e4_fs *fs, int deleted, int argc, char **argv,
 			 struct report *r);
 
-/* One fileobject (the caller serializes the calls): row's facts, hashes
- * as manifest_hash gives them ("-" for none), unreadable the file blocks
- * that could not be read, or NULL.  0 or -1. */
-int dfxml_fileobject(struct dfxml *x, const struct manifest_row *row,
-		     const char *hashes, const char *unreadable);
+/* One fileobject (the caller serializes the calls): the record r renders
+ * as one, every element from it: filename (its path in the image), id,
+ * name_type, filesize, alloc (unalloc for a deleted name; orphan when its
+ * name is lost), inode, meta_type, mode, nlink, uid, gid, the times,
+ * dtime, link_target, byte_runs, a hashdigest per hash, then e4dump's
+ * name_state, raw_name_hex, encryption, ciphertext_sha256,
+ * unreadable_blocks, output_path and status.  0 or -1. */
+int dfxml_fileobject(struct dfxml *x, const struct record *r);
 
 /* End the document and close it: 0, or -1 when anything failed. */
 int dfxml_close(struct dfxml *x);

@@ -105,15 +105,9 @@ const char *json_name_state(enum e4_name_state st)
 
 json_object *json_time(const struct e4_timestamp *ts)
 {
-	time_t t = (time_t)ts->sec;
-	struct tm tm;
-	char buf[64];
-	size_t n;
+	char buf[RECORD_TIME_MAX];
 
-	if (!gmtime_r(&t, &tm) || !(n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm)))
-		return NULL;
-	snprintf(buf + n, sizeof(buf) - n, ".%09" PRIu32 "Z", ts->nsec);
-	return json_object_new_string(buf);
+	return record_time_text(ts, buf) ? NULL : json_object_new_string(buf);
 }
 
 json_object *json_hex(const uint8_t *p, size_t n)

@@ -5,17 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <openssl/evp.h>
 #include "dfxml.h"
-#include "escape.h"
 #include "file.h"
 #include "hex.h"
-#include "inodeinfo.h"
-#include "jsonout.h"
 #include "manifest.h"
-#include "modes.h"
 #include "session.h"
 
 struct manifest {
@@ -39,6 +34,13 @@ struct manifest *manifest_open(const char *tsv, const char *dfxml,
 			       const char *image, struct e4_fs *fs,
 			       int argc, char **argv, struct report *r)
 {
+	return manifest_open_for(tsv, dfxml, image, fs, 0, argc, argv, r);
+}
+
+struct manifest *manifest_open_for(const char *tsv, const char *dfxml,
+				   const char *image, struct e4_fs *fs, int deleted,
+				   int argc, char **argv, struct report *r)
+{
 	struct manifest *m = calloc(1, sizeof(*m));
 	int fd;
 
@@ -60,7 +62,7 @@ struct manifest *manifest_open(const char *tsv, const char *dfxml,
 		fd = create(dfxml, r, "--dfxml");
 		if (fd < 0)
 			goto fail;
-		m->x = dfxml_open(fd, dfxml, image, fs, argc, argv, r);
+		m->x = dfxml_open(fd, dfxml, image, fs, deleted, argc, argv, r);
 		if (!m->x)
 			goto fail;
 	}
@@ -91,57 +93,58 @@ int manifest_close(struct manifest *m, struct report *r)
 	return bad ? -1 : 0;
 }
 
-static void iso(const struct e4_timestamp *ts, char *buf, size_t len)
+int manifest_dfxml(const struct manifest *m)
 {
-	time_t t = (time_t)ts->sec;
-	struct tm tm;
-	size_t n;
-
-	if (!gmtime_r(&t, &tm) || !(n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm)))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf + n, len - n, ".%09" PRIu32 "Z", ts->nsec);
+	return m && m->x;
 }
 
-/* raw bytes in the display form, malloc'd */
-static char *escaped(const char *raw)
+struct manifest_row *manifest_row_new(const char *type)
 {
-	size_t n = strlen(raw);
-	char *e = malloc(E4_ESCAPE_SIZE(n));
+	struct manifest_row *row = calloc(1, sizeof(*row));
 
-	if (e)
-		e4_escape((const uint8_t *)raw, n, e, 0);
-	return e;
+	if (row) {
+		record_init(&row->rec, type);
+		row->rec.hashes.of = "plaintext";
+	}
+	return row;
 }
 
 struct manifest_row *manifest_row_start(const char *out_path,
 					const struct e4_inode *in,
 					const char *ct_sha256_hex)
 {
-	struct manifest_row *row = calloc(1, sizeof(*row));
+	struct manifest_row *row = manifest_row_new("extracted");
 
 	/* escaped: no newline, tab or control byte in the TSV or the XML */
-	if (!row || !(row->out_path = escaped(out_path)) || !(row->path = strdup("-"))) {
+	if (!row || record_set_output(&row->rec, out_path) || !(row->rec.path = strdup("-"))) {
 		manifest_row_free(row);
 		return NULL;
 	}
-	row->ino = in->ino;
-	row->size = in->size;
-	row->hashes_of = "plaintext";
-	snprintf(row->ct, sizeof(row->ct), "%s", ct_sha256_hex);
-	iso(&in->atime, row->times[0], sizeof(row->times[0]));
-	iso(&in->mtime, row->times[1], sizeof(row->times[1]));
-	iso(&in->ctime, row->times[2], sizeof(row->times[2]));
-	snprintf(row->times[3], sizeof(row->times[3]), "-");
-	if (in->has_crtime)
-		iso(&in->crtime, row->times[3], sizeof(row->times[3]));
+	row->rec.ino = in->ino;
+	row->rec.have_inode = 1;
+	row->rec.inode = *in;
+	row->rec.size = in->size;
+	manifest_row_ct(row, ct_sha256_hex);
 	return row;
+}
+
+void manifest_row_ct(struct manifest_row *row, const char *ct_sha256_hex)
+{
+	if (row && strcmp(ct_sha256_hex, "-"))
+		snprintf(row->rec.hashes.ciphertext_sha256,
+			 sizeof(row->rec.hashes.ciphertext_sha256), "%s", ct_sha256_hex);
+}
+
+void manifest_row_status(struct manifest_row *row, const char *status)
+{
+	if (row)
+		row->rec.status = status;
 }
 
 void manifest_row_ciphertext(struct manifest_row *row)
 {
 	if (row)
-		row->hashes_of = "ciphertext";
+		row->rec.hashes.of = "ciphertext";
 }
 
 int manifest_row_path(struct manifest_row *row, const char *image_path)
@@ -150,44 +153,9 @@ int manifest_row_path(struct manifest_row *row, const char *image_path)
 
 	if (!p)
 		return -1;
-	free(row->path);
-	row->path = p;
+	free(row->rec.path);
+	row->rec.path = p;
 	return 0;
-}
-
-/* The facts of in's encryption context, with the key that opens it. */
-static void policy_of(struct session *s, const struct e4_inode *in,
-		      struct manifest_policy *p)
-{
-	struct e4_context c;
-	struct e4_policy_key pk;
-	const char *why = NULL;
-	enum e4_status st;
-
-	p->encrypted = in->encrypted;
-	if (!in->encrypted)
-		return;
-	st = e4_inode_context(s->fs, in, &c, &why);
-	if (st != E4_OK && st != E4_UNRECOGNIZED) {
-		snprintf(p->error, sizeof(p->error), "%s", why ? why : e4_status_str(st));
-		return;
-	}
-	p->version = c.version;
-	if (c.version != E4_CONTEXT_V1 && c.version != E4_CONTEXT_V2) {
-		snprintf(p->error, sizeof(p->error), "%s", why ? why : "unknown version");
-		return;
-	}
-	p->known = 1;
-	p->contents_mode = c.contents_mode;
-	p->filenames_mode = c.filenames_mode;
-	p->flags = c.flags;
-	p->v2 = c.version == E4_CONTEXT_V2;
-	e4_hex_encode(c.key_id, c.key_id_size, p->key_id);
-	e4_hex_encode(c.nonce, sizeof(c.nonce), p->nonce);
-	if (st == E4_OK && e4_fs_policy_key(s->fs, &c, &pk) == E4_OK && pk.open)
-		p->key = escaped(pk.key >= 0 ?
-			e4_keystore_key(s->keys, (size_t)pk.key)->label : "dummy key");
-	p->locked = inode_locked(s, in);
 }
 
 struct manifest_row *manifest_row_entry(struct manifest *m, struct session *s,
@@ -195,47 +163,27 @@ struct manifest_row *manifest_row_entry(struct manifest *m, struct session *s,
 					const char *out_path,
 					const char *ct_sha256_hex, int map_read)
 {
-	const struct e4_inode *in = n->inode;
-	struct manifest_row *row = manifest_row_start(out_path, in, ct_sha256_hex);
-	const char *state;
+	struct manifest_row *row;
 
-	if (!row || manifest_row_path(row, n->path)) {
+	if (!m->x) {
+		/* the TSV needs no more */
+		row = manifest_row_start(out_path, n->inode, ct_sha256_hex);
+		if (row && manifest_row_path(row, n->path)) {
+			manifest_row_free(row);
+			return NULL;
+		}
+		return row;
+	}
+	if (!(row = manifest_row_new("extracted")))
+		return NULL;
+	row->rec.without_xattrs = 1;
+	/* where its bytes are: when its map was read without an error */
+	if (record_from_node(&row->rec, s, n) || record_set_output(&row->rec, out_path) ||
+	    (map_read && record_read_runs(&row->rec, s))) {
 		manifest_row_free(row);
 		return NULL;
 	}
-	if (!m->x)
-		return row; /* the TSV needs no more */
-	row->described = 1;
-	row->kind = E4_ISDIR(in->mode) ? MANIFEST_DIR :
-		    E4_ISLNK(in->mode) ? MANIFEST_SYMLINK : MANIFEST_FILE;
-	row->mode = in->mode;
-	row->uid = in->uid;
-	row->gid = in->gid;
-	row->links = in->links;
-	row->shown_size = inode_stat_size(s, in, n->path);
-	snprintf(row->dtime, sizeof(row->dtime), "-");
-	if (in->dtime) {
-		struct e4_timestamp dt = { in->dtime, 0 };
-
-		iso(&dt, row->dtime, sizeof(row->dtime));
-	}
-	if (row->kind == MANIFEST_SYMLINK)
-		row->target = inode_target(s, in, n->path, &state);
-	if (n->entry) {
-		row->name_state = json_name_state(n->entry->state);
-		if (n->entry->raw_len && (row->raw_name_hex = malloc(2 * n->entry->raw_len + 1)))
-			e4_hex_encode(n->entry->raw, n->entry->raw_len, row->raw_name_hex);
-	}
-	/* where its bytes are: a file, directory or slow symlink not inline */
-	if (map_read && (row->kind != MANIFEST_SYMLINK || in->blocks) &&
-	    !(in->flags & E4_INODE_INLINE_DATA_FL) &&
-	    e4_inode_runs(s->fs, in, n->path, e4_inode_size_blocks(s->fs, in),
-			  &row->runs, &row->nruns) != E4_OK) {
-		free(row->runs);
-		row->runs = NULL;
-		row->nruns = 0;
-	}
-	policy_of(s, in, &row->enc);
+	manifest_row_ct(row, ct_sha256_hex);
 	return row;
 }
 
@@ -243,12 +191,7 @@ void manifest_row_free(struct manifest_row *row)
 {
 	if (!row)
 		return;
-	free(row->path);
-	free(row->out_path);
-	free(row->target);
-	free(row->raw_name_hex);
-	free(row->runs);
-	free(row->enc.key);
+	record_free(&row->rec);
 	free(row);
 }
 
@@ -295,22 +238,44 @@ out:
 	return rc;
 }
 
+/* The record's time as the TSV shows it ("-": none) */
+static const char *tsv_time(const struct e4_timestamp *ts, char buf[RECORD_TIME_MAX])
+{
+	record_time_text(ts, buf);
+	return buf;
+}
+
 int manifest_write(struct manifest *m, struct manifest_row *row,
 		   const char *hashes, const char *unreadable)
 {
+	struct record *r = row ? &row->rec : NULL;
+	const struct e4_inode *in;
+	char t[4][RECORD_TIME_MAX];
 	int rc = 0;
 
 	if (!row)
 		return -1;
+	in = &r->inode;
+	record_set_hashes(r, r->hashes.of, hashes);
+	if (unreadable && !(r->unreadable = strdup(unreadable))) {
+		manifest_row_free(row);
+		return -1;
+	}
+	/* as extract's JSON says: kept locked is the caller's word */
+	if (!r->status)
+		r->status = r->unreadable ? "partial" : "complete";
 	pthread_mutex_lock(&m->lock);
-	/* the TSV: regular files, the columns of MANIFEST_COLUMNS */
-	if (m->f && row->kind == MANIFEST_FILE &&
+	/* the TSV: regular files written, the columns of MANIFEST_COLUMNS */
+	if (m->f && r->output_path && !E4_ISDIR(in->mode) && !E4_ISLNK(in->mode) &&
 	    fprintf(m->f, "%s\t%" PRIu32 "\t%" PRIu64 "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-		    row->path, row->ino, row->size, hashes, row->ct,
-		    row->times[0], row->times[1], row->times[2], row->times[3],
-		    unreadable ? unreadable : "-", row->out_path, row->hashes_of) < 0)
+		    r->path, r->ino, in->size, hashes,
+		    r->hashes.ciphertext_sha256[0] ? r->hashes.ciphertext_sha256 : "-",
+		    tsv_time(&in->atime, t[0]), tsv_time(&in->mtime, t[1]),
+		    tsv_time(&in->ctime, t[2]),
+		    in->has_crtime ? tsv_time(&in->crtime, t[3]) : "-",
+		    r->unreadable ? r->unreadable : "-", r->output_path, r->hashes.of) < 0)
 		m->failed = rc = -1;
-	if (m->x && dfxml_fileobject(m->x, row, hashes, unreadable))
+	if (m->x && dfxml_fileobject(m->x, r))
 		m->failed = rc = -1;
 	pthread_mutex_unlock(&m->lock);
 	manifest_row_free(row);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "blockmap.h"
 #include "inode.h"
+#include "record.h"
 #include "report.h"
 #include "walk.h"
 
@@ -29,6 +30,11 @@ struct session;
 struct manifest *manifest_open(const char *tsv, const char *dfxml,
 			       const char *image, struct e4_fs *fs,
 			       int argc, char **argv, struct report *r);
+/* The same for deleted entries (undelete): DFXML's volume says it holds
+ * unallocated files too. */
+struct manifest *manifest_open_for(const char *tsv, const char *dfxml,
+				   const char *image, struct e4_fs *fs, int deleted,
+				   int argc, char **argv, struct report *r);
 /* 0, or -1 after an error (a write failed). */
 int manifest_close(struct manifest *m, struct report *r);
 
@@ -36,52 +42,22 @@ int manifest_close(struct manifest *m, struct report *r);
  * file of a few blocks may claim a terabyte of zeros to read back. */
 #define MANIFEST_MAX_HASHED ((uint64_t)64 << 30)
 
-enum manifest_kind { MANIFEST_FILE, MANIFEST_DIR, MANIFEST_SYMLINK };
-
-/* The encryption facts of an entry (DFXML's e4:encryption), read from its
- * context with the names the JSON records use. */
-struct manifest_policy {
-	int encrypted;          /* EXT4_ENCRYPT_FL */
-	char error[80];         /* its context cannot be read: why ("" else) */
-	int known;              /* version, modes and flags below are read */
-	uint8_t version;        /* as stored: 1 or 2 */
-	uint8_t contents_mode, filenames_mode, flags;
-	int v2;                 /* key_id is an identifier, else a descriptor */
-	char key_id[33];        /* hex */
-	char nonce[33];         /* hex */
-	char *key;              /* the key that opens it (its label), or NULL */
-	int locked;             /* no key opens it: kept as ciphertext */
-};
-
-/* A row: what the walking thread knows of an entry, without the hashes.
- * Strings are in the display form (e4_escape), as ls and JSON show them. */
+/* A row: the record of an entry (record.h) as the walking thread knows
+ * it, without the hashes: its path in the image ("-" when not known),
+ * inode (i_size and times: the TSV's), output path, ciphertext_sha256
+ * and what the hashes are of; with --dfxml the entry's whole record
+ * (type, owner, links, symlink target, name state, encryption, byte
+ * runs), which DFXML renders.  manifest_write adds the hashes, the
+ * unreadable blocks and the status. */
 struct manifest_row {
-	char *path;             /* in the image ("-" when not known) */
-	char *out_path;         /* under the output directory */
-	uint32_t ino;
-	uint64_t size;          /* i_size */
-	char ct[65];            /* the ciphertext's SHA-256, or "-" */
-	char times[4][48];      /* atime, mtime, ctime, crtime ("-": none) */
-	/* The entry's facts for DFXML (manifest_row_entry with --dfxml) */
-	int described;
-	enum manifest_kind kind;
-	uint16_t mode;
-	uint32_t uid, gid;
-	uint16_t links;
-	uint64_t shown_size;    /* what lstat gives (a symlink: its target's) */
-	char dtime[48];         /* "-" when 0 */
-	char *target;           /* a symlink's target (no-key form when
-				 * locked), or NULL */
-	const char *name_state; /* "plain", "decrypted", "no-key", "bad", or
-				 * NULL for the start of the walk */
-	char *raw_name_hex;     /* the stored name, or NULL */
-	struct e4_run *runs;    /* initialized runs below i_size */
-	size_t nruns;
-	struct manifest_policy enc;
-	const char *hashes_of;  /* "plaintext", or "ciphertext" (kept locked:
-				 * manifest_row_ciphertext) */
+	struct record rec;
 };
 
+/* An empty row: its record of type type (record_init), hashes of the
+ * plaintext; the caller fills the record.  NULL when out of memory. */
+struct manifest_row *manifest_row_new(const char *type);
+/* The SHA-256 of its stored bytes ("-": none) */
+void manifest_row_ct(struct manifest_row *row, const char *ct_sha256_hex);
 /* A row of an entry written at out_path (raw bytes: escaped here), with
  * inode, size, times and ciphertext hash ("-" for a plaintext file); the
  * path in the image is not known ("-").  NULL when out of memory. */
@@ -100,7 +76,13 @@ struct manifest_row *manifest_row_entry(struct manifest *m, struct session *s,
 					const char *ct_sha256_hex, int map_read);
 /* Set a row's path in the image (display form, copied).  0 or -1. */
 int manifest_row_path(struct manifest_row *row, const char *image_path);
+/* Whether m writes DFXML (then rows need the entry's whole record). */
+int manifest_dfxml(const struct manifest *m);
 void manifest_row_free(struct manifest_row *row);
+
+/* The record's status (a string with static storage): "locked" for an
+ * entry kept locked, as the command's JSON says. */
+void manifest_row_status(struct manifest_row *row, const char *status);
 
 /* Mark the row's MD5, SHA-1 and SHA-256 as those of the ciphertext file
  * written for a file kept locked (--keep-locked: its stored data units,
@@ -116,9 +98,12 @@ int manifest_hash(int fd, uint64_t size, char *hashes);
 /* hashes for an entry that has none (a directory, a symlink) */
 #define MANIFEST_NO_HASHES "-\t-\t-"
 
-/* Write a row (after the entry is in place; the TSV holds regular files
- * only); frees start.  unreadable: the file blocks that could not be read
- * (e4_ranges_text), or NULL for none.  0 or -1. */
+/* Write a row (after the entry is in place; the TSV holds the regular
+ * files written: rows with an output path); frees start.  hashes as
+ * manifest_hash gives them; unreadable: the file blocks that could not
+ * be read (e4_ranges_text), or NULL for none; the record's status, when
+ * the caller set none (manifest_row_status): partial (unreadable) or
+ * complete.  0 or -1. */
 int manifest_write(struct manifest *m, struct manifest_row *start,
 		   const char *hashes, const char *unreadable);
 

@@ -47,7 +47,7 @@ struct options {
 	int recursive;            /* ls -R */
 	const char *out_dir;      /* extract -o */
 	const char *manifest;     /* extract --manifest */
-	const char *dfxml;        /* extract --dfxml */
+	const char *dfxml;        /* extract, undelete --dfxml */
 	int keep_locked;          /* extract --keep-locked */
 	int force;                /* extract --force */
 	int quiet;                /* extract, verify --quiet: no progress */

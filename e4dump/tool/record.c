@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "escape.h"
 #include "inodeinfo.h"
 #include "jsonout.h"
@@ -95,6 +96,20 @@ json_object *record_time(const struct e4_timestamp *ts)
 	return json_time(ts);
 }
 
+int record_time_text(const struct e4_timestamp *ts, char buf[RECORD_TIME_MAX])
+{
+	time_t t = (time_t)ts->sec;
+	struct tm tm;
+	size_t n;
+
+	if (!gmtime_r(&t, &tm) || !(n = strftime(buf, RECORD_TIME_MAX, "%Y-%m-%dT%H:%M:%S", &tm))) {
+		snprintf(buf, RECORD_TIME_MAX, "-");
+		return -1;
+	}
+	snprintf(buf + n, RECORD_TIME_MAX - n, ".%09" PRIu32 "Z", ts->nsec);
+	return 0;
+}
+
 json_object *record_policy(const char *type, const struct e4_context *c, int nonce)
 {
 	json_object *o = type ? json_record(type) : json_object_new_object();
@@ -121,6 +136,7 @@ void record_init(struct record *r, const char *type)
 	memset(r, 0, sizeof(*r));
 	r->type = type;
 	r->allocated = -1;
+	r->name_type = -1;
 }
 
 void record_free(struct record *r)
@@ -130,10 +146,68 @@ void record_free(struct record *r)
 	free(r->raw_name);
 	free(r->target);
 	free(r->output_path);
+	free(r->runs);
+	free(r->unreadable);
 	json_object_put(r->xattrs);
 	r->xattrs = NULL;
-	r->path = r->name = r->target = r->output_path = NULL;
+	r->path = r->name = r->target = r->output_path = r->unreadable = NULL;
 	r->raw_name = NULL;
+	r->runs = NULL;
+	r->nruns = 0;
+	r->have_runs = 0;
+}
+
+int record_set_runs(struct record *r, struct session *s, const struct e4_run *v, size_t n)
+{
+	struct e4_fs_info fi;
+	uint64_t bs, size = r->inode.size;
+
+	e4_fs_get_info(s->fs, &fi);
+	bs = fi.block_size;
+	free(r->runs);
+	r->nruns = 0;
+	r->have_runs = 0;
+	if (!(r->runs = malloc((n ? n : 1) * sizeof(*r->runs))))
+		return -1;
+	r->have_runs = 1;
+	for (size_t i = 0; i < n; i++) {
+		struct record_run *b = &r->runs[r->nruns];
+		uint64_t off, len;
+
+		/* bounded: a copy's map may claim any block number */
+		if (v[i].unwritten || v[i].lblk > UINT64_MAX / bs || v[i].pblk > fi.blocks_count ||
+		    v[i].len > fi.blocks_count)
+			continue;
+		off = v[i].lblk * bs;
+		len = v[i].len * bs;
+		if (off >= size)
+			continue;
+		if (len > size - off)
+			len = size - off;
+		b->file_offset = off;
+		b->fs_offset = v[i].pblk * bs;
+		b->img_offset = fi.offset + b->fs_offset;
+		b->len = len;
+		r->nruns++;
+	}
+	return 0;
+}
+
+int record_read_runs(struct record *r, struct session *s)
+{
+	const struct e4_inode *in = &r->inode;
+	struct e4_run *v = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (!r->have_inode || (in->flags & E4_INODE_INLINE_DATA_FL) ||
+	    (!E4_ISREG(in->mode) && !E4_ISDIR(in->mode) && !E4_ISLNK(in->mode)) ||
+	    (E4_ISLNK(in->mode) && !in->blocks))
+		return 0;
+	if (e4_inode_runs(s->fs, in, r->path, e4_inode_size_blocks(s->fs, in), &v, &n) == E4_OK)
+		rc = record_set_runs(r, s, v, n);
+	free(v);
+	return rc;
 }
 
 static char *escaped(const uint8_t *p, size_t n)
@@ -262,6 +336,8 @@ static void encryption_of(struct record *r, struct session *s)
 		e->error = why ? why : e4_status_str(st);
 	else
 		policy_key(e, s, st);
+	if (st == E4_UNRECOGNIZED)
+		e->unknown_why = why;
 }
 
 /* A symlink's target as readlink gives it: decrypted with the key, or the
@@ -293,6 +369,8 @@ int record_from_inode(struct record *r, struct session *s, uint32_t ino,
 	encryption_of(r, s);
 	r->size = inode_stat_size(s, in, path);
 	target_of(r, s);
+	if (r->without_xattrs)
+		return 0;
 	return (r->xattrs = xattrs_json(s->fs, in, path)) ? 0 : -1;
 }
 
@@ -363,6 +441,7 @@ int record_from_node(struct record *r, struct session *s,
 		return -1;
 	if (!n->entry)
 		return 0;
+	r->name_type = n->entry->file_type;
 	return record_set_name(r, n->entry->state, n->entry->raw, n->entry->raw_len);
 }
 
@@ -388,6 +467,22 @@ static json_object *encryption_json(const struct record_encryption *e)
 	ADD(o, "known", json_object_new_boolean(e->known));
 	add_key(o, e);
 	return o;
+}
+
+static json_object *runs_json(const struct record *r)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < r->nruns; i++) {
+		json_object *b = json_object_new_object();
+
+		ADD(b, "file_offset", json_object_new_uint64(r->runs[i].file_offset));
+		ADD(b, "fs_offset", json_object_new_uint64(r->runs[i].fs_offset));
+		ADD(b, "img_offset", json_object_new_uint64(r->runs[i].img_offset));
+		ADD(b, "len", json_object_new_uint64(r->runs[i].len));
+		json_object_array_add(a, b);
+	}
+	return a;
 }
 
 json_object *record_json(const struct record *r)
@@ -437,6 +532,8 @@ json_object *record_json(const struct record *r)
 			ADD(o, "target", r->target ? STR(r->target) : NULL);
 		if (r->xattrs)
 			ADD(o, "xattrs", json_object_get(r->xattrs));
+		if (r->have_runs)
+			ADD(o, "byte_runs", runs_json(r));
 	}
 	if (r->hashes.of)
 		ADD(o, "hashes", hashes_json(&r->hashes));

@@ -13,6 +13,7 @@
 
 #include <json-c/json.h>
 #include <stdint.h>
+#include "blockmap.h"
 #include "context.h"
 #include "dir.h"
 #include "inode.h"
@@ -27,6 +28,9 @@ struct record_encryption {
 	const char *error;       /* its context cannot be read: why ("error";
 				  * nothing else of it is shown) */
 	int known;               /* "known": a policy Linux 6.1 knows */
+	const char *unknown_why; /* when not: why, as the reader said (or
+				  * NULL); DFXML's e4:error of a version no
+				  * kernel defines */
 	int readable;            /* version 1 or 2: the fields below were read */
 	struct e4_context ctx;   /* "policy_version" (the stored version
 				  * byte: 1 or 2), "contents_mode",
@@ -50,6 +54,17 @@ struct record_hashes {
 				  * record has no hashes (no "hashes" field) */
 	char md5[33], sha1[41], sha256[65]; /* lowercase hex; "" when too
 				  * large to hash (then null) */
+	char ciphertext_sha256[65]; /* extract: the SHA-256 of its stored
+				  * bytes (the manifest's ciphertext_sha256,
+				  * DFXML's e4:ciphertext_sha256), "" none;
+				  * not in the JSON */
+};
+
+/* One of "byte_runs": bytes of the file at file_offset, fs_offset bytes
+ * into the filesystem and img_offset into the image (the volume's offset
+ * added), len bytes (the last run cut at i_size), as fiwalk gives them. */
+struct record_run {
+	uint64_t file_offset, fs_offset, img_offset, len;
 };
 
 struct record {
@@ -99,6 +114,24 @@ struct record {
 				  * none read (a journal copy's: no field) */
 	const char *status;      /* "status": complete, partial, locked,
 				  * not_recovered, skipped, error; NULL: none */
+	struct record_run *runs; /* "byte_runs" when have_runs (record_set_runs,
+				  * record_read_runs); none: no field */
+	size_t nruns;
+	int have_runs;
+	char *unreadable;        /* the file blocks that could not be read
+				  * (e4_ranges_text), or NULL: the manifest's
+				  * "unreadable", DFXML's e4:unreadable_blocks
+				  * (the command adds its own JSON field) */
+	int name_type;           /* the EXT2_FT_* of the entry that names it,
+				  * -1 (record_init) when none or not known:
+				  * the body file's first mode letter */
+	int deleted;             /* the name was deleted from its directory
+				  * (the body file's " (deleted)", DFXML's
+				  * unalloc; the commands add "deleted") */
+	int orphan;              /* deleted, and no copy holds its name:
+				  * DFXML's orphan */
+	int without_xattrs;      /* set before record_from_*: the xattrs
+				  * are not read (writers that show none) */
 };
 
 /* An empty record of type t. */
@@ -136,6 +169,15 @@ int record_from_export(struct record *r, const struct e4_inode *in,
 		       const struct e4_context *ctx, const char *key,
 		       const char *target, size_t len, const char *path);
 
+/* "byte_runs" of a block map's runs v[n] (unwritten ones are holes: left
+ * out) below i_size.  0, or -1 when out of memory. */
+int record_set_runs(struct record *r, struct session *s, const struct e4_run *v, size_t n);
+/* The byte runs of the record's inode read from the image (a file,
+ * directory or slow symlink; none for inline data or a fast symlink).  A
+ * map that cannot be read gives none (have_runs 0; reported by the
+ * library).  0, or -1 when out of memory. */
+int record_read_runs(struct record *r, struct session *s);
+
 /* The stored name of the entry (copied); name_state with it. */
 int record_set_name(struct record *r, enum e4_name_state state,
 		    const uint8_t *raw, size_t len);
@@ -168,5 +210,10 @@ json_object *record_policy(const char *type, const struct e4_context *c, int non
 void record_policy_key(json_object *o, struct session *s, const struct e4_context *c);
 /* A time, or null: "YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ". */
 json_object *record_time(const struct e4_timestamp *ts);
+/* The same as text into buf; 0, or -1 (then "-") when it has no date. */
+#define RECORD_TIME_MAX 48
+int record_time_text(const struct e4_timestamp *ts, char buf[RECORD_TIME_MAX]);
+/* i_dtime (seconds) as a timestamp */
+#define RECORD_DTIME(in) ((struct e4_timestamp){ (int64_t)(in)->dtime, 0 })
 
 #endif

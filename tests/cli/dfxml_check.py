@@ -44,6 +44,24 @@ usage: dfxml_check.py DFXML [--schema 1.1.1|2.0] [--tsv MANIFEST.tsv]
    stat does; each e4:encryption is the context debugfs shows (ea_get
    c: version, modes, flags by their linux/fscrypt.h names, descriptor or
    identifier, nonce), and a fileobject without one has no context.
+7. --deleted MANIFEST [--nokey] (undelete --dfxml on a kernel-written
+   deletion scenario; with --image IMG): the volume is not allocated_only; every
+   fileobject is unallocated (unalloc 1, no alloc 1) and names an inode
+   the scenario deleted (or one outside its trees); each entry the
+   manifest's `removed` records name has exactly one fileobject of its
+   inode, by its path in the image (--nokey: the kernel's no-key path, as
+   its readdir gave it; /<INO>, orphan 1, when the journal lost its name),
+   with its type and name state; where the inode is known its dtime is
+   the i_dtime of the newest copy of that inode the journal holds freed
+   (decoded here from the image's bytes, tests/vm/timeline_check.py), its
+   byte runs map the blocks the kernel's FIEMAP gave before the removal,
+   an entry of an encrypted tree has the tree's policy, and a regular file
+   recovered complete has the SHA-256 of what the kernel was given.  With
+   --all only DIR's files and symlinks need a fileobject (its directories
+   may be the live ones above what was recovered); --tsv: the rows are the
+   regular fileobjects written (with an output path).
+--unalloc: the fileobjects are deleted entries (undelete --dfxml): each
+   unallocated; there may be none, and a name deleted twice is twice.
 --mutants: instead, that the rules of 1. reject each of a few changes of
    DFXML (a valid document): the old root attribute, times or e4dump's
    elements out of order, a required element or attribute missing, values
@@ -325,6 +343,9 @@ def main():
     ap.add_argument("--tree", action="append", default=[])
     ap.add_argument("--image")
     ap.add_argument("--mutants", action="store_true")
+    ap.add_argument("--deleted")
+    ap.add_argument("--nokey", action="store_true")
+    ap.add_argument("--unalloc", action="store_true")
     a = ap.parse_args()
     c = Checker()
     if a.mutants:
@@ -343,11 +364,20 @@ def main():
     voff = int(vol.get("offset", "-1"))
     bs = int(t(vol, "block_size") or 0)
     fos = vol.findall("{%s}fileobject" % D)
-    c.check(fos and not root.findall("{%s}fileobject" % D), "fileobjects in the volume")
+    # deleted entries (--unalloc, --deleted): maybe none, a name maybe
+    # deleted twice
+    deleted = a.unalloc or a.deleted
+    c.check((fos or deleted) and not root.findall("{%s}fileobject" % D),
+            "fileobjects in the volume")
     by_path, by_out = {}, {}
     for fo in fos:
         p = t(fo, "filename") or ""
-        c.check(p.startswith("/") and p not in by_path, f"{p!r}: not a path in the image, or twice")
+        c.check(p.startswith("/") and (deleted or p not in by_path),
+                f"{p!r}: not a path in the image, or twice")
+        if deleted:
+            c.check(t(fo, "unalloc") == "1" and t(fo, "alloc") is None,
+                    f"{p}: unalloc {t(fo, 'unalloc')!r}, alloc {t(fo, 'alloc')!r}: "
+                    "not unallocated")
         by_path[p] = fo
         op = t(fo, "output_path", E4)
         if op is not None:
@@ -358,7 +388,7 @@ def main():
             c.check(img_off == fs_off + voff and fs_off % bs == 0 and int(r.get("len")) > 0,
                     f"{p}: byte_run {r.attrib}: img_offset is not fs_offset + {voff}")
         size = int(t(fo, "filesize") or -1)
-        if t(fo, "name_type") == "r":
+        if t(fo, "name_type") == "r" and (runs or size >= 0):
             c.check(sum(int(r.get("len")) for r in runs) <= size, f"{p}: byte runs past filesize")
     if a.out:
         check_out(c, a, by_out)
@@ -366,7 +396,9 @@ def main():
         check_tsv(c, a.tsv, by_path)
     if a.guest:
         check_guest(c, a, by_path)
-    if a.image:
+    if a.deleted:
+        check_deleted(c, a, vol, by_path, bs)
+    elif a.image:
         check_blocks(c, a.image, by_path, bs)
         check_contexts(c, a.image, by_path)
     return report(c, f"{len(fos)} fileobjects")
@@ -413,6 +445,9 @@ def check_out(c, a, by_out):
                         n not in (b"%e4dump-dir.json", b"%e4dump-export.json"):
                     seen.add(q)
         mine = {undo(op) for op in by_out}
+        if a.deleted:
+            seen = {q for q in seen if not os.path.isdir(os.path.join(out, q))}
+            mine = {q for q in mine if not os.path.isdir(os.path.join(out, q))}
         c.check(seen == mine, f"DIR and the fileobjects differ: only in DIR "
                 f"{sorted(seen - mine)[:5]}, only in the DFXML {sorted(mine - seen)[:5]}")
 
@@ -445,7 +480,8 @@ def check_tsv(c, tsv, by_path):
                 f"{'locked' if locked else 'not locked'}")
         got.append("ciphertext" if locked else "plaintext")
         c.check(got == r, f"manifest row {r}, fileobject {got}")
-    regular = {p for p, fo in by_path.items() if t(fo, "name_type") == "r"}
+    regular = {p for p, fo in by_path.items() if t(fo, "name_type") == "r" and
+               t(fo, "output_path", E4) is not None}
     c.check(regular == {r[0] for r in rows} and len(rows) == len(regular),
             f"regular fileobjects {len(regular)}, manifest rows {len(rows)}")
 
@@ -506,6 +542,88 @@ def check_guest(c, a, by_path):
         if top == b"lost+found" or top.decode(errors="replace") not in sel:
             continue  # not a tree of the kernel's, or not selected
         c.check(p in want or p in above, f"{ce.show(p)}: a fileobject the kernel did not write")
+
+
+def check_deleted(c, a, vol, by_path, bs):
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "vm"))
+    import check_extract as ce
+    import timeline_check as tc
+    import undelete_check as uc
+    trees, gone, ext, recs = uc.load_manifest(a.deleted)
+    # without the keys: the kernel's no-key names (its `ino` records)
+    names = {}
+    for r in recs:
+        if r.type == "ino":
+            names.setdefault(r.fields[2], r.fields[1])
+    c.check(not a.nokey or names, "--nokey: the manifest has no 'ino' records")
+    c.check(t(vol, "allocated_only") == "0", f"allocated_only {t(vol, 'allocated_only')!r}, want 0")
+    by_ino = {}
+    for fo in vol.findall("{%s}fileobject" % D):
+        by_ino.setdefault(int(t(fo, "inode")), []).append(fo)
+    geo = tc.geometry(a.image) if a.image else None
+    copies = tc.journal_copies(a.image, geo["Block size"]) if a.image else None
+    kind = {"f": "r", "s": "r", "h": "r", "d": "d", "l": "l"}
+    dtimes = runs_checked = hashed = policies = 0
+    cache = {}
+    for e in gone:
+        ino, runs = int(ext[e.path][0]), ext[e.path][1]
+        name = ce.show(e.path)
+        fos = by_ino.get(ino, [])
+        if not c.check(len(fos) == 1, f"{name} (inode {ino}): {len(fos)} fileobjects, want 1"):
+            continue
+        fo = fos[0]
+        p = undo(t(fo, "filename") or "")
+        orphan = p == f"/<{ino}>".encode()
+        want = b"/" + (names.get(ext[e.path][0], b"?") if a.nokey else e.path)
+        c.check(p == want or orphan, f"{name}: filename {t(fo, 'filename')!r}, want "
+                f"{ce.show(want)!r}")
+        c.check(orphan or t(fo, "name_state", E4) == ("no-key" if a.nokey else "decrypted"),
+                f"{name}: e4:name_state {t(fo, 'name_state', E4)!r}")
+        c.check((t(fo, "orphan") == "1") == orphan, f"{name}: orphan {t(fo, 'orphan')!r}")
+        c.check(t(fo, "name_type") == kind[e.type],
+                f"{name}: name_type {t(fo, 'name_type')}, kernel {e.type}")
+        if t(fo, "meta_type") is None:
+            continue  # no copy of its inode: nothing of it is known
+        if a.image:
+            dt, why = tc.expected_dtime(a.image, ino, geo, copies)
+            c.check(dt is not None and t(fo, "dtime") == tc.iso(dt),
+                    f"{name}: dtime {t(fo, 'dtime')!r}, want {tc.iso(dt) if dt else None} ({why})")
+            dtimes += why.startswith("journal")
+        tree = trees.get(e.path.split(b"/")[0].decode(errors="replace"))
+        if tree and tree[0] in ("enc", "enc2"):
+            pol = {"descriptor" if tree[0] == "enc" else "identifier": tree[1],
+                   "contents_mode": tree[2], "filenames_mode": tree[3],
+                   "flags": flag_names(int(tree[4]))}
+            enc = fo.find("{%s}encryption" % E4)
+            got = {k: t(enc, k, E4) for k in pol} if enc is not None else None
+            policies += c.check(got == pol, f"{name}: policy {got}, the kernel's {pol}")
+        if e.type in "fsh" and runs is not None and fo.find("{%s}byte_runs" % D) is not None:
+            size = int(t(fo, "filesize"))
+            nblocks = (size + bs - 1) // bs
+            theirs = {lb + i: pb + i for lb, pb, n, unwritten in runs if not unwritten
+                      for i in range(n) if lb + i < nblocks}
+            mine = {}
+            for r in fo.findall("{%s}byte_runs/{%s}byte_run" % (D, D)):
+                lo, pb = int(r.get("file_offset")) // bs, int(r.get("fs_offset")) // bs
+                mine.update({lo + i: pb + i for i in range((int(r.get("len")) + bs - 1) // bs)})
+            runs_checked += c.check(mine == theirs, f"{name}: byte runs map "
+                                    f"{sorted(mine.items())[:6]}, the kernel's FIEMAP "
+                                    f"{sorted(theirs.items())[:6]}")
+        if e.type in "fsh" and t(fo, "status", E4) == "complete" and "sha256" in hashes(fo):
+            data = ce.expected_content(e, cache)
+            hashed += c.check(hashes(fo)["sha256"] == hashlib.sha256(data).hexdigest(),
+                              f"{name}: sha256 is not that of what the kernel was given")
+    inos = {int(ext[e.path][0]) for e in gone}
+    for ino, fos in by_ino.items():
+        for fo in fos:
+            p = undo(t(fo, "filename") or "").lstrip(b"/")
+            c.check(ino in inos or not uc.in_trees(p, trees),
+                    f"{t(fo, 'filename')!r} (inode {ino}): a fileobject, but the scenario "
+                    "did not delete it")
+    if a.image:
+        c.check(dtimes > 0, "no dtime was checked against the journal")
+    print(f"dfxml_check: --deleted: {len(gone)} deleted, {dtimes} dtimes from the journal, "
+          f"{runs_checked} files' byte runs, {policies} policies, {hashed} contents checked")
 
 
 def flag_names(f):

@@ -21,7 +21,8 @@
 # undelete_hostile_check.py says what each must give.
 # Each
 # must finish without a crash or sanitizer report, with its output well
-# formed; memory stays bounded (peak RSS under 200 MB without sanitizers,
+# formed (its --dfxml valid DFXML, a fileobject per deleted entry);
+# memory stays bounded (peak RSS under 200 MB without sanitizers,
 # measured by /usr/bin/time: a size, not a time).
 # usage: undelete_hostile.sh E4DUMP WORKDIR
 set -u
@@ -40,7 +41,9 @@ run_case() {
 		{ bad "$name: the image could not be made: $(tail -2 "$W/$name.gen")"; return; }
 	sha=$(sha256sum <"$W/$name.img")
 	if [ "$cmd" = undelete ]; then
+		rm -f "$W/$name.xml" "$W/$name.tsv"
 		/usr/bin/time -f '%M' -o "$W/$name.rss" "$E4DUMP" undelete --json "$W/$name.img" \
+			--dfxml "$W/$name.xml" --manifest "$W/$name.tsv" \
 			-o "$W/out-$name" >"$W/$name.json" 2>"$W/$name.err"
 	else
 		/usr/bin/time -f '%M' -o "$W/$name.rss" "$E4DUMP" journal --json "$W/$name.img" \
@@ -51,6 +54,14 @@ run_case() {
 	check "$name: no sanitizer report" '! grep -q "runtime error\|AddressSanitizer\|LeakSanitizer" "$W/$name.err"'
 	check "$name: JSON Lines ending in a summary" \
 		'/usr/bin/python3 -c "import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; sys.exit(r[-1][\"type\"] != \"summary\")" "$W/$name.json"'
+	# --dfxml: well formed and valid under the DFXML schema's rules, a
+	# fileobject per deleted entry reported (tests/cli/dfxml_check.py)
+	if [ "$cmd" = undelete ] && grep -q '"type": *"deleted"' "$W/$name.json"; then
+		check "$name: undelete --dfxml is valid DFXML" \
+			'/usr/bin/python3 "$top/tests/cli/dfxml_check.py" --unalloc "$W/$name.xml" >"$W/$name.xcheck" 2>&1'
+		check "$name: a fileobject per deleted entry" \
+			'[ "$(grep -c "<fileobject>" "$W/$name.xml")" = "$(grep -c "\"type\": *\"deleted\".*\"status\": *\"[^s]" "$W/$name.json")" ]'
+	fi
 	rss=$(tail -1 "$W/$name.rss")
 	# ASan's shadow memory and quarantine multiply the peak: the bound
 	# is checked in the plain build

@@ -10,7 +10,8 @@
 #   of its inode in the journal and the allocation debugfs testi gives;
 #   the body file (-m PREFIX) has a line for each, PREFIX/PATH
 #   [-> TARGET] (deleted) as fls writes them, 11 fields, and mactime reads
-#   it (exit 0) and lists them; with PATH only those below it;
+#   it (exit 0) and lists them; each line is the --json record of the entry
+#   (tests/cli/writers_check.py); with PATH only those below it;
 #   --no-deleted leaves them out; --journal-events gives an event per
 #   commit block of the journal at its commit time, and the event of the
 #   transaction that freed each deleted inode names it; stat of each
@@ -51,6 +52,9 @@ if must_run "timeline -m /mnt/evidence/" "$W/body" -- \
 	rc=$?
 	check "mactime -b reads it (exit $rc: $(head -2 "$W/mac.err"))" '[ $rc = 0 ] && [ -s "$W/mac" ]'
 	verdict body body "$man" "$W/body" "$W/mac" /mnt/evidence/ "$img"
+	# the body file renders the records --json prints, deleted ones too
+	[ -s "$W/tl.json" ] && checker writers /usr/bin/python3 "$top/tests/cli/writers_check.py" \
+		body "$W/body" "$W/tl.json" --prefix /mnt/evidence/
 fi
 if must_run "timeline --no-deleted" "$W/body.nd" -- "$E4DUMP" timeline --no-deleted "${keys[@]}" "$img"; then
 	check "--no-deleted: no line marked deleted" '! grep -q " (deleted" "$W/body.nd"'

@@ -361,6 +361,12 @@ uint64_t e4_recovery_size(const struct e4_recovery *r)
 			   r->in.size;
 }
 
+size_t e4_recovery_runs(const struct e4_recovery *r, const struct e4_run **v)
+{
+	*v = r->rv.v;
+	return r->rv.n;
+}
+
 void e4_recovery_free(struct e4_recovery *r)
 {
 	if (!r)

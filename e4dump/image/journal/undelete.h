@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "blockmap.h"
 #include "dir.h"
 #include "file.h"
 #include "inode.h"
@@ -110,6 +111,9 @@ enum e4_status e4_recovery_stream(struct e4_recovery *r, e4_sink_fn sink,
 size_t e4_recovery_suspects(const struct e4_recovery *r,
 			    const struct e4_suspect **v);
 uint64_t e4_recovery_size(const struct e4_recovery *r);
+/* Its block map as rebuilt (*v: sorted by logical block, unwritten ones
+ * marked; valid until freed): where its bytes are in the image. */
+size_t e4_recovery_runs(const struct e4_recovery *r, const struct e4_run **v);
 void e4_recovery_free(struct e4_recovery *r);
 
 /* A deleted symlink's target (malloc'd, NUL-terminated), decrypted; with
