@@ -119,27 +119,6 @@ static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 	return E4_WALK_CONTINUE;
 }
 
-/* "/" and the parts of d's path, in display form (malloc'd). */
-static char *deleted_path(const struct e4_deleted *d)
-{
-	size_t len = 0, at = 0;
-	char *raw, *shown;
-
-	for (size_t i = 0; i < d->nparts; i++)
-		len += 1 + d->parts[i].len;
-	raw = malloc(len + 1);
-	if (!raw)
-		return NULL;
-	for (size_t i = 0; i < d->nparts; i++) {
-		raw[at++] = '/';
-		memcpy(raw + at, d->parts[i].name, d->parts[i].len);
-		at += d->parts[i].len;
-	}
-	shown = shown_of(raw, at);
-	free(raw);
-	return shown;
-}
-
 /* A deleted symlink's target (display form, malloc'd): decrypted, or
  * without the key what readlink would show; NULL when not readable. */
 static char *deleted_target(struct timeline *t, const struct e4_deleted *d, uint64_t *size)
@@ -158,40 +137,43 @@ static char *deleted_target(struct timeline *t, const struct e4_deleted *d, uint
 	return shown;
 }
 
-/* --json: a deleted entry's record (record.h) as a copy gives it (nothing
- * of the live image is read for it: its blocks may be another file's),
- * with the inode's bitmap bit now (allocated), its deletion time (dtime:
- * the freed copy's, which may be newer than the copy its times are from)
- * and timeline's own fields.  0, or -1 when out of memory. */
-static int deleted_record(struct timeline *t, const struct e4_deleted *d,
-			  const struct e4_inode *in, uint32_t dtime, int allocated,
-			  uint64_t size, const char *target, const char *path)
+/* A deleted entry's record (record_from_deleted: as undelete's), as
+ * --json prints it with timeline's own fields or as the body file's line.
+ * 0, or -1 when out of memory. */
+static int deleted_entry(struct timeline *t, const struct e4_deleted *d)
 {
 	struct record rec;
 	json_object *o = NULL;
-	const char *slash = strrchr(path, '/');
+	char *target = NULL;
+	uint64_t len = 0;
 	int rc = -1;
 
+	if (d->have_inode && E4_ISLNK(d->inode.mode))
+		target = deleted_target(t, d, &len);
 	record_init(&rec, "entry");
-	if (in ? record_from_copy(&rec, t->s, in, in == &d->inode && d->have_ctx ?
-				  &d->ctx : NULL, size, target, path) :
-		 !(rec.path = strdup(path)))
+	if (record_from_deleted(&rec, t->s, d, target, len))
 		goto out;
-	rec.ino = d->ino;
-	rec.allocated = allocated;
-	rec.inode.dtime = dtime;
-	if (!(rec.name = strdup(slash && slash[1] ? slash + 1 : path)) ||
-	    (!d->orphan && record_set_name(&rec, d->name_state, d->raw_name, d->raw_len)) ||
-	    !(o = record_json(&rec)))
+	rc = 0;
+	if (!t->o->json) {
+		struct body_entry b;
+
+		memset(&b, 0, sizeof(b));
+		b.path = rec.path;
+		b.marker = d->name_state == E4_NAME_NOKEY || d->name_state == E4_NAME_BAD ?
+			   " (encrypted, no key)" : NULL;
+		b.target = rec.target;
+		b.deleted = 1;
+		b.realloc = rec.allocated == 1;
+		b.ino = d->ino;
+		b.name_type = d->orphan ? 0 : d->file_type;
+		b.in = rec.have_inode ? &rec.inode : NULL;
+		b.size = rec.size;
+		bodyfile_line(&t->body, &b);
 		goto out;
-	if (!in) {
-		/* the entry's type; nothing else of the inode is known */
-		json_object_object_add(o, "file_type",
-				       json_object_new_string(record_file_type_ft(d->file_type)));
-		json_object_object_add(o, "size", NULL);
-		json_object_object_add(o, "allocated", allocated < 0 ? NULL :
-				       json_object_new_boolean(allocated));
-		json_object_object_add(o, "dtime", NULL);
+	}
+	if (!(o = record_json(&rec))) {
+		rc = -1;
+		goto out;
 	}
 	json_object_object_add(o, "deleted", json_object_new_boolean(1));
 	/* where the times are from: the journal transaction of the copy, or
@@ -203,71 +185,24 @@ static int deleted_record(struct timeline *t, const struct e4_deleted *d,
 	json_object_object_add(o, "deleted_sequence", d->deleted_known ?
 			       json_object_new_int64(d->deleted_sequence) : NULL);
 	json_emit(o);
-	rc = 0;
 out:
 	record_free(&rec);
+	free(target);
 	return rc;
 }
 
 static int one_deleted(void *arg, const struct e4_deleted *d)
 {
 	struct timeline *t = arg;
-	struct e4_inode live;
-	const struct e4_inode *in = NULL;
-	char *path, *target = NULL;
-	uint64_t size = 0;
-	uint32_t dtime = 0;
-	int allocated = 0;
-	enum e4_status ast;
 
 	/* an old name of a file that still is: not a deletion */
 	if (d->still_in_use)
 		return 0;
-	path = deleted_path(d);
-	if (!path) {
+	t->deleted++;
+	if (deleted_entry(t, d)) {
 		t->nomem = 1;
 		return 1;
 	}
-	/* the inode bitmap's bit now (set: the inode was reused) */
-	ast = e4_inode_allocated(t->s->fs, d->ino, &allocated);
-	if (d->have_inode) {
-		in = &d->inode;
-		dtime = d->have_dtime ? d->dtime : 0;
-	} else if (!allocated && e4_inode_read(t->s->fs, d->ino, path, &live) == E4_OK &&
-		   !live.in_use && live.mode && live.dtime) {
-		/* no copy from while it was in use: the freed inode, as
-		 * fls shows a deleted name's */
-		in = &live;
-		dtime = live.dtime;
-	}
-	if (in) {
-		size = in->size;
-		if (E4_ISLNK(in->mode) && in == &d->inode)
-			target = deleted_target(t, d, &size);
-	}
-	t->deleted++;
-	if (t->o->json) {
-		if (deleted_record(t, d, in, dtime, ast == E4_OK ? allocated : -1, size,
-				   target, path))
-			t->nomem = 1;
-	} else {
-		struct body_entry b;
-
-		memset(&b, 0, sizeof(b));
-		b.path = path;
-		b.marker = d->name_state == E4_NAME_NOKEY || d->name_state == E4_NAME_BAD ?
-			   " (encrypted, no key)" : NULL;
-		b.target = target;
-		b.deleted = 1;
-		b.realloc = allocated;
-		b.ino = d->ino;
-		b.name_type = d->orphan ? 0 : d->file_type;
-		b.in = in;
-		b.size = size;
-		bodyfile_line(&t->body, &b);
-	}
-	free(target);
-	free(path);
 	return 0;
 }
 

@@ -272,22 +272,8 @@ static void manifest_add(struct undel *u, const struct e4_deleted *d, int dirfd,
 	if (ciphertext)
 		manifest_row_ciphertext(row);
 	free(rel);
-	/* its path in the image: the names the journal holds, as ls shows
-	 * them ("/a/b"; "/<INO>" for an orphan) */
-	len = 1;
-	for (size_t i = 0; i < d->nparts; i++)
-		len += E4_ESCAPE_SIZE(d->parts[i].len);
-	rel = row ? malloc(len) : NULL;
-	if (rel) {
-		size_t o = 0;
-
-		for (size_t i = 0; i < d->nparts; i++) {
-			rel[o++] = '/';
-			o += e4_escape(d->parts[i].name, d->parts[i].len, rel + o,
-				       d->orphan ? 0 : E4_ESCAPE_SLASH);
-		}
-		rel[o] = 0;
-	}
+	/* its path in the image, as every writer gives it */
+	rel = row ? record_deleted_path(d) : NULL;
 	if (!rel || manifest_row_path(row, rel)) {
 		manifest_row_free(row);
 		row = NULL;
@@ -528,66 +514,23 @@ static const char *status_of(const char *word)
 	       !strcmp(word, "still in use") ? "skipped" : word;
 }
 
-/* The path in the image of d ("/a/b", or "<INO>" for a freed inode whose
- * name is lost), escaped; malloc'd. */
-static char *image_path(const struct e4_deleted *d)
-{
-	size_t len = 2;
-	char *p, *e;
-
-	for (size_t i = 0; i < d->nparts; i++)
-		len += E4_ESCAPE_SIZE(d->parts[i].len) + 1;
-	p = e = malloc(len);
-	if (!p)
-		return NULL;
-	*e = 0;
-	for (size_t i = 0; i < d->nparts; i++) {
-		if (!d->orphan)
-			*e++ = '/';
-		e4_escape(d->parts[i].name, d->parts[i].len, e, 0);
-		e += strlen(e);
-	}
-	return p;
-}
-
 /* --json: the record of d (record.h) with undelete's own fields. */
 static json_object *deleted_record(struct undel *u, const struct e4_deleted *d,
 				   const struct verdict *v, const char *out)
 {
 	struct record rec;
 	json_object *o = NULL, *rs, *ss;
-	char *path = image_path(d);
-	const char *slash;
 
 	record_init(&rec, "deleted");
-	rec.status = status_of(v->word);
-	if (!path)
-		goto out;
 	/* what lstat gave: a symlink's size is its target's length */
-	if (d->have_inode ? record_from_copy(&rec, u->s, &d->inode, d->have_ctx ? &d->ctx : NULL,
-					     v->target ? v->target_len : d->inode.size,
-					     v->shown_target, path) :
-			    !(rec.path = strdup(path)))
+	if (record_from_deleted(&rec, u->s, d, v->shown_target, v->target_len))
 		goto out;
-	rec.ino = d->ino;
-	if (!d->orphan) {
-		slash = strrchr(path, '/');
-		if (!(rec.name = strdup(slash ? slash + 1 : path)) ||
-		    record_set_name(&rec, d->name_state, d->raw_name, d->raw_len))
-			goto out;
-	}
+	rec.status = status_of(v->word);
 	if (out && strcmp(v->word, "not recovered") && strcmp(v->word, "still in use") &&
 	    record_set_output(&rec, out))
 		goto out;
 	if (!(o = record_json(&rec)))
 		goto out;
-	if (!d->have_inode) {
-		/* the entry's type; nothing else of the inode is known */
-		json_object_object_add(o, "file_type",
-				       json_object_new_string(record_file_type_ft(d->file_type)));
-		json_object_object_add(o, "size", NULL);
-		json_object_object_add(o, "allocated", NULL);
-	}
 	json_object_object_add(o, "parent", json_object_new_int64(d->parent));
 	json_object_object_add(o, "verdict", json_object_new_string(v->word));
 	rs = json_object_new_array();
@@ -616,7 +559,6 @@ static json_object *deleted_record(struct undel *u, const struct e4_deleted *d,
 			       json_object_new_boolean(d->parent_deleted));
 out:
 	record_free(&rec);
-	free(path);
 	return o;
 }
 

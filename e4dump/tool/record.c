@@ -121,6 +121,7 @@ void record_init(struct record *r, const char *type)
 	memset(r, 0, sizeof(*r));
 	r->type = type;
 	r->allocated = -1;
+	r->name_type = -1;
 }
 
 void record_free(struct record *r)
@@ -404,8 +405,17 @@ json_object *record_json(const struct record *r)
 		ADD(o, "raw_name_hex", json_hex(r->raw_name, r->raw_name_len));
 	}
 	if (!r->have_inode) {
-		if (r->inode_error)
+		if (r->inode_error) {
 			ADD(o, "error", STR(r->inode_error));
+		} else if (r->name_type >= 0) {
+			/* the entry's type; nothing else of the inode is known */
+			ADD(o, "file_type", STR(record_file_type_ft((uint8_t)r->name_type)));
+			ADD(o, "size", NULL);
+			ADD(o, "dtime", NULL);
+			ADD(o, "orphan_next", NULL);
+			ADD(o, "allocated", r->allocated < 0 ? NULL :
+			    json_object_new_boolean(r->allocated));
+		}
 	} else {
 		snprintf(mode, sizeof(mode), "%04o", in->mode & 07777);
 		ADD(o, "file_type", STR(record_file_type(in->mode)));
@@ -425,6 +435,7 @@ json_object *record_json(const struct record *r)
 		} else {
 			ADD(o, "dtime", NULL);
 		}
+		ADD(o, "orphan_next", in->orphan_next ? INT(in->orphan_next) : NULL);
 		ADD(o, "allocated", r->allocated < 0 ? NULL :
 		    json_object_new_boolean(r->allocated));
 		ADD(o, "flags", record_inode_flags(in->flags));
@@ -442,4 +453,68 @@ json_object *record_json(const struct record *r)
 	if (r->status)
 		ADD(o, "status", STR(r->status));
 	return o;
+}
+
+char *record_deleted_path(const struct e4_deleted *d)
+{
+	size_t len = 1, at = 0;
+	char *p;
+
+	if (d->orphan) {
+		/* no name: The Sleuth Kit's virtual directory */
+		if (!(p = malloc(48)))
+			return NULL;
+		snprintf(p, 48, "/$OrphanFiles/OrphanFile-%" PRIu32, d->ino);
+		return p;
+	}
+	for (size_t i = 0; i < d->nparts; i++)
+		len += 1 + E4_ESCAPE_SIZE(d->parts[i].len);
+	if (!(p = malloc(len)))
+		return NULL;
+	for (size_t i = 0; i < d->nparts; i++) {
+		p[at++] = '/';
+		at += e4_escape(d->parts[i].name, d->parts[i].len, p + at, E4_ESCAPE_SLASH);
+	}
+	p[at] = 0;
+	return p;
+}
+
+int record_from_deleted(struct record *r, struct session *s, const struct e4_deleted *d,
+			const char *target, uint64_t target_len)
+{
+	struct e4_inode live;
+	const struct e4_inode *in = NULL;
+	char *path = record_deleted_path(d);
+	const char *slash;
+	uint32_t dtime = 0;
+	int allocated, rc;
+
+	if (!path)
+		return -1;
+	if (d->have_inode) {
+		in = &d->inode;
+		dtime = d->have_dtime ? d->dtime : 0;
+	} else if (!d->still_in_use && e4_inode_allocated(s->fs, d->ino, &allocated) == E4_OK &&
+		   !allocated && e4_inode_read(s->fs, d->ino, path, &live) == E4_OK &&
+		   !live.in_use && live.mode && live.dtime) {
+		/* no copy from while it was in use: the freed inode, as fls
+		 * shows a deleted name's */
+		in = &live;
+		dtime = live.dtime;
+	}
+	rc = in ? record_from_copy(r, s, in, in == &d->inode && d->have_ctx ? &d->ctx : NULL,
+				   target ? target_len : in->size, target, path) :
+		  !(r->path = strdup(path)) ? -1 : 0;
+	free(path);
+	if (rc)
+		return -1;
+	r->ino = d->ino;
+	r->name_type = d->file_type;
+	/* the inode bitmap's bit now (set: the inode was allocated again) */
+	r->allocated = e4_inode_allocated(s->fs, d->ino, &allocated) == E4_OK ? allocated : -1;
+	r->inode.dtime = dtime;
+	slash = strrchr(r->path, '/');
+	if (!(r->name = strdup(slash ? slash + 1 : r->path)))
+		return -1;
+	return d->orphan ? 0 : record_set_name(r, d->name_state, d->raw_name, d->raw_len);
 }
