@@ -119,24 +119,6 @@ static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 	return E4_WALK_CONTINUE;
 }
 
-/* A deleted symlink's target (display form, malloc'd): decrypted, or
- * without the key what readlink would show; NULL when not readable. */
-static char *deleted_target(struct timeline *t, const struct e4_deleted *d, uint64_t *size)
-{
-	char *target, *shown;
-	size_t len;
-	int nokey;
-	const char *why;
-
-	if (!d->have_inode || e4_recovery_symlink(t->s->fs, t->j, d, 1, &target, &len,
-						  &nokey, &why) != E4_OK)
-		return NULL;
-	*size = len;
-	shown = shown_of(target, len);
-	free(target);
-	return shown;
-}
-
 /* A deleted entry's record (record_from_deleted: as undelete's), as
  * --json prints it with timeline's own fields or as the body file's line.
  * 0, or -1 when out of memory. */
@@ -144,14 +126,10 @@ static int deleted_entry(struct timeline *t, const struct e4_deleted *d)
 {
 	struct record rec;
 	json_object *o = NULL;
-	char *target = NULL;
-	uint64_t len = 0;
 	int rc = -1;
 
-	if (d->have_inode && E4_ISLNK(d->inode.mode))
-		target = deleted_target(t, d, &len);
 	record_init(&rec, "entry");
-	if (record_from_deleted(&rec, t->s, d, target, len))
+	if (record_from_deleted(&rec, t->s, t->j, d))
 		goto out;
 	rc = 0;
 	if (!t->o->json) {
@@ -187,7 +165,6 @@ static int deleted_entry(struct timeline *t, const struct e4_deleted *d)
 	json_emit(o);
 out:
 	record_free(&rec);
-	free(target);
 	return rc;
 }
 

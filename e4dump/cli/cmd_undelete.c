@@ -522,8 +522,7 @@ static json_object *deleted_record(struct undel *u, const struct e4_deleted *d,
 	json_object *o = NULL, *rs, *ss;
 
 	record_init(&rec, "deleted");
-	/* what lstat gave: a symlink's size is its target's length */
-	if (record_from_deleted(&rec, u->s, d, v->shown_target, v->target_len))
+	if (record_from_deleted(&rec, u->s, u->j, d))
 		goto out;
 	rec.status = status_of(v->word);
 	if (out && strcmp(v->word, "not recovered") && strcmp(v->word, "still in use") &&

@@ -479,13 +479,33 @@ char *record_deleted_path(const struct e4_deleted *d)
 	return p;
 }
 
-int record_from_deleted(struct record *r, struct session *s, const struct e4_deleted *d,
-			const char *target, uint64_t target_len)
+/* A deleted symlink's target (escaped, malloc'd) as readlink would show
+ * it: decrypted with the key, else its no-key form; NULL when unreadable. */
+static char *deleted_target(struct session *s, const struct e4_journal *j,
+			    const struct e4_deleted *d, uint64_t *len)
+{
+	char *target, *shown;
+	size_t n;
+	int nokey;
+	const char *why;
+
+	if (!d->have_inode || !E4_ISLNK(d->inode.mode) ||
+	    e4_recovery_symlink(s->fs, j, d, 1, &target, &n, &nokey, &why) != E4_OK)
+		return NULL;
+	*len = n;
+	shown = escaped((const uint8_t *)target, n);
+	free(target);
+	return shown;
+}
+
+int record_from_deleted(struct record *r, struct session *s, const struct e4_journal *j,
+			const struct e4_deleted *d)
 {
 	struct e4_inode live;
 	const struct e4_inode *in = NULL;
-	char *path = record_deleted_path(d);
+	char *path = record_deleted_path(d), *target = NULL;
 	const char *slash;
+	uint64_t len = 0;
 	uint32_t dtime = 0;
 	int allocated, rc;
 
@@ -494,6 +514,7 @@ int record_from_deleted(struct record *r, struct session *s, const struct e4_del
 	if (d->have_inode) {
 		in = &d->inode;
 		dtime = d->have_dtime ? d->dtime : 0;
+		target = deleted_target(s, j, d, &len);
 	} else if (!d->still_in_use && e4_inode_allocated(s->fs, d->ino, &allocated) == E4_OK &&
 		   !allocated && e4_inode_read(s->fs, d->ino, path, &live) == E4_OK &&
 		   !live.in_use && live.mode && live.dtime) {
@@ -502,10 +523,12 @@ int record_from_deleted(struct record *r, struct session *s, const struct e4_del
 		in = &live;
 		dtime = live.dtime;
 	}
+	/* what lstat gave: a symlink's size is its target's length */
 	rc = in ? record_from_copy(r, s, in, in == &d->inode && d->have_ctx ? &d->ctx : NULL,
-				   target ? target_len : in->size, target, path) :
+				   target ? len : in->size, target, path) :
 		  !(r->path = strdup(path)) ? -1 : 0;
 	free(path);
+	free(target);
 	if (rc)
 		return -1;
 	r->ino = d->ino;

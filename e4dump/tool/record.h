@@ -151,11 +151,12 @@ char *record_deleted_path(const struct e4_deleted *d);
  * another file's by now) with "dtime" when it was freed (d->dtime: the
  * newest copy of it freed, or the live inode); without such a copy, the
  * freed inode in the image when the bitmap says it is free (as fls shows
- * a deleted name's), else only the entry's type.  target: a deleted
- * symlink's target as read (escaped; then size is target_len, what lstat
- * gave), or NULL.  0, or -1 when out of memory. */
-int record_from_deleted(struct record *r, struct session *s, const struct e4_deleted *d,
-			const char *target, uint64_t target_len);
+ * a deleted name's), else only the entry's type; a symlink's target as
+ * readlink would show it (decrypted with the key, else its no-key form;
+ * its block from journal j's copies, else the image) and lstat's size,
+ * its length.  0, or -1 when out of memory. */
+int record_from_deleted(struct record *r, struct session *s, const struct e4_journal *j,
+			const struct e4_deleted *d);
 
 /* The record of an inode as an export of extract --keep-locked saved it
  * (unlock-kept): no image behind it, so "allocated" is unknown (null);
