@@ -78,8 +78,17 @@ static void print_text(json_object *o)
 	       txt(o, "ctime"));
 	if (str(o, "crtime"))
 		printf("crtime: %s\n", str(o, "crtime"));
+	/* i_dtime as e2fsck reads it: a time, the orphan list's link, or a
+	 * time left on an inode in use (e2fsck: "in use, but has dtime set") */
 	if (str(o, "dtime"))
-		printf("dtime: %s\n", str(o, "dtime"));
+		printf("dtime: %s%s\n", str(o, "dtime"),
+		       strcmp(txt(o, "links"), "0") ? " (set on an inode with links: "
+		       "the kernel ignores it, e2fsck clears it)" : "");
+	if (str(o, "orphan_next"))
+		printf("orphan list: next inode %s (i_dtime holds the orphan list's link, "
+		       "not a time: %s)\n", str(o, "orphan_next"),
+		       strcmp(txt(o, "links"), "0") ? "a truncate the kernel had not finished" :
+		       "unlinked while open, not yet freed");
 	printf("blocks (logical -> physical):\n");
 	json_object_object_get_ex(o, "blocks", &v);
 	for (size_t i = 0; i < json_object_array_length(v); i++) {

@@ -34,16 +34,6 @@ struct timeline {
 	int nomem;
 };
 
-/* len bytes from the image in display form (e4_escape), malloc'd */
-static char *shown_of(const void *p, size_t len)
-{
-	char *shown = malloc(E4_ESCAPE_SIZE(len));
-
-	if (shown)
-		e4_escape(p, len, shown, 0);
-	return shown;
-}
-
 /* Each entry's record (record.h): the body line renders it, --json
  * prints it (ls's record: allocated, dtime and target are in it). */
 static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
@@ -70,89 +60,27 @@ static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 	return E4_WALK_CONTINUE;
 }
 
-/* "/" and the parts of d's path, in display form (malloc'd). */
-static char *deleted_path(const struct e4_deleted *d)
-{
-	size_t len = 0, at = 0;
-	char *raw, *shown;
-
-	for (size_t i = 0; i < d->nparts; i++)
-		len += 1 + d->parts[i].len;
-	raw = malloc(len + 1);
-	if (!raw)
-		return NULL;
-	for (size_t i = 0; i < d->nparts; i++) {
-		raw[at++] = '/';
-		memcpy(raw + at, d->parts[i].name, d->parts[i].len);
-		at += d->parts[i].len;
-	}
-	shown = shown_of(raw, at);
-	free(raw);
-	return shown;
-}
-
-/* A deleted symlink's target (display form, malloc'd): decrypted, or
- * without the key what readlink would show; NULL when not readable. */
-static char *deleted_target(struct timeline *t, const struct e4_deleted *d, uint64_t *size)
-{
-	char *target, *shown;
-	size_t len;
-	int nokey;
-	const char *why;
-
-	if (!d->have_inode || e4_recovery_symlink(t->s->fs, t->j, d, 1, &target, &len,
-						  &nokey, &why) != E4_OK)
-		return NULL;
-	*size = len;
-	shown = shown_of(target, len);
-	free(target);
-	return shown;
-}
-
-/* A deleted entry's record (record.h) as a copy gives it (nothing of the
- * live image is read for it: its blocks may be another file's), with the
- * inode's bitmap bit now (allocated), its deletion time (dtime: the freed
- * copy's, which may be newer than the copy its times are from); the body
- * line renders it, --json prints it with timeline's own fields.  0, or -1
- * when out of memory. */
-static int deleted_record(struct timeline *t, const struct e4_deleted *d,
-			  const struct e4_inode *in, uint32_t dtime, int allocated,
-			  uint64_t size, const char *target, const char *path)
+/* A deleted entry's record (record_from_deleted: as undelete's), as
+ * --json prints it with timeline's own fields or as the body file's line.
+ * 0, or -1 when out of memory. */
+static int deleted_entry(struct timeline *t, const struct e4_deleted *d)
 {
 	struct record rec;
 	json_object *o = NULL;
-	const char *slash = strrchr(path, '/');
 	int rc = -1;
 
 	record_init(&rec, "entry");
-	if (in ? record_from_copy(&rec, t->s, in, in == &d->inode && d->have_ctx ?
-				  &d->ctx : NULL, size, target, path) :
-		 !(rec.path = strdup(path)))
+	rec.without_xattrs = !t->o->json;
+	if (record_from_deleted(&rec, t->s, t->j, d))
 		goto out;
-	rec.ino = d->ino;
-	rec.allocated = allocated;
-	rec.inode.dtime = dtime;
-	rec.deleted = 1;
-	rec.orphan = d->orphan;
-	rec.name_type = d->orphan ? 0 : d->file_type;
-	if (!(rec.name = strdup(slash && slash[1] ? slash + 1 : path)) ||
-	    (!d->orphan && record_set_name(&rec, d->name_state, d->raw_name, d->raw_len)))
-		goto out;
+	rc = 0;
 	if (!t->o->json) {
 		bodyfile_record(&t->body, &rec);
-		rc = 0;
 		goto out;
 	}
-	if (!(o = record_json(&rec)))
+	if (!(o = record_json(&rec))) {
+		rc = -1;
 		goto out;
-	if (!in) {
-		/* the entry's type; nothing else of the inode is known */
-		json_object_object_add(o, "file_type",
-				       json_object_new_string(record_file_type_ft(d->file_type)));
-		json_object_object_add(o, "size", NULL);
-		json_object_object_add(o, "allocated", allocated < 0 ? NULL :
-				       json_object_new_boolean(allocated));
-		json_object_object_add(o, "dtime", NULL);
 	}
 	json_object_object_add(o, "deleted", json_object_new_boolean(1));
 	/* where the times are from: the journal transaction of the copy, or
@@ -164,7 +92,6 @@ static int deleted_record(struct timeline *t, const struct e4_deleted *d,
 	json_object_object_add(o, "deleted_sequence", d->deleted_known ?
 			       json_object_new_int64(d->deleted_sequence) : NULL);
 	json_emit(o);
-	rc = 0;
 out:
 	record_free(&rec);
 	return rc;
@@ -173,44 +100,15 @@ out:
 static int one_deleted(void *arg, const struct e4_deleted *d)
 {
 	struct timeline *t = arg;
-	struct e4_inode live;
-	const struct e4_inode *in = NULL;
-	char *path, *target = NULL;
-	uint64_t size = 0;
-	uint32_t dtime = 0;
-	int allocated = 0;
-	enum e4_status ast;
 
 	/* an old name of a file that still is: not a deletion */
 	if (d->still_in_use)
 		return 0;
-	path = deleted_path(d);
-	if (!path) {
+	t->deleted++;
+	if (deleted_entry(t, d)) {
 		t->nomem = 1;
 		return 1;
 	}
-	/* the inode bitmap's bit now (set: the inode was reused) */
-	ast = e4_inode_allocated(t->s->fs, d->ino, &allocated);
-	if (d->have_inode) {
-		in = &d->inode;
-		dtime = d->have_dtime ? d->dtime : 0;
-	} else if (!allocated && e4_inode_read(t->s->fs, d->ino, path, &live) == E4_OK &&
-		   !live.in_use && live.mode && live.dtime) {
-		/* no copy from while it was in use: the freed inode, as
-		 * fls shows a deleted name's */
-		in = &live;
-		dtime = live.dtime;
-	}
-	if (in) {
-		size = in->size;
-		if (E4_ISLNK(in->mode) && in == &d->inode)
-			target = deleted_target(t, d, &size);
-	}
-	t->deleted++;
-	if (deleted_record(t, d, in, dtime, ast == E4_OK ? allocated : -1, size, target, path))
-		t->nomem = 1;
-	free(target);
-	free(path);
 	return 0;
 }
 

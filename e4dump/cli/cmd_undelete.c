@@ -490,106 +490,50 @@ static const char *status_of(const char *word)
 	       !strcmp(word, "still in use") ? "skipped" : word;
 }
 
-/* The path in the image of d, escaped; malloc'd.  JSON's form: "/a/b",
- * or "<INO>" for a freed inode whose name is lost; the manifest's
- * (manifest: 1): a '/' inside a name escaped as ls shows it, "/<INO>". */
-static char *image_path(const struct e4_deleted *d, int manifest)
-{
-	size_t len = 2;
-	char *p, *e;
-
-	for (size_t i = 0; i < d->nparts; i++)
-		len += E4_ESCAPE_SIZE(d->parts[i].len) + 1;
-	p = e = malloc(len);
-	if (!p)
-		return NULL;
-	*e = 0;
-	for (size_t i = 0; i < d->nparts; i++) {
-		if (!d->orphan || manifest)
-			*e++ = '/';
-		e += e4_escape(d->parts[i].name, d->parts[i].len, e,
-			       manifest && !d->orphan ? E4_ESCAPE_SLASH : 0);
-	}
-	*e = 0;
-	return p;
-}
-
-/* The record of d (record.h) shown at path, as its inode copy gives it
- * (nothing of the live image is read for it), with its deletion time
- * (i_dtime of the newest copy of it freed), its verdict as status and
- * where it was written (out, raw; NULL: nowhere).  0, or -1 when out of
- * memory. */
+/* The record of d (record_from_deleted: as timeline's), with its verdict
+ * as status, where it was written (out, raw; NULL: nowhere), and what
+ * was written: its hashes and block map.  0, or -1 when out of memory. */
 static int deleted_record_of(struct undel *u, const struct e4_deleted *d,
-			     const struct verdict *v, const char *out, const char *path,
-			     struct record *rec)
+			     const struct verdict *v, const char *out, struct record *rec)
 {
-	const char *slash;
-
-	rec->status = status_of(v->word);
-	/* what lstat gave: a symlink's size is its target's length */
-	if (d->have_inode ? record_from_copy(rec, u->s, &d->inode, d->have_ctx ? &d->ctx : NULL,
-					     v->target ? v->target_len : d->inode.size,
-					     v->shown_target, path) :
-			    !(rec->path = strdup(path)))
+	if (record_from_deleted(rec, u->s, u->j, d))
 		return -1;
-	rec->ino = d->ino;
-	rec->deleted = 1;
-	rec->orphan = d->orphan;
-	rec->name_type = d->file_type;
-	if (d->have_inode)
-		rec->inode.dtime = d->have_dtime ? d->dtime : 0;
-	if (!d->orphan) {
-		slash = strrchr(path, '/');
-		if (!(rec->name = strdup(slash ? slash + 1 : path)) ||
-		    record_set_name(rec, d->name_state, d->raw_name, d->raw_len))
-			return -1;
-	}
+	rec->status = status_of(v->word);
 	if (out && strcmp(v->word, "not recovered") && strcmp(v->word, "still in use") &&
 	    record_set_output(rec, out))
 		return -1;
-	/* what was written: its hashes, where its blocks were */
 	if (v->hashes[0])
 		record_set_hashes(rec, v->ciphertext ? "ciphertext" : "plaintext", v->hashes);
 	return v->have_runs ? record_set_runs(rec, u->s, v->runs, v->nruns) : 0;
 }
 
-/* The record of d (deleted_record_of), of type t, at the path its JSON
- * gives (image_path).  0, or -1 when out of memory. */
+/* The record of d (deleted_record_of), of type t.  0, or -1 when out of
+ * memory. */
 static int deleted_rec(struct undel *u, const struct e4_deleted *d,
 		       const struct verdict *v, const char *out, const char *t,
 		       struct record *rec)
 {
-	char *path = image_path(d, 0);
-	int rc;
-
 	record_init(rec, t);
-	rc = path ? deleted_record_of(u, d, v, out, path, rec) : -1;
-	free(path);
-	return rc;
+	return deleted_record_of(u, d, v, out, rec);
 }
 
-/* --manifest, --dfxml: the row of d, its record with the path as the
- * manifest gives it ("/a/b", names escaped as ls shows them; "/<INO>"
- * for an orphan), the hashes and block map of what was written. */
+/* --manifest, --dfxml: the row of d, its record (the path every writer
+ * gives it), the hashes and block map of what was written. */
 static void manifest_deleted(struct undel *u, const struct e4_deleted *d,
 			     const struct verdict *v, const char *out)
 {
 	struct manifest_row *row = manifest_row_new("deleted");
-	char *path;
 
 	if (!row) {
 		report_error(u->s->report, "undelete: out of memory writing --manifest/--dfxml");
 		return;
 	}
-	path = image_path(d, 1);
 	row->rec.without_xattrs = 1;
-	if (!path || deleted_record_of(u, d, v, out, path, &row->rec)) {
+	if (deleted_record_of(u, d, v, out, &row->rec)) {
 		report_error(u->s->report, "undelete: out of memory writing --manifest/--dfxml");
 		manifest_row_free(row);
-		free(path);
 		return;
 	}
-	free(path);
 	manifest_write(u->man, row, v->hashes[0] ? v->hashes : MANIFEST_NO_HASHES, v->unreadable);
 }
 
@@ -602,13 +546,6 @@ static json_object *deleted_record(struct undel *u, const struct e4_deleted *d,
 
 	if (deleted_rec(u, d, v, out, "deleted", &rec) || !(o = record_json(&rec)))
 		goto out;
-	if (!d->have_inode) {
-		/* the entry's type; nothing else of the inode is known */
-		json_object_object_add(o, "file_type",
-				       json_object_new_string(record_file_type_ft(d->file_type)));
-		json_object_object_add(o, "size", NULL);
-		json_object_object_add(o, "allocated", NULL);
-	}
 	json_object_object_add(o, "parent", json_object_new_int64(d->parent));
 	json_object_object_add(o, "verdict", json_object_new_string(v->word));
 	rs = json_object_new_array();

@@ -502,8 +502,17 @@ json_object *record_json(const struct record *r)
 		ADD(o, "raw_name_hex", json_hex(r->raw_name, r->raw_name_len));
 	}
 	if (!r->have_inode) {
-		if (r->inode_error)
+		if (r->inode_error) {
 			ADD(o, "error", STR(r->inode_error));
+		} else if (r->name_type >= 0) {
+			/* the entry's type; nothing else of the inode is known */
+			ADD(o, "file_type", STR(record_file_type_ft((uint8_t)r->name_type)));
+			ADD(o, "size", NULL);
+			ADD(o, "dtime", NULL);
+			ADD(o, "orphan_next", NULL);
+			ADD(o, "allocated", r->allocated < 0 ? NULL :
+			    json_object_new_boolean(r->allocated));
+		}
 	} else {
 		snprintf(mode, sizeof(mode), "%04o", in->mode & 07777);
 		ADD(o, "file_type", STR(record_file_type(in->mode)));
@@ -523,6 +532,7 @@ json_object *record_json(const struct record *r)
 		} else {
 			ADD(o, "dtime", NULL);
 		}
+		ADD(o, "orphan_next", in->orphan_next ? INT(in->orphan_next) : NULL);
 		ADD(o, "allocated", r->allocated < 0 ? NULL :
 		    json_object_new_boolean(r->allocated));
 		ADD(o, "flags", record_inode_flags(in->flags));
@@ -542,4 +552,93 @@ json_object *record_json(const struct record *r)
 	if (r->status)
 		ADD(o, "status", STR(r->status));
 	return o;
+}
+
+char *record_deleted_path(const struct e4_deleted *d)
+{
+	size_t len = 1, at = 0;
+	char *p;
+
+	if (d->orphan) {
+		/* no name: The Sleuth Kit's virtual directory */
+		if (!(p = malloc(48)))
+			return NULL;
+		snprintf(p, 48, "/$OrphanFiles/OrphanFile-%" PRIu32, d->ino);
+		return p;
+	}
+	for (size_t i = 0; i < d->nparts; i++)
+		len += 1 + E4_ESCAPE_SIZE(d->parts[i].len);
+	if (!(p = malloc(len)))
+		return NULL;
+	for (size_t i = 0; i < d->nparts; i++) {
+		p[at++] = '/';
+		at += e4_escape(d->parts[i].name, d->parts[i].len, p + at, E4_ESCAPE_SLASH);
+	}
+	p[at] = 0;
+	return p;
+}
+
+/* A deleted symlink's target (escaped, malloc'd) as readlink would show
+ * it: decrypted with the key, else its no-key form; NULL when unreadable. */
+static char *deleted_target(struct session *s, const struct e4_journal *j,
+			    const struct e4_deleted *d, uint64_t *len)
+{
+	char *target, *shown;
+	size_t n;
+	int nokey;
+	const char *why;
+
+	if (!d->have_inode || !E4_ISLNK(d->inode.mode) ||
+	    e4_recovery_symlink(s->fs, j, d, 1, &target, &n, &nokey, &why) != E4_OK)
+		return NULL;
+	*len = n;
+	shown = escaped((const uint8_t *)target, n);
+	free(target);
+	return shown;
+}
+
+int record_from_deleted(struct record *r, struct session *s, const struct e4_journal *j,
+			const struct e4_deleted *d)
+{
+	struct e4_inode live;
+	const struct e4_inode *in = NULL;
+	char *path = record_deleted_path(d), *target = NULL;
+	const char *slash;
+	uint64_t len = 0;
+	uint32_t dtime = 0;
+	int allocated, rc;
+
+	if (!path)
+		return -1;
+	if (d->have_inode) {
+		in = &d->inode;
+		dtime = d->have_dtime ? d->dtime : 0;
+		target = deleted_target(s, j, d, &len);
+	} else if (!d->still_in_use && e4_inode_allocated(s->fs, d->ino, &allocated) == E4_OK &&
+		   !allocated && e4_inode_read(s->fs, d->ino, path, &live) == E4_OK &&
+		   !live.in_use && live.mode && live.dtime) {
+		/* no copy from while it was in use: the freed inode, as fls
+		 * shows a deleted name's */
+		in = &live;
+		dtime = live.dtime;
+	}
+	/* what lstat gave: a symlink's size is its target's length */
+	rc = in ? record_from_copy(r, s, in, in == &d->inode && d->have_ctx ? &d->ctx : NULL,
+				   target ? len : in->size, target, path) :
+		  !(r->path = strdup(path)) ? -1 : 0;
+	free(path);
+	free(target);
+	if (rc)
+		return -1;
+	r->ino = d->ino;
+	r->name_type = d->file_type;
+	r->deleted = 1;
+	r->orphan = d->orphan;
+	/* the inode bitmap's bit now (set: the inode was allocated again) */
+	r->allocated = e4_inode_allocated(s->fs, d->ino, &allocated) == E4_OK ? allocated : -1;
+	r->inode.dtime = dtime;
+	slash = strrchr(r->path, '/');
+	if (!(r->name = strdup(slash ? slash + 1 : r->path)))
+		return -1;
+	return d->orphan ? 0 : record_set_name(r, d->name_state, d->raw_name, d->raw_len);
 }

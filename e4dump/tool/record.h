@@ -17,6 +17,7 @@
 #include "context.h"
 #include "dir.h"
 #include "inode.h"
+#include "undelete.h"
 #include "walk.h"
 
 struct session;
@@ -86,7 +87,9 @@ struct record {
 				  * "mode" (permission bits, octal "0644"),
 				  * "uid", "gid", "links", "atime", "mtime",
 				  * "ctime", "crtime" (null without room for
-				  * it), "dtime" (null when 0), "flags" (i_flags
+				  * it), "dtime" (null when 0), "orphan_next"
+				  * (the orphan list's link i_dtime holds
+				  * instead of a time, or null), "flags" (i_flags
 				  * by EXT4_*_FL names), "encrypted" */
 	uint64_t size;           /* "size": what lstat gives (a symlink: the
 				  * length of its target, decrypted or in its
@@ -124,7 +127,10 @@ struct record {
 				  * (the command adds its own JSON field) */
 	int name_type;           /* the EXT2_FT_* of the entry that names it,
 				  * -1 (record_init) when none or not known:
-				  * the body file's first mode letter */
+				  * the body file's first mode letter; without
+				  * the inode (have_inode 0, no inode_error):
+				  * "file_type" by it, "size", "dtime" and
+				  * "orphan_next" null */
 	int deleted;             /* the name was deleted from its directory
 				  * (the body file's " (deleted)", DFXML's
 				  * unalloc; the commands add "deleted") */
@@ -157,6 +163,31 @@ int record_from_inode(struct record *r, struct session *s, uint32_t ino,
 int record_from_copy(struct record *r, struct session *s, const struct e4_inode *in,
 		     const struct e4_context *ctx, uint64_t size,
 		     const char *target, const char *path);
+
+/* The path in the image of deleted entry d (e4_undelete_scan), in display
+ * form, the same in every writer (undelete's JSON and manifest,
+ * timeline's JSON and body file): "/a/b", each name escaped as the walker
+ * escapes it (E4_ESCAPE_SLASH: a '/' inside a name is "\x2f"); an
+ * orphan (a freed inode whose name no copy holds) is
+ * "/$OrphanFiles/OrphanFile-INO", as The Sleuth Kit names them (its
+ * record has no name_state or raw_name_hex: no entry named it).
+ * malloc'd; NULL when out of memory. */
+char *record_deleted_path(const struct e4_deleted *d);
+
+/* The record of deleted entry d, the same in every command: its path
+ * (record_deleted_path) and name, the stored name (not for an orphan),
+ * "allocated" the inode bitmap's bit now (set: the inode was allocated
+ * again), the inode as the newest journal copy from while it was in use
+ * gives it (nothing of the live image is read for it: its blocks may be
+ * another file's by now) with "dtime" when it was freed (d->dtime: the
+ * newest copy of it freed, or the live inode); without such a copy, the
+ * freed inode in the image when the bitmap says it is free (as fls shows
+ * a deleted name's), else only the entry's type; a symlink's target as
+ * readlink would show it (decrypted with the key, else its no-key form;
+ * its block from journal j's copies, else the image) and lstat's size,
+ * its length.  0, or -1 when out of memory. */
+int record_from_deleted(struct record *r, struct session *s, const struct e4_journal *j,
+			const struct e4_deleted *d);
 
 /* The record of an inode as an export of extract --keep-locked saved it
  * (unlock-kept): no image behind it, so "allocated" is unknown (null);

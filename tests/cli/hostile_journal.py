@@ -4,6 +4,7 @@ for tests/cli/undelete_hostile.sh: each MODE once broke undelete or
 journal (a heap overflow, or time or memory far beyond the metadata).
 usage: hostile_journal.py MODE OUT.img   MODE: deep quad bigdir sus revoke
 jalias revdup revdistinct dircycle samename reserved badlink aclhigh revoked
+slash
 (JMB, NLEAF, NCOPY, LARGEDIR tune the sizes; BS and FSSIZE make small
 images of the modes dircycle..aclhigh, as fuzz seeds: fuzz/make-seeds.sh)"""
 import struct, subprocess, sys, os, re
@@ -241,7 +242,7 @@ if mode == 'revdup':
         for k in range(16, BS, 4):
             struct.pack_into('>I', r, k, 1000 + (k // 4) % 8)
         jput(r)
-if mode in ('dircycle', 'samename', 'reserved', 'badlink', 'aclhigh', 'revoked'):
+if mode in ('dircycle', 'samename', 'reserved', 'badlink', 'aclhigh', 'revoked', 'slash'):
     root_blk = blocks_of('<2>')[0]
     A, B, FA, FB, L = 1000, 1001, 1002, 1003, 1004
     nblk = os.path.getsize(img) // BS
@@ -280,6 +281,23 @@ if mode in ('dircycle', 'samename', 'reserved', 'badlink', 'aclhigh', 'revoked')
         struct.pack_into('>III', c, 0, JMAGIC, 2, seq0 + 1)
         jput(c)
         transaction(seq0 + 2, [(root_blk, dirblock([(1005, b'z', 1)]))])
+    elif mode == 'slash':
+        # names no directory of a mounted filesystem can hold, as a
+        # hostile or damaged journal may: deleted file "a/b" in the root,
+        # deleted directory "p/q" holding file "r/s"; and inode 1006
+        # freed (links 0, i_dtime 1600000000 in the live table) whose
+        # name no copy holds (an orphan), in use in the copy
+        FO = 1006
+        put_inodes(it, [(A, diri(PA)), (FA, inode(0o100644, 0, EMPTY)),
+                        (FB, inode(0o100644, 0, EMPTY)),
+                        (FO, inode(0o100644, 0, EMPTY, gen=7))])
+        transaction(seq0, [(root_blk, dirblock([(FB, b'a/b', 1), (A, b'p/q', 2)])), (itb, it),
+                           (PA, dirblock([(FA, b'r/s', 1)], 2, A))])
+        live = rd(itb)
+        o = itable_loc(FO)[1]
+        live[o:o+256] = inode(0o100644, 0, EMPTY, links=0, gen=7)
+        struct.pack_into('<I', live, o + 0x14, 1600000000)
+        wr(itb, live)
     elif mode == 'aclhigh':
         # a deleted fast symlink with an xattr block whose number is all
         # in l_i_file_acl_high: i_blocks counts that block, none of data

@@ -17,7 +17,9 @@
 # JSON (badlink); a fast symlink whose xattr block is numbered by
 # l_i_file_acl_high alone read as a block symlink (aclhigh); a copy of a
 # symlink's block revoked before the deletion taken as its content
-# (revoked: jbd2 would not replay it):
+# (revoked: jbd2 would not replay it); a '/' inside a deleted name not
+# escaped, and an orphan's path "<INO>", "/<INO>" or "/<INO> (deleted)"
+# by writer (slash):
 # undelete_hostile_check.py says what each must give.
 # Each
 # must finish without a crash or sanitizer report, with its output well
@@ -98,6 +100,14 @@ for m in dircycle samename reserved badlink aclhigh revoked; do
 	check "$m: what the copies say, as the live walker would" \
 		'/usr/bin/python3 "$top/tests/cli/undelete_hostile_check.py" $m "$W/$m.json" "$W/$m.err" "$W/out-$m"'
 done
+# slash: names holding '/' and a nameless freed inode, one path in every
+# writer (undelete --json and --manifest, timeline --json and the body file)
+run_case slash undelete
+"$E4DUMP" undelete --manifest "$W/slash.tsv" "$W/slash.img" -o "$W/out-slash2" >/dev/null 2>&1
+"$E4DUMP" timeline --json "$W/slash.img" >"$W/slash.tl" 2>/dev/null
+"$E4DUMP" timeline "$W/slash.img" >"$W/slash.body" 2>/dev/null
+check "slash: escaped names and the orphan's path, the same everywhere" \
+	'/usr/bin/python3 "$top/tests/cli/undelete_hostile_check.py" slash "$W/slash.json" "$W/slash.err" "$W/out-slash"'
 # deep: the 255-byte name at depth 63 is reported, not written past its row
 check "deep: entries reported" 'grep -q "\"type\": *\"deleted\"" "$W/deep.json"'
 finish

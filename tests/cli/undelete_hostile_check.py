@@ -64,6 +64,42 @@ elif mode == 'revoked':
     check(len(l) == 1 and l[0].get('target') == 'new',
           f'{[(r.get("target"), r["verdict"], r["reasons"]) for r in l]}, want new (the live '
           'block: the copy holding old was revoked)')
+elif mode == 'slash':
+    # deleted "a/b" (1003), "p/q" (1000) holding "r/s" (1002): each name
+    # escaped as the walker escapes it (a '/' inside a name is \x2f); the
+    # freed inode 1006 without a name: /$OrphanFiles/OrphanFile-1006, its
+    # i_dtime 1600000000 (the live table's), not allocated.  The same
+    # paths in undelete's JSON and manifest and in timeline's JSON and
+    # body file (slash.tsv, slash.tl, slash.body next to OUT.json)
+    want = {1003: '/a\\x2fb', 1000: '/p\\x2fq', 1002: '/p\\x2fq/r\\x2fs',
+            1006: '/$OrphanFiles/OrphanFile-1006'}
+    d = os.path.dirname(jpath)
+    got = {r['inode']: r['path'] for r in deleted}
+    check(got == want, f'undelete --json paths {got}, want {want}')
+    o = [r for r in deleted if r['inode'] == 1006]
+    check(len(o) == 1 and 'name_state' not in o[0] and
+          o[0].get('dtime') == '2020-09-13T12:26:40.000000000Z' and o[0].get('allocated') is False,
+          f'the orphan: {o}, want no name_state, dtime 2020-09-13T12:26:40Z, not allocated')
+    rows = {}
+    with open(os.path.join(d, 'slash.tsv')) as f:
+        head = f.readline().rstrip('\n').split('\t')
+        for line in f:
+            row = dict(zip(head, line.rstrip('\n').split('\t')))
+            rows[int(row['inode'])] = row['path']
+    check(rows == {k: v for k, v in want.items() if k != 1000},
+          f'undelete --manifest paths {rows}, want those of the files')
+    tl = [json.loads(l) for l in open(os.path.join(d, 'slash.tl'))]
+    tg = {r['inode']: r['path'] for r in tl if r.get('type') == 'entry' and r.get('deleted')}
+    check(tg == want, f'timeline --json deleted paths {tg}, want {want}')
+    tg = [r for r in tl if r.get('inode') == 1006 and r.get('deleted')]
+    check(len(tg) == 1 and tg[0].get('dtime') == o[0].get('dtime') if o else False,
+          f'timeline --json: the orphan {tg}, dtime not undelete\'s')
+    body = {}
+    for line in open(os.path.join(d, 'slash.body')):
+        f = line.rstrip('\n').split('|')
+        if f[1].endswith(' (deleted)'):
+            body[int(f[2])] = f[1][:-len(' (deleted)')]
+    check(body == want, f'timeline body file deleted names {body}, want {want}')
 else:
     sys.exit(f'unknown mode {mode}')
 for f in fails:

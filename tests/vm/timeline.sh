@@ -6,12 +6,14 @@
 # mactime, never from e4dump:
 #   every entry the kernel deleted is in timeline --json once, marked
 #   deleted, by its decrypted path (without the keys: the kernel's no-key
-#   path; its name lost: /<INO>), with the dtime of the newest freed copy
+#   path; its name lost: /$OrphanFiles/OrphanFile-INO), with the dtime of the newest freed copy
 #   of its inode in the journal and the allocation debugfs testi gives;
 #   the body file (-m PREFIX) has a line for each, PREFIX/PATH
 #   [-> TARGET] (deleted) as fls writes them, 11 fields, and mactime reads
 #   it (exit 0) and lists them; each line is the --json record of the entry
 #   (tests/cli/writers_check.py); with PATH only those below it;
+#   undelete --json reports the same record of each (path, allocated,
+#   dtime, times) as timeline --json, and its --manifest the same path;
 #   --no-deleted leaves them out; --journal-events gives an event per
 #   commit block of the journal at its commit time, and the event of the
 #   transaction that freed each deleted inode names it; stat of each
@@ -41,6 +43,14 @@ if must_run "timeline --json with the keys" "$W/tl.json" -- \
 	"$E4DUMP" timeline --json "${keys[@]}" "$img"; then
 	verdict json json "$man" "$W/tl.json" "$img"
 fi
+# one record of a deleted entry: undelete's (JSON and manifest) and
+# timeline's agree with each other, with debugfs testi and the journal
+rm -rf "$W/ud" "$W/ud.tsv"
+"$E4DUMP" undelete --json "${keys[@]}" --manifest "$W/ud.tsv" "$img" -o "$W/ud" \
+	>"$W/ud.json" 2>"$W/ud.err"
+rc=$?
+check "undelete --json --manifest: exit 0 or 1 ($rc: $(head -2 "$W/ud.err"))" '[ $rc -le 1 ]'
+[ -s "$W/tl.json" ] && verdict agree agree "$man" "$W/ud.json" "$W/ud.tsv" "$W/tl.json" "$img"
 if [ $SC = a ] || [ $SC = c ]; then
 	if must_run "timeline --json without a key" "$W/nk.json" -- "$E4DUMP" timeline --json "$img"; then
 		verdict nokey json "$man" "$W/nk.json" "$img" --nokey

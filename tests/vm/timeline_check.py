@@ -6,6 +6,7 @@ Usage:
   timeline_check.py body  MANIFEST BODY MACTIME_CSV PREFIX IMAGE
   timeline_check.py stat  MANIFEST IMAGE E4DUMP
   timeline_check.py events MANIFEST JSONL IMAGE
+  timeline_check.py agree MANIFEST UNDELETE_JSONL UNDELETE_TSV TIMELINE_JSONL IMAGE
 
 The truth: the guest's manifest (`removed` records name the deleted
 entries, `extents` records their inode numbers, `ino` records the kernel's
@@ -15,7 +16,7 @@ debugfs/istat on the final image; never e4dump.
 
 json   every removed entry has exactly one record with "deleted": true, by
        its decrypted path (--nokey: the kernel's no-key path, name_state
-       "no-key"), or as /<INO> when the journal lost its name; with its
+       "no-key"), or as /$OrphanFiles/OrphanFile-INO when the journal lost its name; with its
        inode, file_type, "allocated" as debugfs testi says, and "dtime" the i_dtime of the
        newest copy of that inode the journal holds freed (no links, dtime
        set) -- or, when the journal holds none, the freed inode's in the
@@ -34,6 +35,16 @@ events `timeline --journal-events --json`: one "event" record per commit
        commit time (h_commit_sec, h_commit_nsec) to the nanosecond, and
        nothing else; each deleted inode lies in the inode ranges of the
        event of the transaction that holds it freed (the dtime's).
+
+agree  one record of a deleted entry, whichever command prints it: every
+       removed entry's record in `undelete --json` has "allocated" as
+       debugfs testi says and the "dtime" of the json mode above (the
+       journal's newest freed copy, else the freed inode in the image);
+       every deleted entry undelete reports (but those still in use) is in
+       `timeline --json`, marked deleted, with the same path and inode and
+       the same allocated, dtime, orphan_next, file_type, size, mode,
+       times and target; and each row of undelete's --manifest (UNDELETE_TSV)
+       has the path of the record of the file it wrote.
 
 Prints "FAIL ..." per problem and a summary; exit 1 on failure.
 """
@@ -246,10 +257,10 @@ def mode_json(args):
         o = rs[0]
         p = uc.jpath(o)
         want = names.get(ino) if nokey else e.path
-        c.check(p == want or p == f"<{ino}>".encode(),
+        c.check(p == want or p == uc.orphan_path(ino),
                 f"{name}: path {o.get('path')!r}, want {ce.show(want) if want else None!r} "
-                f"or <{ino}>")
-        if p != f"<{ino}>".encode():
+                f"or /{uc.orphan_path(ino).decode()}")
+        if p != uc.orphan_path(ino):
             c.check(o.get("name_state") == ("no-key" if nokey else "decrypted"),
                     f"{name}: name_state {o.get('name_state')!r}")
         c.check(o.get("file_type") == FT[e.type],
@@ -303,7 +314,7 @@ def mode_body(args):
             continue
         got = ls[0][1]
         shown = e.path.replace(b"|", b"\\x7c")
-        want = [prefix + b"/" + shown, prefix + b"/<%d>" % ino]
+        want = [prefix + b"/" + shown, prefix + b"/" + uc.orphan_path(ino)]
         if e.type == "l":
             # the target where the journal kept the inode, else none
             arrow = [w + b" -> " + e.target.replace(b"|", b"\\x7c") for w in want]
@@ -391,10 +402,66 @@ def mode_events(args):
     return c.done(f"events ({len(commits)} commit blocks, {len(ev)} events, {n} deletions)")
 
 
+def mode_agree(args):
+    if len(args) != 5:
+        uc.die("usage: agree MANIFEST UNDELETE_JSONL UNDELETE_TSV TIMELINE_JSONL IMAGE")
+    man, ujson, utsv, tjson, img = args
+    trees, gone, ext, recs = uc.load_manifest(man)
+    geo = geometry(img)
+    copies = journal_copies(img, geo["Block size"])
+    c = uc.Checker()
+    und = [o for o in load_records(ujson) if o.get("type") == "deleted" and
+           o.get("verdict") != "still in use"]
+    tl = {}
+    for o in load_records(tjson):
+        if o.get("type") == "entry" and o.get("deleted") is True:
+            tl.setdefault((o.get("inode"), o.get("path")), []).append(o)
+    by_ino = {}
+    for o in und:
+        by_ino.setdefault(o.get("inode"), []).append(o)
+    for e in gone:
+        ino = ext[e.path][0]
+        name = ce.show(e.path)
+        for o in by_ino.get(ino, []):
+            c.check(o.get("allocated") is in_use(img, ino),
+                    f"{name}: undelete's allocated {o.get('allocated')!r}, debugfs testi: "
+                    f"{in_use(img, ino)}")
+            dt, why = expected_dtime(img, ino, geo, copies)
+            c.check(dt is not None and o.get("dtime") == iso(dt),
+                    f"{name}: undelete's dtime {o.get('dtime')!r}, want "
+                    f"{iso(dt) if dt else None} ({why})")
+    keys = ("path", "name", "allocated", "dtime", "orphan_next", "file_type", "size", "mode",
+            "uid", "gid", "links", "atime", "mtime", "ctime", "crtime", "target",
+            "name_state", "raw_name_hex")
+    for o in und:
+        t = tl.get((o.get("inode"), o.get("path")), [])
+        if not c.check(len(t) == 1, f"{o.get('path')!r} (inode {o.get('inode')}): "
+                       f"{len(t)} timeline records marked deleted, want 1"):
+            continue
+        for k in keys:
+            c.check(o.get(k) == t[0].get(k),
+                    f"{o.get('path')!r}: {k} {o.get(k)!r} in undelete, {t[0].get(k)!r} "
+                    "in timeline")
+    rows = 0
+    by_out = {(o.get("inode"), o.get("output_path")): o for o in und}
+    with open(utsv, "rb") as f:
+        head = f.readline().rstrip(b"\n").split(b"\t")
+        for line in f:
+            row = dict(zip(head, line.rstrip(b"\n").split(b"\t")))
+            o = by_out.get((int(row[b"inode"]), row[b"output_path"].decode("utf-8", "replace")))
+            rows += 1
+            c.check(o is not None and os.fsencode(o.get("path")) == row[b"path"],
+                    f"manifest row {row[b'path']!r} (inode {row[b'inode']}): the record of "
+                    f"what it wrote has path {o.get('path') if o else None!r}")
+    c.check(rows > 0, f"{utsv}: no row")
+    return c.done(f"agree ({len(und)} deleted entries, {rows} manifest rows)")
+
+
 def main():
     if len(sys.argv) < 2:
         uc.die(__doc__)
-    modes = {"json": mode_json, "body": mode_body, "stat": mode_stat, "events": mode_events}
+    modes = {"json": mode_json, "body": mode_body, "stat": mode_stat, "events": mode_events,
+             "agree": mode_agree}
     if sys.argv[1] not in modes:
         uc.die(f"unknown mode {sys.argv[1]}")
     sys.exit(modes[sys.argv[1]](sys.argv[2:]))

@@ -17,7 +17,7 @@
 #   d  a journal that wrapped between the making of the files and their
 #      deletion: names found whose inodes have no journal copy from while
 #      they were in use are not recovered (at least one), freed inodes
-#      whose names are lost are reported as <INO>; every deleted inode
+#      whose names are lost are reported as /$OrphanFiles/OrphanFile-INO; every deleted inode
 #      once, nothing else; nothing claimed exact unless its bytes are
 #      right, nothing not recovered written
 # undelete --dfxml lists every deleted entry as an unallocated fileobject

@@ -33,7 +33,7 @@ wrapped  the journal wrapped (the oldest transaction left in the log is
          minus the churn record's count and the `sync` records after it);
          every deleted inode (extents records) is reported exactly once,
          by its path (name_state `decrypted`) or, its name lost, as
-         `<INO>` (no name_state), and nothing else; with its type; `exact`
+         `/$OrphanFiles/OrphanFile-INO` (no name_state), and nothing else; with its type; `exact`
          only with the right bytes (target); `not recovered` with no
          journal copy of its inode as the reason, not written, and at
          least one of them found by its name.
@@ -125,6 +125,13 @@ def load_json(path):
             if isinstance(o, dict) and o.get("type") == "deleted":
                 out.append(o)
     return out
+
+
+def orphan_path(ino):
+    """the documented path of a freed inode whose name is lost (man e4dump,
+    JSON RECORDS), relative to the root as jpath gives it: The Sleuth Kit's
+    virtual directory, which no name the journal holds is shown as"""
+    return f"$OrphanFiles/OrphanFile-{ino}".encode()
 
 
 def jpath(o):
@@ -372,12 +379,12 @@ def mode_wrapped(args):
         ino = o.get("inode")
         e = by_ino.get(ino)
         # whatever is reported is an inode the scenario deleted, under its
-        # own path or, its name lost, as <INO>
+        # own path or, its name lost, as /$OrphanFiles/OrphanFile-INO
         if not c.check(e is not None, f"{name}: reported ({v}), but inode {ino} is not one "
                        "the scenario deleted"):
             continue
         seen[ino] = seen.get(ino, 0) + 1
-        orphan = p == f"<{ino}>".encode()
+        orphan = p == orphan_path(ino)
         c.check(p == e.path or orphan,
                 f"{name}: reported for inode {ino}, which was {ce.show(e.path)}")
         c.check(o.get("name_state") == (None if orphan else "decrypted"),
@@ -408,7 +415,7 @@ def mode_wrapped(args):
             c.check(v == "partial", f"{name}: verdict {v!r}")
     for ino, e in sorted(by_ino.items()):
         c.check(seen.get(ino) == 1, f"{ce.show(e.path)} (inode {ino}): reported "
-                f"{seen.get(ino, 0)} times, want once (by its name or as <{ino}>)")
+                f"{seen.get(ino, 0)} times, want once (by its name or as {orphan_path(ino).decode()})")
     c.check(named_lost > 0, "no deleted entry found by its name is reported not recovered: "
             "the scenario left no name without a copy of its inode")
     print(f"reported: {len(got)} {counts}, {named_lost} not recovered by name")

@@ -33,6 +33,20 @@ static void decode_time(struct e4_timestamp *t, uint32_t base, uint32_t extra,
 		t->nsec = 0;
 }
 
+int e4_dtime_is_orphan_link(const struct e4_fs *fs, uint32_t dtime)
+{
+	const struct ext2_super_block *sb = fs->ext2->super;
+	uint32_t n = sb->s_inodes_count;
+	uint64_t w = sb->s_wtime | (uint64_t)sb->s_wtime_hi << 32;
+	uint64_t m = sb->s_mtime | (uint64_t)sb->s_mtime_hi << 32;
+	uint64_t k = sb->s_mkfs_time | (uint64_t)sb->s_mkfs_time_hi << 32;
+
+	/* e2fsck's low_dtime_check */
+	if ((w && w < n) || (m && m < n) || (k && k < n))
+		return 0;
+	return dtime && dtime < n;
+}
+
 enum e4_status e4_inode_decode(struct e4_fs *fs, uint32_t ino,
 			       const struct ext2_inode_large *disk,
 			       const char *path, struct e4_inode *out)
@@ -69,9 +83,12 @@ enum e4_status e4_inode_decode(struct e4_fs *fs, uint32_t ino,
 	out->links = raw.i_links_count;
 	out->flags = raw.i_flags;
 	out->generation = raw.i_generation;
-	out->dtime = raw.i_dtime;
+	if (e4_dtime_is_orphan_link(fs, raw.i_dtime))
+		out->orphan_next = raw.i_dtime;
+	else
+		out->dtime = raw.i_dtime;
 	out->encrypted = (raw.i_flags & EXT4_ENCRYPT_FL) != 0;
-	out->in_use = raw.i_links_count && raw.i_mode && !raw.i_dtime;
+	out->in_use = raw.i_links_count && raw.i_mode && !out->dtime;
 	/* decoded once: callers never parse raw for these */
 	out->file_acl = raw.i_file_acl | (uint64_t)raw.osd2.linux2.l_i_file_acl_high << 32;
 	out->extra_isize = isize > EXT2_GOOD_OLD_INODE_SIZE ? raw.i_extra_isize : 0;

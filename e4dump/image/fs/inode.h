@@ -45,12 +45,16 @@ struct e4_inode {
 	uint64_t blocks;        /* i_blocks in 512-byte units */
 	uint32_t flags;         /* i_flags */
 	uint32_t generation;
-	uint32_t dtime;
+	uint32_t dtime;         /* i_dtime when it is a time (0: none) */
+	uint32_t orphan_next;   /* i_dtime when it is the orphan list's link
+				 * to the next inode, not a time (0: not;
+				 * e4_dtime_is_orphan_link) */
 	struct e4_timestamp atime, mtime, ctime, crtime;
 	int has_crtime;         /* the inode has room for i_crtime */
 	int has_extra_times;    /* nanoseconds and epoch bits stored */
 	int encrypted;          /* EXT4_ENCRYPT_FL */
-	int in_use;             /* links > 0, a mode, no dtime */
+	int in_use;             /* links > 0, a mode, no dtime (an orphan
+				 * list's link is not one) */
 	uint64_t file_acl;      /* the xattr block: i_file_acl |
 				 * l_i_file_acl_high << 32 (0: none) */
 	uint16_t extra_isize;   /* i_extra_isize as stored (0 for 128-byte
@@ -68,6 +72,16 @@ struct e4_inode {
  * (may be NULL) names it in messages. */
 enum e4_status e4_inode_read(struct e4_fs *fs, uint32_t ino, const char *path,
 			     struct e4_inode *out);
+
+/* Is i_dtime value dtime the orphan list's link to the next inode rather
+ * than a time?  Without the orphan_file feature (and when its file is
+ * full) the kernel chains the inodes to finish (unlinked while open, or a
+ * truncate in progress) from s_last_orphan through i_dtime.  e2fsck's rule
+ * (pass1.c, PR_1_LOW_DTIME "inode was part of the orphaned inode list"):
+ * any nonzero i_dtime below s_inodes_count, whatever the links count,
+ * unless the superblock's own s_wtime, s_mtime or s_mkfs_time is below
+ * s_inodes_count too (a clock never set: then the check is off). */
+int e4_dtime_is_orphan_link(const struct e4_fs *fs, uint32_t dtime);
 
 /* Is inode ino marked in use in its group's inode bitmap (as istat's
  * "Allocated" says)?  An uninitialized bitmap marks none.  E4_INVALID

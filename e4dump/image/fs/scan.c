@@ -45,8 +45,9 @@ enum e4_status e4_itable_scan(struct e4_fs *fs, int all, e4_inode_fn fn, void *a
 				memset(&raw, 0, sizeof(raw));
 				memcpy(&raw, buf + (size_t)k * isize,
 				       isize < sizeof(raw) ? isize : sizeof(raw));
-				if (!all && (!raw.i_links_count || raw.i_dtime ||
-					     !raw.i_mode))
+				if (!all && (!raw.i_links_count || !raw.i_mode ||
+					     (raw.i_dtime &&
+					      !e4_dtime_is_orphan_link(fs, raw.i_dtime))))
 					continue;
 				if (e4_inode_decode(fs, ino, &raw, NULL, &in) != E4_OK)
 					continue; /* reported */

@@ -225,11 +225,15 @@ static int icache_load(struct ud *u, uint64_t blk)
 		for (size_t i = 0; i < per; i++) {
 			struct ext2_inode_large raw;
 			struct islot *is = &v[k * per + i];
+			int link;
 
 			memset(&raw, 0, sizeof(raw));
 			memcpy(&raw, u->ibuf + i * isize, isize < sizeof(raw) ? isize : sizeof(raw));
-			is->in_use = raw.i_links_count && raw.i_mode && !raw.i_dtime;
-			is->dtime = raw.i_links_count ? 0 : raw.i_dtime;
+			/* an orphan list's link in i_dtime is not a time:
+			 * the inode is not freed yet */
+			link = e4_dtime_is_orphan_link(u->fs, raw.i_dtime);
+			is->in_use = raw.i_links_count && raw.i_mode && (!raw.i_dtime || link);
+			is->dtime = raw.i_links_count || link ? 0 : raw.i_dtime;
 			is->ftype = mode_file_type(raw.i_mode);
 			is->generation = raw.i_generation;
 		}
@@ -270,12 +274,14 @@ static void find_inode(struct ud *u, struct e4_deleted *d, uint32_t limit,
 	off = (uint64_t)idx * isize % bs;
 	if (e4_inode_bytes(fs, d->ino, &live) == E4_OK) {
 		struct ext2_inode_large l;
+		int link;
 
 		memset(&l, 0, sizeof(l));
 		memcpy(&l, live, isize < sizeof(l) ? isize : sizeof(l));
 		live_gen = l.i_generation;
-		live_used = l.i_links_count && l.i_mode && !l.i_dtime;
-		live_dtime = l.i_links_count ? 0 : l.i_dtime;
+		link = e4_dtime_is_orphan_link(fs, l.i_dtime);
+		live_used = l.i_links_count && l.i_mode && (!l.i_dtime || link);
+		live_dtime = l.i_links_count || link ? 0 : l.i_dtime;
 	}
 	if (!icache_load(u, blk)) {
 		d->no_inode_why = "out of memory reading copies of its inode";
@@ -950,7 +956,9 @@ static int take_freed(void *arg, const struct e4_inode *in)
 {
 	struct freed *f = arg;
 
-	if (in->in_use || !in->mode || !in->dtime || in->links)
+	/* freed (a deletion time), or unlinked and on the orphan list (a
+	 * link in i_dtime: the kernel had not finished deleting it) */
+	if (in->in_use || !in->mode || (!in->dtime && !in->orphan_next) || in->links)
 		return 0;
 	if (f->n == f->cap) {
 		size_t cap = f->cap ? f->cap * 2 : 64;
