@@ -601,7 +601,10 @@ int record_from_deleted(struct record *r, struct session *s, const struct e4_jou
 			const struct e4_deleted *d)
 {
 	struct e4_inode live;
+	struct e4_context live_ctx;
+	const struct e4_context *ctx = NULL;
 	const struct e4_inode *in = NULL;
+	const char *why;
 	char *path = record_deleted_path(d), *target = NULL;
 	const char *slash;
 	uint64_t len = 0;
@@ -612,6 +615,7 @@ int record_from_deleted(struct record *r, struct session *s, const struct e4_jou
 		return -1;
 	if (d->have_inode) {
 		in = &d->inode;
+		ctx = d->have_ctx ? &d->ctx : NULL;
 		dtime = d->have_dtime ? d->dtime : 0;
 		target = deleted_target(s, j, d, &len);
 	} else if (!d->still_in_use && e4_inode_allocated(s->fs, d->ino, &allocated) == E4_OK &&
@@ -621,17 +625,20 @@ int record_from_deleted(struct record *r, struct session *s, const struct e4_jou
 		 * shows a deleted name's */
 		in = &live;
 		dtime = live.dtime;
+		/* its context, where the freed inode still holds it */
+		if (live.encrypted && e4_inode_context(s->fs, &live, &live_ctx, &why) == E4_OK)
+			ctx = &live_ctx;
 	}
 	/* what lstat gave: a symlink's size is its target's length */
-	rc = in ? record_from_copy(r, s, in, in == &d->inode && d->have_ctx ? &d->ctx : NULL,
-				   target ? len : in->size, target, path) :
+	rc = in ? record_from_copy(r, s, in, ctx, target ? len : in->size, target, path) :
 		  !(r->path = strdup(path)) ? -1 : 0;
 	free(path);
 	free(target);
 	if (rc)
 		return -1;
 	r->ino = d->ino;
-	r->name_type = d->file_type;
+	/* no entry names an orphan: its name type is unknown, as fls's "-" */
+	r->name_type = d->orphan ? 0 : d->file_type;
 	r->deleted = 1;
 	r->orphan = d->orphan;
 	/* the inode bitmap's bit now (set: the inode was allocated again) */

@@ -50,7 +50,7 @@ usage: dfxml_check.py DFXML [--schema 1.1.1|2.0] [--tsv MANIFEST.tsv]
    the scenario deleted (or one outside its trees); each entry the
    manifest's `removed` records name has exactly one fileobject of its
    inode, by its path in the image (--nokey: the kernel's no-key path, as
-   its readdir gave it; /<INO>, orphan 1, when the journal lost its name),
+   its readdir gave it; /$OrphanFiles/OrphanFile-INO, orphan 1, as TSK names it, when the journal lost its name),
    with its type and name state; where the inode is known its dtime is
    the i_dtime of the newest copy of that inode the journal holds freed
    (decoded here from the image's bytes, tests/vm/timeline_check.py), its
@@ -573,7 +573,7 @@ def check_deleted(c, a, vol, by_path, bs):
             continue
         fo = fos[0]
         p = undo(t(fo, "filename") or "")
-        orphan = p == f"/<{ino}>".encode()
+        orphan = p == f"/$OrphanFiles/OrphanFile-{ino}".encode()
         want = b"/" + (names.get(ext[e.path][0], b"?") if a.nokey else e.path)
         c.check(p == want or orphan, f"{name}: filename {t(fo, 'filename')!r}, want "
                 f"{ce.show(want)!r}")
