@@ -286,7 +286,7 @@ timeout -k 10 "$opt_timeout" qemu-system-x86_64 \
 	-accel tcg -cpu max -m 512 -smp 1 \
 	-nodefaults -display none -monitor none -serial "file:$consolelog" -no-reboot \
 	-kernel "$opt_kernel" -initrd "$initramfs" \
-	-append "console=ttyS0 panic=-1 rdinit=/init quiet${scen_append:+ $scen_append}" \
+	-append "console=ttyS0 panic=-1 rdinit=/init quiet no_timer_check${scen_append:+ $scen_append}" \
 	-drive "file=$image,format=raw,if=virtio" \
 	-drive "file=$scendisk,format=raw,if=virtio" \
 	"${drive2[@]+"${drive2[@]}"}" \
