@@ -51,6 +51,11 @@ static void put_time(const struct bodyfile *b, const struct e4_timestamp *t, cha
 {
 	if (!t)
 		fprintf(b->f, "0%c", sep);
+	else if (b->nanoseconds && t->sec < 0 && t->nsec)
+		/* ext4 keeps a negative second plus positive nanoseconds:
+		 * -1 s + 0.5 s is -0.5, written as one decimal number */
+		fprintf(b->f, "-%" PRId64 ".%09" PRIu32 "%c", -(t->sec + 1),
+			1000000000u - t->nsec, sep);
 	else if (b->nanoseconds)
 		fprintf(b->f, "%" PRId64 ".%09" PRIu32 "%c", t->sec, t->nsec, sep);
 	else

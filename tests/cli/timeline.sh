@@ -79,6 +79,18 @@ if must_run "timeline --nanoseconds" "$W/body.ns" -- "$E4DUMP" timeline --nanose
 	check "mactime reads --nanoseconds (exit $?, dates /plain/hello.txt $hdate)" \
 		'[ $? = 0 ] && grep -q "^$hdate,100,m.*,\"/plain/hello.txt\"$" "$W/mac.ns"'
 fi
+# a time before 1970 with nanoseconds: ext4 stores -1 s and 0.5 s
+# (debugfs sif: mtime 0xffffffff, extra 0x77359400: 500000000 << 2,
+# epoch bits 0), the time -0.5 s, one decimal number for mactime and plaso
+cp "$W/s.img" "$W/old.img"
+debugfs -w -R "sif <$hino> mtime 0xffffffff" "$W/old.img" >/dev/null 2>&1 &&
+	debugfs -w -R "sif <$hino> mtime_extra 0x77359400" "$W/old.img" >/dev/null 2>&1 ||
+	give_up "debugfs sif"
+if must_run "timeline --nanoseconds, mtime before 1970" "$W/body.old" -- \
+	"$E4DUMP" timeline --nanoseconds "$W/old.img" /plain; then
+	got=$(awk -F'|' '$2 == "/plain/hello.txt" {print $9}' "$W/body.old")
+	check "--nanoseconds: -1 s + 0.5 s is $got, want -0.500000000" '[ "$got" = "-0.500000000" ]'
+fi
 # stat of a freed inode: "not allocated" and its dtime, as istat
 mkdir -p "$W/del" && echo gone >"$W/del/gone" && echo kept >"$W/del/kept"
 mkfs.ext4 -q -F -d "$W/del" "$W/del.img" 4M >/dev/null 2>&1 || give_up mkfs.ext4
