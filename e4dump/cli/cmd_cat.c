@@ -15,7 +15,7 @@
 #include "escape.h"
 #include "file.h"
 #include "filewriter.h"
-#include "inodeinfo.h"
+#include "linkfacts.h"
 #include "jsonout.h"
 #include "kdf.h"
 #include "manifest.h"

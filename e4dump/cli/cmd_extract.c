@@ -22,6 +22,7 @@
 #include "progress.h"
 #include "hardlinks.h"
 #include "inodeinfo.h"
+#include "linkfacts.h"
 #include "jsonout.h"
 #include "kept.h"
 #include "nameset.h"

@@ -24,7 +24,7 @@
 #include "file.h"
 #include "hex.h"
 #include "inode.h"
-#include "inodeinfo.h"
+#include "linkfacts.h"
 #include "jsonout.h"
 #include "session.h"
 #include "walk.h"

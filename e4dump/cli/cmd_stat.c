@@ -11,6 +11,7 @@
 #include "escape.h"
 #include "inode.h"
 #include "inodeinfo.h"
+#include "linkfacts.h"
 #include "jsonout.h"
 #include "modes.h"
 #include "nokey.h"

@@ -313,9 +313,9 @@ static void hashdigest(struct dfxml *x, const struct record_hashes *h, const cha
 /* A time element, none for a time without a date */
 static void time_el(struct dfxml *x, const char *name, const struct e4_timestamp *ts)
 {
-	char t[RECORD_TIME_MAX];
+	char t[JSON_TIME_MAX];
 
-	if (!record_time_text(ts, t))
+	if (!json_time_text(ts, t))
 		el(x, name, t);
 }
 

@@ -9,6 +9,7 @@
 #include "escape.h"
 #include "inodeinfo.h"
 #include "jsonout.h"
+#include "linkfacts.h"
 #include "modes.h"
 #include "nokey.h"
 #include "record.h"
@@ -68,59 +69,6 @@ static json_object *nokey_name(struct session *s, const char *path, uint32_t ino
 	return o;
 }
 
-int inode_locked(struct session *s, const struct e4_inode *in)
-{
-	struct e4_context c;
-	struct e4_policy_key pk;
-	const char *why;
-
-	return in->encrypted && e4_inode_context(s->fs, in, &c, &why) == E4_OK &&
-	       (e4_fs_policy_key(s->fs, &c, &pk) != E4_OK || !pk.open);
-}
-
-uint64_t inode_stat_size(struct session *s, const struct e4_inode *in,
-			 const char *shown)
-{
-	uint64_t size = in->size;
-	char *target;
-	size_t len;
-
-	if (!E4_ISLNK(in->mode))
-		return size;
-	if (inode_locked(s, in))
-		e4_symlink_locked_size(s->fs, in, shown, &size);
-	else if (e4_symlink_read(s->fs, in, shown, &target, &len) == E4_OK) {
-		size = len;
-		free(target);
-	}
-	return size;
-}
-
-/* How a symlink's target is shown: "plain", "decrypted" or "nokey". */
-static const char *target_state(struct session *s, const struct e4_inode *in)
-{
-	return inode_locked(s, in) ? "nokey" : in->encrypted ? "decrypted" : "plain";
-}
-
-char *inode_target(struct session *s, const struct e4_inode *in,
-		   const char *shown, const char **state)
-{
-	char nk[E4_NOKEY_NAME_MAX + 1], *target = NULL, *esc;
-	size_t len;
-
-	*state = target_state(s, in);
-	if (!strcmp(*state, "nokey"))
-		return e4_symlink_locked_target(s->fs, in, shown, nk) == E4_OK ?
-		       strdup(nk) : NULL;
-	if (e4_symlink_read(s->fs, in, shown, &target, &len) != E4_OK)
-		return NULL;
-	esc = malloc(E4_ESCAPE_SIZE(len));
-	if (esc)
-		e4_escape((const uint8_t *)target, len, esc, 0);
-	free(target);
-	return esc;
-}
-
 void inode_info_add(json_object *o, struct session *s, const char *path,
 		    const char *shown, const struct e4_inode *in, const char *nokey)
 {
@@ -136,7 +84,7 @@ void inode_info_add(json_object *o, struct session *s, const char *path,
 		e4_inode_map(s->fs, in, shown, UINT64_MAX, add_run, runs);
 	ADD(o, "blocks", runs);
 	if (E4_ISLNK(in->mode))
-		ADD(o, "target_state", STR(target_state(s, in)));
+		ADD(o, "target_state", STR(inode_target_state(s, in)));
 	ADD(o, "nokey_name", nokey ? STR(nokey) : path ? nokey_name(s, path, in->ino) : NULL);
 }
 

@@ -7,8 +7,6 @@
 #include "escape.h"
 #include "utf8.h"
 #include "jsonout.h"
-#include "record.h"
-#include "session.h"
 
 #ifndef E4DUMP_VERSION
 #define E4DUMP_VERSION "0"
@@ -103,11 +101,25 @@ const char *json_name_state(enum e4_name_state st)
 	}
 }
 
+int json_time_text(const struct e4_timestamp *ts, char buf[JSON_TIME_MAX])
+{
+	time_t t = (time_t)ts->sec;
+	struct tm tm;
+	size_t n;
+
+	if (!gmtime_r(&t, &tm) || !(n = strftime(buf, JSON_TIME_MAX, "%Y-%m-%dT%H:%M:%S", &tm))) {
+		snprintf(buf, JSON_TIME_MAX, "-");
+		return -1;
+	}
+	snprintf(buf + n, JSON_TIME_MAX - n, ".%09" PRIu32 "Z", ts->nsec);
+	return 0;
+}
+
 json_object *json_time(const struct e4_timestamp *ts)
 {
-	char buf[RECORD_TIME_MAX];
+	char buf[JSON_TIME_MAX];
 
-	return record_time_text(ts, buf) ? NULL : json_object_new_string(buf);
+	return json_time_text(ts, buf) ? NULL : json_object_new_string(buf);
 }
 
 json_object *json_hex(const uint8_t *p, size_t n)
@@ -122,22 +134,6 @@ json_object *json_hex(const uint8_t *p, size_t n)
 	s[2 * n] = 0;
 	o = json_object_new_string(s);
 	free(s);
-	return o;
-}
-
-json_object *json_entry(struct session *s, const struct e4_walk_node *n,
-			uint64_t size)
-{
-	struct record r;
-	json_object *o = NULL;
-
-	record_init(&r, "entry");
-	if (!record_from_node(&r, s, n)) {
-		if (n->inode)
-			r.size = size;
-		o = record_json(&r);
-	}
-	record_free(&r);
 	return o;
 }
 
@@ -171,11 +167,4 @@ void json_tally(const char *command, const struct report *r, int rc, int json,
 	for (size_t i = 0; i < n; i++)
 		json_object_object_add(sum, t[i].key, json_object_new_uint64(t[i].n));
 	json_emit(sum);
-}
-
-int json_finish(int json, const char *command, struct report *r, int rc)
-{
-	if (json)
-		json_emit(json_summary(command, r, rc));
-	return finish_stdout(rc, r);
 }

@@ -32,17 +32,17 @@ json_object *json_record(const char *type);
  * "bad". */
 const char *json_name_state(enum e4_name_state st);
 
+/* A time as "YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ" (UTC) into buf; 0, or -1
+ * (then "-") when it has no date. */
+#define JSON_TIME_MAX 48
+int json_time_text(const struct e4_timestamp *ts, char buf[JSON_TIME_MAX]);
+
 /* "2021-01-07T06:30:00.000000000Z" */
 json_object *json_time(const struct e4_timestamp *ts);
 
 /* Lowercase hex of n bytes. */
 json_object *json_hex(const uint8_t *p, size_t n);
 
-/* The record of type "entry" of a walk node (record.h: record_from_node,
- * record_json) with size as given (what lstat gives).  NULL when out of
- * memory. */
-json_object *json_entry(struct session *s, const struct e4_walk_node *n,
-			uint64_t size);
 
 /* The summary record: command, version, errors, warnings, locked
  * policies, exit status; more fields may be added by the caller. */
@@ -65,8 +65,5 @@ struct tally {
 void json_tally(const char *command, const struct report *r, int rc, int json,
 		const struct tally *t, size_t n, const char *tail);
 
-/* The end of a command: with --json (json non-zero) its summary with
- * exit rc (json_summary, nothing added), then finish_stdout(rc). */
-int json_finish(int json, const char *command, struct report *r, int rc);
 
 #endif

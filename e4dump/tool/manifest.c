@@ -10,6 +10,7 @@
 #include "dfxml.h"
 #include "file.h"
 #include "hex.h"
+#include "jsonout.h"
 #include "manifest.h"
 #include "session.h"
 
@@ -239,9 +240,9 @@ out:
 }
 
 /* The record's time as the TSV shows it ("-": none) */
-static const char *tsv_time(const struct e4_timestamp *ts, char buf[RECORD_TIME_MAX])
+static const char *tsv_time(const struct e4_timestamp *ts, char buf[JSON_TIME_MAX])
 {
-	record_time_text(ts, buf);
+	json_time_text(ts, buf);
 	return buf;
 }
 
@@ -250,7 +251,7 @@ int manifest_write(struct manifest *m, struct manifest_row *row,
 {
 	struct record *r = row ? &row->rec : NULL;
 	const struct e4_inode *in;
-	char t[4][RECORD_TIME_MAX];
+	char t[4][JSON_TIME_MAX];
 	int rc = 0;
 
 	if (!row)

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include "escape.h"
-#include "inodeinfo.h"
+#include "linkfacts.h"
 #include "jsonout.h"
 #include "modes.h"
 #include "nokey.h"
@@ -96,19 +96,6 @@ json_object *record_time(const struct e4_timestamp *ts)
 	return json_time(ts);
 }
 
-int record_time_text(const struct e4_timestamp *ts, char buf[RECORD_TIME_MAX])
-{
-	time_t t = (time_t)ts->sec;
-	struct tm tm;
-	size_t n;
-
-	if (!gmtime_r(&t, &tm) || !(n = strftime(buf, RECORD_TIME_MAX, "%Y-%m-%dT%H:%M:%S", &tm))) {
-		snprintf(buf, RECORD_TIME_MAX, "-");
-		return -1;
-	}
-	snprintf(buf + n, RECORD_TIME_MAX - n, ".%09" PRIu32 "Z", ts->nsec);
-	return 0;
-}
 
 json_object *record_policy(const char *type, const struct e4_context *c, int nonce)
 {
@@ -648,4 +635,20 @@ int record_from_deleted(struct record *r, struct session *s, const struct e4_jou
 	if (!(r->name = strdup(slash ? slash + 1 : r->path)))
 		return -1;
 	return d->orphan ? 0 : record_set_name(r, d->name_state, d->raw_name, d->raw_len);
+}
+
+json_object *json_entry(struct session *s, const struct e4_walk_node *n,
+			uint64_t size)
+{
+	struct record r;
+	json_object *o = NULL;
+
+	record_init(&r, "entry");
+	if (!record_from_node(&r, s, n)) {
+		if (n->inode)
+			r.size = size;
+		o = record_json(&r);
+	}
+	record_free(&r);
+	return o;
 }

@@ -241,10 +241,13 @@ json_object *record_policy(const char *type, const struct e4_context *c, int non
 void record_policy_key(json_object *o, struct session *s, const struct e4_context *c);
 /* A time, or null: "YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ". */
 json_object *record_time(const struct e4_timestamp *ts);
-/* The same as text into buf; 0, or -1 (then "-") when it has no date. */
-#define RECORD_TIME_MAX 48
-int record_time_text(const struct e4_timestamp *ts, char buf[RECORD_TIME_MAX]);
 /* i_dtime (seconds) as a timestamp */
 #define RECORD_DTIME(in) ((struct e4_timestamp){ (int64_t)(in)->dtime, 0 })
+
+/* The record of type "entry" of a walk node (record.h: record_from_node,
+ * record_json) with size as given (what lstat gives).  NULL when out of
+ * memory. */
+json_object *json_entry(struct session *s, const struct e4_walk_node *n,
+			uint64_t size);
 
 #endif

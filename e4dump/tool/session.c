@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "jsonout.h"
 #include "kdf.h"
 #include "keyload.h"
 #include "session.h"
@@ -175,4 +176,11 @@ unsigned int session_extra_threads(const struct session *s,
 	if (!e4_fs_concurrent_reads(s->fs))
 		return 0;
 	return n < max ? (unsigned int)n : max;
+}
+
+int json_finish(int json, const char *command, struct report *r, int rc)
+{
+	if (json)
+		json_emit(json_summary(command, r, rc));
+	return finish_stdout(rc, r);
 }

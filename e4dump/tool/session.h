@@ -55,4 +55,8 @@ int session_status(const struct session *s);
  * full disk, a closed pipe), else rc. */
 int finish_stdout(int rc, struct report *r);
 
+/* The end of a command: with --json (json non-zero) its summary with
+ * exit rc (json_summary, nothing added), then finish_stdout(rc). */
+int json_finish(int json, const char *command, struct report *r, int rc);
+
 #endif
