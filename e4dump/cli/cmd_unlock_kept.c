@@ -67,6 +67,14 @@ struct uk {
 	size_t dirs, files, symlinks, copied, kept, skipped;
 };
 
+/* The mode bits made: set-user-ID and set-group-ID only with
+ * --keep-setid, as extract does (a decrypted file is a copy, not an
+ * installed program). */
+static mode_t setid_mask(const struct uk *u)
+{
+	return u->o->keep_setid ? 07777 : 01777;
+}
+
 static int hexfield(json_object *o, const char *k, uint8_t *out, size_t max)
 {
 	json_object *v;
@@ -387,7 +395,7 @@ static int decrypt_file(struct uk *u, int src, const char *cname, json_object *s
 	json_object *want = field(h, "sha256", json_type_string);
 	uint64_t size = (uint64_t)intfield(later, "i_size", -1);
 	uint64_t nblocks = (size + u->bs - 1) / u->bs;
-	mode_t mode = (mode_t)(intfield(later, "i_mode", 0) & 01777);
+	mode_t mode = (mode_t)(intfield(later, "i_mode", 0) & setid_mask(u));
 	char hashes[MANIFEST_HASHES];
 	struct timespec ts[2];
 	struct out_file f;
@@ -481,7 +489,7 @@ static int copy_file(struct uk *u, int src, const char *sname, int dst,
 	uint64_t off = 0;
 	ssize_t n;
 
-	if (fd < 0 || fstat(fd, &st) || outdir_file_open(&u->od, dst, dname, st.st_mode & 07777, &f)) {
+	if (fd < 0 || fstat(fd, &st) || outdir_file_open(&u->od, dst, dname, st.st_mode & setid_mask(u), &f)) {
 		report_error_at(u->r, shown, 0, "cannot copy: %s", strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -494,7 +502,7 @@ static int copy_file(struct uk *u, int src, const char *sname, int dst,
 	}
 	ts[0] = st.st_atim;
 	ts[1] = st.st_mtim;
-	if (n != 0 || fchmod(f.fd, st.st_mode & 07777) || futimens(f.fd, ts)) {
+	if (n != 0 || fchmod(f.fd, st.st_mode & setid_mask(u)) || futimens(f.fd, ts)) {
 		report_error_at(u->r, shown, 0, "cannot copy: %s", strerror(errno));
 		outdir_file_abort(&f);
 		close(fd);
@@ -708,11 +716,10 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 			long sl = kept_unhex(json_object_get_string(sh), (uint8_t *)sc, OUTDIR_NAME_MAX - 1);
 
 			/* a name in src, never a path */
+			sc[sl > 0 ? sl : 0] = 0;
 			if (sl > 0 && !memchr(sc, '/', (size_t)sl) && !memchr(sc, 0, (size_t)sl) &&
-			    strcmp(sc, ".") && strcmp(sc, "..")) {
-				sc[sl] = 0;
+			    strcmp(sc, ".") && strcmp(sc, ".."))
 				side = read_json(src, sc);
-			}
 			if (!side) {
 				report_error_at(u->r, path, 0, "its sidecar cannot be read");
 				u->skipped++;
@@ -736,11 +743,11 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 				json_object *sub = read_json(s2, KEPT_DIR_FILE);
 				json_object *sl = field(sub, "decrypt_later", json_type_object);
 				struct timespec ts[2] = { st.st_atim, st.st_mtim };
-				mode_t m = st.st_mode & 07777;
+				mode_t m = st.st_mode & setid_mask(u);
 
 				if (sl) {
 					later_times(sl, ts);
-					m = (mode_t)(intfield(sl, "i_mode", m) & 01777);
+					m = (mode_t)(intfield(sl, "i_mode", m) & setid_mask(u));
 				}
 				fchmod(d2, m);
 				futimens(d2, ts);

@@ -80,9 +80,9 @@ static const struct command commands[] = {
 	{ "unlock-kept", cmd_unlock_kept,
 	  OPT_BIT(OPT_KEY_FILE) | OPT_BIT(OPT_PASSPHRASE_FILE) | OPT_BIT(OPT_SALT) |
 	  OPT_BIT(OPT_VERBOSE) | OPT_BIT(OPT_HELP) | OPT_BIT(OPT_OUT) | OPT_BIT(OPT_FORCE) |
-	  OPT_BIT(OPT_MANIFEST) | OPT_BIT(OPT_JSON),
+	  OPT_BIT(OPT_MANIFEST) | OPT_BIT(OPT_JSON) | OPT_BIT(OPT_KEEP_SETID),
 	  1, 1, "unlock-kept (--key-file F | --passphrase-file F [--salt SALT])...\n"
-	  "             [--manifest FILE] [--json] [--force] EXPORT -o OUT",
+	  "             [--manifest FILE] [--json] [--force] [--keep-setid] EXPORT -o OUT",
 	  "finish an extract --keep-locked from its output EXPORT alone (no image):\n"
 	  "      decrypt the names, files and symlinks kept locked into OUT" },
 	{ "volumes", cmd_volumes, OPT_BIT(OPT_HELP) | OPT_BIT(OPT_VERBOSE) | OPT_BIT(OPT_JSON),

@@ -76,5 +76,16 @@ mkdir "$W/o.planted"
 ln -s "$W/outside" "$W/o.planted/secret"
 expect "planted symlink: exit 1" 1 'secret' -- "$E4DUMP" unlock-kept --key-file "$K" "$W/kl" -o "$W/o.planted"
 check "planted symlink: nothing written through it" '[ -z "$(ls -A "$W/outside")" ] && [ -L "$W/o.planted/secret" ]'
+# set-user-ID and set-group-ID bits in an export are not made, as extract
+# drops them, unless --keep-setid
+rm -rf "$W/ks" && cp -a "$W/kl" "$W/ks" && chmod 6755 "$W/ks/plain/hello.txt"
+expect "unlock-kept of an export holding a setuid file" 0 'unlock-kept: .* 0 skipped' -- \
+	"$E4DUMP" unlock-kept --key-file "$K" "$W/ks" -o "$W/us"
+check "the setuid and setgid bits dropped: $(stat -c %a "$W/us/plain/hello.txt")" \
+	'[ "$(stat -c %a "$W/us/plain/hello.txt")" = 755 ]'
+expect "unlock-kept --keep-setid" 0 'unlock-kept: .* 0 skipped' -- \
+	"$E4DUMP" unlock-kept --keep-setid --key-file "$K" "$W/ks" -o "$W/us2"
+check "--keep-setid keeps them: $(stat -c %a "$W/us2/plain/hello.txt")" \
+	'[ "$(stat -c %a "$W/us2/plain/hello.txt")" = 6755 ]'
 mv "$W/s.img.away" "$W/s.img"
 finish
