@@ -335,8 +335,9 @@ int dfxml_fileobject(struct dfxml *x, const struct record *r)
 	el(x, "name_type", type);
 	if (r->have_inode)
 		el(x, "filesize", NUM(r->size));
-	/* a deleted name: unallocated, as DFXML 1.1.1 marks it */
-	el(x, r->deleted ? "unalloc" : "alloc", "1");
+	/* a deleted name, or an inode its bitmap says is free (one asked
+	 * for by number): unallocated, as DFXML 1.1.1 marks it */
+	el(x, r->deleted || r->allocated == 0 ? "unalloc" : "alloc", "1");
 	if (r->orphan)
 		el(x, "orphan", "1");
 	el(x, "inode", NUM(r->ino));

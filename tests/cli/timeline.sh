@@ -105,6 +105,11 @@ if must_run "stat of the freed inode $gino" "$W/stat.del" -- "$E4DUMP" stat "$W/
 	check "stat: dtime $got, istat $idel" \
 		'[ -n "$got" ] && [ "$(date -u -d "$got" +%s)" = "$(date -u -d "$idel UTC" +%s)" ]'
 fi
+# extract of the freed inode by number: its DFXML says unallocated, as
+# its JSON record and istat do
+"$E4DUMP" extract --json --dfxml "$W/del.xml" "$W/del.img" "<$gino>" -o "$W/del.out" >"$W/del.json" 2>"$W/del.err"
+check "extract --dfxml of the freed inode $gino: <unalloc>1, no <alloc>" \
+	'grep -q "<unalloc>1</unalloc>" "$W/del.xml" && ! grep -q "<alloc>" "$W/del.xml" && grep -q "\"allocated\":false" "$W/del.json"'
 kino=$(debugfs -R "ls -p /" "$W/del.img" 2>/dev/null | awk -F/ '$6 == "kept" {print $2}')
 "$E4DUMP" stat "$W/del.img" /kept >"$W/stat.kept" 2>&1
 check "stat of an inode in use: allocated, no dtime" \
