@@ -8,10 +8,6 @@
 #include "utf8.h"
 #include "jsonout.h"
 
-#ifndef E4DUMP_VERSION
-#define E4DUMP_VERSION "0"
-#endif
-
 json_object *json_name(const char *raw)
 {
 	size_t n = strlen(raw);
@@ -135,36 +131,4 @@ json_object *json_hex(const uint8_t *p, size_t n)
 	o = json_object_new_string(s);
 	free(s);
 	return o;
-}
-
-json_object *json_summary(const char *command, const struct report *r, int rc)
-{
-	json_object *o = json_record("summary");
-
-	json_object_object_add(o, "command", json_object_new_string(command));
-	json_object_object_add(o, "tool", json_object_new_string("e4dump"));
-	json_object_object_add(o, "version", json_object_new_string(E4DUMP_VERSION));
-	json_object_object_add(o, "errors", json_object_new_uint64(r->errors));
-	json_object_object_add(o, "warnings", json_object_new_uint64(r->warnings));
-	json_object_object_add(o, "locked_policies", json_object_new_uint64(r->locked));
-	json_object_object_add(o, "exit", json_object_new_int(rc));
-	return o;
-}
-
-void json_tally(const char *command, const struct report *r, int rc, int json,
-		const struct tally *t, size_t n, const char *tail)
-{
-	json_object *sum;
-
-	fprintf(stderr, "e4dump: %s: ", command);
-	for (size_t i = 0; i < n; i++)
-		fprintf(stderr, "%" PRIu64 " %s%s", t[i].n, t[i].words,
-			i + 1 == n ? "" : t[i].group_end ? "; " : ", ");
-	fprintf(stderr, "%s\n", tail ? tail : "");
-	if (!json)
-		return;
-	sum = json_summary(command, r, rc);
-	for (size_t i = 0; i < n; i++)
-		json_object_object_add(sum, t[i].key, json_object_new_uint64(t[i].n));
-	json_emit(sum);
 }

@@ -6,7 +6,6 @@
 
 #include <json-c/json.h>
 #include "inode.h"
-#include "report.h"
 #include "walk.h"
 
 struct session;
@@ -42,28 +41,5 @@ json_object *json_time(const struct e4_timestamp *ts);
 
 /* Lowercase hex of n bytes. */
 json_object *json_hex(const uint8_t *p, size_t n);
-
-
-/* The summary record: command, version, errors, warnings, locked
- * policies, exit status; more fields may be added by the caller. */
-json_object *json_summary(const char *command, const struct report *r, int rc);
-
-/* One count of a command's accounting: its key in the summary, its words
- * on the line ("5 locked kept"), and whether a ';' (else a ',') follows
- * it there. */
-struct tally {
-	const char *key;
-	const char *words;
-	uint64_t n;
-	int group_end;
-};
-
-/* The accounting of a command that writes a tree (extract, unlock-kept),
- * in one place: the line "e4dump: COMMAND: N words, N words; ..." (then
- * tail, when not NULL) on standard error, always; with --json (json
- * non-zero) the summary with exit rc and each count under its key. */
-void json_tally(const char *command, const struct report *r, int rc, int json,
-		const struct tally *t, size_t n, const char *tail);
-
 
 #endif

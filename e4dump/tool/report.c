@@ -1,9 +1,14 @@
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "jsonout.h"
 #include "report.h"
+
+#ifndef E4DUMP_VERSION
+#define E4DUMP_VERSION "0"
+#endif
 
 static const char *level_word(enum e4_diag_level level)
 {
@@ -165,4 +170,36 @@ void report_warning_at(struct report *r, const char *path, uint32_t ino,
 	va_start(ap, fmt);
 	emit_at(r, E4_DIAG_WARNING, path, ino, fmt, ap);
 	va_end(ap);
+}
+
+json_object *json_summary(const char *command, const struct report *r, int rc)
+{
+	json_object *o = json_record("summary");
+
+	json_object_object_add(o, "command", json_object_new_string(command));
+	json_object_object_add(o, "tool", json_object_new_string("e4dump"));
+	json_object_object_add(o, "version", json_object_new_string(E4DUMP_VERSION));
+	json_object_object_add(o, "errors", json_object_new_uint64(r->errors));
+	json_object_object_add(o, "warnings", json_object_new_uint64(r->warnings));
+	json_object_object_add(o, "locked_policies", json_object_new_uint64(r->locked));
+	json_object_object_add(o, "exit", json_object_new_int(rc));
+	return o;
+}
+
+void json_tally(const char *command, const struct report *r, int rc, int json,
+		const struct tally *t, size_t n, const char *tail)
+{
+	json_object *sum;
+
+	fprintf(stderr, "e4dump: %s: ", command);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%" PRIu64 " %s%s", t[i].n, t[i].words,
+			i + 1 == n ? "" : t[i].group_end ? "; " : ", ");
+	fprintf(stderr, "%s\n", tail ? tail : "");
+	if (!json)
+		return;
+	sum = json_summary(command, r, rc);
+	for (size_t i = 0; i < n; i++)
+		json_object_object_add(sum, t[i].key, json_object_new_uint64(t[i].n));
+	json_emit(sum);
 }

@@ -5,6 +5,7 @@
 
 #include <stdatomic.h>
 #include <stddef.h>
+#include <json-c/json.h>
 #include "fs.h"
 
 struct report {
@@ -36,5 +37,26 @@ void report_error_at(struct report *r, const char *path, uint32_t ino,
 void report_warning_at(struct report *r, const char *path, uint32_t ino,
 		       const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* The summary record: command, version, errors, warnings, locked
+ * policies, exit status; more fields may be added by the caller. */
+json_object *json_summary(const char *command, const struct report *r, int rc);
+
+/* One count of a command's accounting: its key in the summary, its words
+ * on the line ("5 locked kept"), and whether a ';' (else a ',') follows
+ * it there. */
+struct tally {
+	const char *key;
+	const char *words;
+	uint64_t n;
+	int group_end;
+};
+
+/* The accounting of a command that writes a tree (extract, unlock-kept),
+ * in one place: the line "e4dump: COMMAND: N words, N words; ..." (then
+ * tail, when not NULL) on standard error, always; with --json (json
+ * non-zero) the summary with exit rc and each count under its key. */
+void json_tally(const char *command, const struct report *r, int rc, int json,
+		const struct tally *t, size_t n, const char *tail);
 
 #endif

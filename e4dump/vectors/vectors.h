@@ -18,7 +18,7 @@ void drbg_name(struct drbg *d, uint8_t *out, size_t n);
 
 json_object *vec(const char *type);
 void add_hex(json_object *o, const char *key, const uint8_t *p, size_t n);
-void emit(json_object *o); /* print one line and free */
+void vec_emit(json_object *o); /* print one line and free */
 /* Field readers: -1 when missing or malformed. */
 int get_hex(json_object *o, const char *key, uint8_t *out, size_t cap,
 	    size_t *len);

@@ -69,7 +69,7 @@ void add_hex(json_object *o, const char *key, const uint8_t *p,
 	free(s);
 }
 
-void emit(json_object *o)
+void vec_emit(json_object *o)
 {
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	json_object_put(o);

@@ -26,7 +26,7 @@ static void gen_kdf_v1(struct drbg *d)
 		add_hex(o, "master", master, 64);
 		add_hex(o, "nonce", nonce, 16);
 		add_hex(o, "derived", out, ks);
-		emit(o);
+		vec_emit(o);
 	}
 }
 
@@ -51,7 +51,7 @@ static void gen_hkdf_v2(struct drbg *d)
 		json_object_object_add(o, "context", json_object_new_int(ctxb));
 		add_hex(o, "info", in, il);
 		add_hex(o, "derived", out, ol);
-		emit(o);
+		vec_emit(o);
 	}
 }
 
@@ -66,7 +66,7 @@ static void gen_key_identifier_v2(struct drbg *d)
 		o = vec("key_identifier_v2");
 		add_hex(o, "key", master, n);
 		add_hex(o, "identifier", out, 16);
-		emit(o);
+		vec_emit(o);
 	}
 }
 
@@ -84,7 +84,7 @@ static void gen_inode_hash(struct drbg *d)
 		add_hex(o, "key", key, 16);
 		json_object_object_add(o, "ino", json_object_new_int64((int64_t)ino));
 		json_object_object_add(o, "hash", json_object_new_int64((int64_t)(uint32_t)h));
-		emit(o);
+		vec_emit(o);
 	}
 }
 
@@ -99,7 +99,7 @@ static void gen_descriptor_e4crypt(struct drbg *d)
 		o = vec("descriptor_e4crypt");
 		add_hex(o, "key", master, n);
 		add_hex(o, "descriptor", out, 8);
-		emit(o);
+		vec_emit(o);
 	}
 }
 
@@ -126,7 +126,7 @@ static void gen_xts(struct drbg *d)
 		json_object_object_add(o, "lblk", json_object_new_int64((int64_t)xv[i].lblk));
 		add_hex(o, "plaintext", in, xv[i].du);
 		add_hex(o, "ciphertext", out, xv[i].du);
-		emit(o);
+		vec_emit(o);
 	}
 }
 
@@ -154,7 +154,7 @@ static void gen_names(struct drbg *d)
 			add_hex(o, "key", key, 32);
 			add_hex(o, "name", in, len);
 			add_hex(o, "stored", out, st);
-			emit(o);
+			vec_emit(o);
 		}
 	}
 }
@@ -186,7 +186,7 @@ static void gen_symlinks(struct drbg *d)
 			add_hex(o, "key", key, 32);
 			add_hex(o, "target", in, len);
 			add_hex(o, "blob", out, st + 2);
-			emit(o);
+			vec_emit(o);
 		}
 	}
 }
@@ -206,7 +206,7 @@ static void gen_nokey_names(struct drbg *d)
 		o = vec("nokey_2015");
 		add_hex(o, "ciphertext", in, cl[i]);
 		json_object_object_add(o, "nokey", json_object_new_string(s));
-		emit(o);
+		vec_emit(o);
 		drbg_bytes(d, (uint8_t *)h, sizeof(h));
 		h[0] &= ~1u;
 		e4_nokey_name_v61(h[0], h[1], in, cl[i], s);
@@ -215,7 +215,7 @@ static void gen_nokey_names(struct drbg *d)
 		json_object_object_add(o, "minor_hash", json_object_new_int64(h[1]));
 		add_hex(o, "ciphertext", in, cl[i]);
 		json_object_object_add(o, "nokey", json_object_new_string(s));
-		emit(o);
+		vec_emit(o);
 	}
 }
 
@@ -242,7 +242,7 @@ static void gen_dirhash(struct drbg *d)
 				add_hex(o, "name", in, nl[i]);
 				json_object_object_add(o, "hash", json_object_new_int64(h));
 				json_object_object_add(o, "minor_hash", json_object_new_int64(m));
-				emit(o);
+				vec_emit(o);
 			}
 		}
 	}

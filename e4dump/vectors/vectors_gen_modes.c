@@ -60,7 +60,7 @@ static void gen_contents(struct drbg *d)
 		add_iv_fields(o, cv[i].s, cv[i].v);
 		add_hex(o, "plaintext", in, cv[i].du);
 		add_hex(o, "ciphertext", out, cv[i].du);
-		emit(o);
+		vec_emit(o);
 	}
 }
 
@@ -104,7 +104,7 @@ static void gen_names(struct drbg *d)
 		add_hex(o, "key", key, kl);
 		add_hex(o, "name", in, len);
 		add_hex(o, "stored", out, st);
-		emit(o);
+		vec_emit(o);
 	}
 }
 
@@ -126,7 +126,7 @@ static void gen_passphrases(struct drbg *d)
 		add_hex(o, "salt", salt, 16);
 		add_hex(o, "key", key, 64);
 		add_hex(o, "descriptor", desc, 8);
-		emit(o);
+		vec_emit(o);
 	}
 }
 
@@ -150,7 +150,7 @@ static void gen_siphash_dirhash(struct drbg *d)
 		add_hex(o, "name", (const uint8_t *)names[i], strlen(names[i]));
 		json_object_object_add(o, "hash", json_object_new_int64(h));
 		json_object_object_add(o, "minor_hash", json_object_new_int64(m));
-		emit(o);
+		vec_emit(o);
 	}
 }
 
@@ -181,7 +181,7 @@ static void gen_nokey_generations(struct drbg *d)
 			json_object_object_add(o, "minor_hash", json_object_new_int64(h[1]));
 			add_hex(o, "ciphertext", ct, cl[i]);
 			json_object_object_add(o, "nokey", json_object_new_string(s));
-			emit(o);
+			vec_emit(o);
 		}
 	}
 }
@@ -215,7 +215,7 @@ static void gen_name_hashes(struct drbg *d)
 			add_hex(o, "ciphertext", ct, cl[i]);
 			json_object_object_add(o, "hash", json_object_new_int64(h));
 			json_object_object_add(o, "minor_hash", json_object_new_int64(m));
-			emit(o);
+			vec_emit(o);
 		}
 	}
 }
@@ -252,7 +252,7 @@ static void gen_adiantum_contents(struct drbg *d)
 			add_hex(o, "nonce", nonce, 16);
 		add_hex(o, "plaintext", in, cv[i].du);
 		add_hex(o, "ciphertext", out, cv[i].du);
-		emit(o);
+		vec_emit(o);
 	}
 }
 
@@ -303,7 +303,7 @@ static void gen_wide_one(struct drbg *d, int symlink, uint8_t mode, int direct,
 		add_hex(o, "blob", out, st + 2);
 	else
 		add_hex(o, "stored", out + 2, st);
-	emit(o);
+	vec_emit(o);
 }
 
 /* Adiantum names without and with a nonce, HCTR2 names plain and under

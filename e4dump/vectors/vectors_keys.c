@@ -74,7 +74,7 @@ void vectors_generate_keys(struct drbg *d)
 			if (s != E4_IV_LBLK)
 				json_object_object_add(o, "iv_value",
 						       json_object_new_int64(iv));
-			emit(o);
+			vec_emit(o);
 			e4_wipe(dk, sizeof(dk));
 		}
 	}
