@@ -1,5 +1,18 @@
-/* e4dump QEMU guest: console messages, failures, allocation, paths under /mnt, full writes. */
+/* e4dump QEMU guest: console messages, failures and power-off, allocation,
+ * paths under /mnt, full writes. */
 #include "guest.h"
+
+/* Power off: the last thing the guest does, after its verdict is on the
+ * console. */
+void finish(int ok)
+{
+	(void)ok;
+	sync();
+	reboot(RB_AUTOBOOT);
+	/* reboot() only returns on error; make the kernel panic (panic=-1
+	 * reboots, and QEMU exits because of -no-reboot). */
+	_exit(1);
+}
 
 void say(const char *fmt, ...)
 {

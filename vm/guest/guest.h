@@ -5,7 +5,7 @@
  *
  *   init.c         main, the mounts of the image, power-off
  *   commands.c     the scenario command table and the scenario loop
- *   console.c      messages, failures, allocation, paths, full writes
+ *   console.c      messages, failures, power-off, allocation, paths, full writes
  *   manifest.c     the manifest buffer
  *   content.c      the content generator
  *   parse.c        the words of a scenario line
@@ -96,6 +96,7 @@ struct scn_cmd {
 };
 
 /* console.c */
+void finish(int ok) __attribute__((noreturn));
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void fail_errno(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
@@ -164,7 +165,6 @@ size_t first_regular(const struct dent *v, size_t n, const char *cmd,
 		     const char *rel, int lineno);
 
 /* init.c */
-void finish(int ok) __attribute__((noreturn));
 extern char g_mountopts[1024];
 extern int g_mounted;
 void umount_img(int lineno);

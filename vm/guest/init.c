@@ -11,7 +11,7 @@
  * lookups/opens/unlinks by the returned names, ...) record what the kernel
  * did as further manifest lines.
  *
- * This file: main, the mounts of the image, power-off.  The other files of
+ * This file: main and the mounts of the image.  The other files of
  * vm/guest/ are listed in guest.h.
  *
  * The scenario language, the manifest format and the content generator are
@@ -23,16 +23,6 @@
 #include "guest.h"
 
 static int g_vdb = -1;
-
-void finish(int ok)
-{
-	(void)ok;
-	sync();
-	reboot(RB_AUTOBOOT);
-	/* reboot() only returns on error; make the kernel panic (panic=-1
-	 * reboots, and QEMU exits because of -no-reboot). */
-	_exit(1);
-}
 
 char g_mountopts[1024]; /* data string of the current mount, "" = none */
 int g_mounted;           /* 0 with "@nomount" until a mount succeeds */
