@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""A large extract --keep-locked export made from a small one, fast (no
+image, no QEMU), for the memory bound of unlock-kept (tests/cli/unlock_kept.sh).
+
+  unlock_kept_many.py EXPORT OUT NDIRS NENTRIES
+EXPORT: a real export holding a locked directory (its first %e4dump-dir.json
+with names_locked is the template: its context, inode, times).  OUT gets
+EXPORT's %e4dump-export.json and NDIRS locked directories d00000..., each
+with a %e4dump-dir.json of NENTRIES stored names of 32 random bytes (as a
+PAD_32 policy stores them; they do not decrypt with the key: each directory
+stays kept, its names the stored ones).
+"""
+import json
+import os
+import shutil
+import sys
+
+src, out, ndirs, nents = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+template = None
+for d, dirs, files in sorted(os.walk(src)):
+    dirs.sort()
+    if "%e4dump-dir.json" in files:
+        j = json.load(open(os.path.join(d, "%e4dump-dir.json")))
+        if j.get("names_locked"):
+            template = j
+            break
+if template is None:
+    sys.exit("no locked directory in " + src)
+os.makedirs(out)
+shutil.copyfile(os.path.join(src, "%e4dump-export.json"), os.path.join(out, "%e4dump-export.json"))
+rnd = open("/dev/urandom", "rb")
+for i in range(ndirs):
+    d = os.path.join(out, "d%05d" % i)
+    os.mkdir(d)
+    ents = []
+    for k in range(nents):
+        raw = rnd.read(32)
+        name = "n%05d_%03d" % (i, k)
+        ents.append({"name": name, "name_hex": name.encode().hex(), "inode": 1000 + k,
+                     "file_type": "regular", "name_state": "no-key",
+                     "raw_name_hex": raw.hex(), "hash": k * 2, "minor_hash": 0})
+    j = dict(template)
+    j["path"] = "/d%05d" % i
+    j["entries"] = ents
+    with open(os.path.join(d, "%e4dump-dir.json"), "w") as f:
+        json.dump(j, f)
