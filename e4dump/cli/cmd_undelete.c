@@ -359,10 +359,27 @@ static int deleted_rec(struct undel *u, const struct e4_deleted *d,
 		       const struct verdict *v, const char *out, const char *t,
 		       struct record *rec);
 
-/* The decrypt_later of directory ino (a deleted entry's parent): a
- * deleted directory's as recover() noted it, else the live inode's; NULL
- * when neither can be read. */
-static json_object *dir_later(struct undel *u, uint32_t ino)
+/* A directory's record for its KEPT_DIR_FILE: type "kept_directory",
+ * casefolded and decrypt_later added.  NULL when out of memory. */
+static json_object *dir_record(struct record *rec)
+{
+	json_object *o = record_json(rec), *l = o ? kept_later_json(rec, NULL) : NULL;
+
+	if (!l) {
+		json_object_put(o);
+		return NULL;
+	}
+	json_object_object_add(o, "casefolded", json_object_new_boolean(
+				       (rec->inode.flags & E4_INODE_CASEFOLD_FL) != 0));
+	json_object_object_add(o, "decrypt_later", l);
+	return o;
+}
+
+/* The record of directory ino (a deleted entry's parent) for its output
+ * directory's KEPT_DIR_FILE (a copy): a deleted directory's as recover()
+ * noted it, else the live inode's, path dpath; NULL when neither can be
+ * read. */
+static json_object *dir_later(struct undel *u, uint32_t ino, const char *dpath)
 {
 	char key[16];
 	struct e4_inode in;
@@ -370,30 +387,35 @@ static json_object *dir_later(struct undel *u, uint32_t ino)
 	json_object *l = NULL;
 
 	snprintf(key, sizeof(key), "%" PRIu32, ino);
-	if (u->dir_laters && json_object_object_get_ex(u->dir_laters, key, &l))
-		return json_object_get(l);
+	if (u->dir_laters && json_object_object_get_ex(u->dir_laters, key, &l)) {
+		json_object *c = NULL;
+
+		return json_object_deep_copy(l, &c, NULL) ? NULL : c;
+	}
 	if (e4_inode_read(u->s->fs, ino, NULL, &in) != E4_OK || !E4_ISDIR(in.mode))
 		return NULL;
 	record_init(&rec, "kept_directory");
 	rec.without_xattrs = 1;
-	if (!record_from_inode(&rec, u->s, ino, &in, key))
-		l = kept_later_json(&rec, NULL);
+	if (!record_from_inode(&rec, u->s, ino, &in, dpath ? dpath : key))
+		l = dir_record(&rec);
 	record_free(&rec);
 	return l;
 }
 
-/* A deleted encrypted directory: its decrypt_later noted (dir_later). */
+/* A deleted directory: its record noted (dir_later). */
 static void note_dir(struct undel *u, const struct e4_deleted *d, const struct verdict *v)
 {
 	char key[16];
 	struct record rec;
 	json_object *l = NULL;
 
-	if (!u->o->keep_locked || d->file_type != 2 || !d->have_inode || !d->encrypted)
+	if (!u->o->keep_locked || d->file_type != 2 || !d->have_inode)
 		return;
 	snprintf(key, sizeof(key), "%" PRIu32, d->ino);
-	if (!deleted_rec(u, d, v, NULL, "deleted", &rec))
-		l = kept_later_json(&rec, NULL);
+	if (!deleted_rec(u, d, v, NULL, "kept_directory", &rec)) {
+		rec.without_xattrs = 1;
+		l = dir_record(&rec);
+	}
 	record_free(&rec);
 	if (!l)
 		return;
@@ -449,17 +471,18 @@ static void list_entry(struct undel *u, const char *rel, uint32_t parent, const 
 		return;
 	json_object_object_add(u->listed, key, NULL);
 	if (!json_object_object_get_ex(u->kept_dirs, rel, &dir)) {
-		json_object *dl = state == E4_NAME_NOKEY ? dir_later(u, parent) : NULL;
-		json_object *ch = dl ? json_object_object_get(dl, "context_hex") : NULL;
+		json_object *dl = json_object_object_get(dir = dir_later(u, parent, dpath),
+							 "decrypt_later");
 
-		dir = json_record("kept_directory");
+		if (!dir)
+			return; /* its directory cannot be read: the entry stays
+				 * as written (unlock-kept copies it) */
+		/* its path is the one the entries were found under */
 		if (dpath)
 			json_object_object_add(dir, "path", json_object_new_string(dpath));
-		json_object_object_add(dir, "inode", json_object_new_int64(parent));
-		json_object_object_add(dir, "names_locked", json_object_new_boolean(ch != NULL));
-		if (ch)
-			json_object_object_add(dir, "decrypt_later", json_object_get(dl));
-		json_object_put(dl);
+		json_object_object_add(dir, "names_locked", json_object_new_boolean(
+					       state == E4_NAME_NOKEY &&
+					       json_object_object_get(dl, "context_hex")));
 		json_object_object_add(dir, "entries", json_object_new_array());
 		json_object_object_add(u->kept_dirs, rel, dir);
 	}
