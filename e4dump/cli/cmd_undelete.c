@@ -568,9 +568,17 @@ static void write_sidecar(struct undel *u, const struct e4_deleted *d,
 					   v->runs, v->nruns)))
 		goto out;
 	json_object_object_add(o, "plaintext_size", json_object_new_uint64(d->inode.size));
-	if (v->target)
+	if (v->target) {
+		/* its stored target, to be decrypted later (as extract's) */
+		uint8_t *blob;
+		size_t size;
+
+		if (e4_recovery_symlink_raw(u->s->fs, u->j, d, &blob, &size) == E4_OK)
+			json_object_object_add(o, "symlink_stored_hex", json_hex(blob, size));
+		free(blob);
 		json_object_object_add(o, "symlink_nokey_target",
 				       json_object_new_string(v->shown_target));
+	}
 	if (kept_sidecar_write(&u->od, dirfd, side, name, o, later, fi.block_size)) {
 		report_error_at(u->s->report, rec.path, d->ino, "cannot write its sidecar %s: %s",
 				side, strerror(errno));
