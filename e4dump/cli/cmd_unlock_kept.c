@@ -605,13 +605,28 @@ static int copy_symlink(struct uk *u, int src, const char *sname, int dst,
 }
 
 /* The output name for a name of len bytes (inode ino) in names: escaped
- * and made unique as extract makes it (out_name in cmd_extract.c). */
-static void out_name(struct nameset *names, const char *name, size_t len,
-		     unsigned long ino, char out[OUTDIR_NAME_MAX])
+ * and made unique as extract makes it (out_name in cmd_extract.c).  next:
+ * per first escaped form, the k to try next, so that N entries of one
+ * name cost N tries, not N^2. */
+static void out_name(struct nameset *names, json_object *next, const char *name,
+		     size_t len, unsigned long ino, char out[OUTDIR_NAME_MAX])
 {
+	char first[OUTDIR_NAME_MAX];
+	json_object *v;
+	unsigned int k = 1;
+
 	outdir_escape(name, len, ino, out);
-	for (unsigned int k = 1; nameset_add(names, out) == 0 && k < 1000000; k++)
+	if (nameset_add(names, out) != 0)
+		return;
+	memcpy(first, out, OUTDIR_NAME_MAX);
+	if (json_object_object_get_ex(next, first, &v))
+		k = (unsigned int)json_object_get_int64(v);
+	for (; k < 1000000; k++) {
 		outdir_escape_again(name, len, ino, k, out);
+		if (nameset_add(names, out) != 0)
+			break;
+	}
+	json_object_object_add(next, first, json_object_new_int64(k + 1));
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -723,6 +738,7 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *in_path,
 	json_object *ents = field(dfile, "entries", json_type_array);
 	json_object *lk = field(dfile, "names_locked", json_type_boolean);
 	json_object *by_name = json_object_new_object(), *kept_out = json_object_new_array();
+	json_object *next = json_object_new_object();
 	char *shown = in_path ? strdup(in_path) : dpath ? strdup(json_object_get_string(dpath)) : NULL;
 	char *label = label_of(u, shown, rel);
 	struct nameset names = { 0 };
@@ -816,7 +832,7 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *in_path,
 		ph = field(ent, "plain_hex", json_type_string);
 		if (ent && names_locked && nc && ph &&
 		    (pl = (int)kept_unhex(json_object_get_string(ph), plain, 255)) > 0) {
-			out_name(&names, (const char *)plain, (size_t)pl,
+			out_name(&names, next, (const char *)plain, (size_t)pl,
 				 (unsigned long)intfield(ent, "inode", 0), dname);
 		} else {
 			pl = 0;
@@ -999,6 +1015,7 @@ done:
 	nameset_free(&names);
 	e4_cipher_free(nc);
 	json_object_put(by_name);
+	json_object_put(next);
 	json_object_put(kept_out);
 	json_object_put(dfile);
 	for (size_t i = 0; i < nsubs; i++) {

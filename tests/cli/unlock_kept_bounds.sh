@@ -7,6 +7,10 @@
 # trial of the policy ended after 256 names (c2c72ac's successor held every
 # locked directory's names for the whole run: about 175 MiB here).  Every
 # directory stays kept (its names do not decrypt) and is an export again.
+# And its work: a locked directory of 8,000 entries whose stored names all
+# decrypt to one name (unlock_kept_many.py dups) is made unique in 8,000
+# tries, not 8,000^2/2, as extract does: the run stays under 2 s of CPU
+# (ulimit -t; main took over 5 s).
 # usage: unlock_kept_bounds.sh E4DUMP WORKDIR
 set -u
 . "$(dirname "$0")/../lib/common.sh"
@@ -35,4 +39,12 @@ if sanitized "$E4DUMP"; then
 else
 	check "peak RSS ${RSS_MB} MiB, want under ${LIMIT_MB} MiB" '[ "$RSS_MB" -lt "$LIMIT_MB" ]'
 fi
+/usr/bin/python3 "$top/tests/cli/unlock_kept_many.py" "$W/kl" "$W/dups" dups 8000 ||
+	give_up "unlock_kept_many.py dups"
+(ulimit -t 2; exec "$E4DUMP" unlock-kept --key-file "$K" "$W/dups" -o "$W/ud") >/dev/null 2>"$W/ud.err"
+rc=$?
+check "8,000 names of one name: exit 0 within 2 s of CPU ($rc): $(tail -1 "$W/ud.err")" '[ $rc = 0 ]'
+check "sanitizer report" '! sanitizer_report "$W/ud.err"'
+check "8,000 distinct names made: $(ls "$W/ud/d" 2>/dev/null | wc -l)" \
+	'[ "$(ls "$W/ud/d" | grep -vc "^%e4dump")" = 8000 ]'
 finish
