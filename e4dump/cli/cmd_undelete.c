@@ -57,9 +57,10 @@ struct undel {
 					 * (its path in DIR), the record of
 					 * its KEPT_DIR_FILE (write_dir_files) */
 	json_object *listed;            /* --keep-locked: "PARENT/INO" listed */
-	json_object *dir_laters;        /* --keep-locked: the decrypt_later of
-					 * each encrypted directory deleted,
-					 * by its inode number */
+	json_object *dir_laters;        /* --keep-locked: the directory file
+					 * record (dir_record) of each
+					 * directory deleted, by its inode
+					 * number */
 	size_t exact, partial, locked, lost, total, in_use;
 	char names[64][OUTDIR_NAME_MAX];        /* escaped, as written */
 	char path[64 * OUTDIR_NAME_MAX];
