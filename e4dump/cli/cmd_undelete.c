@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "commands.h"
+#include "dir.h"
 #include "escape.h"
 #include "jsonout.h"
 #include "kept.h"
@@ -52,6 +53,14 @@ struct undel {
 	const struct options *o;
 	struct e4_journal *j;
 	struct outdir od;
+	json_object *kept_dirs;         /* --keep-locked: per output directory
+					 * (its path in DIR), the record of
+					 * its KEPT_DIR_FILE (write_dir_files) */
+	json_object *listed;            /* --keep-locked: "PARENT/INO" listed */
+	json_object *dir_laters;        /* --keep-locked: the directory file
+					 * record (dir_record) of each
+					 * directory deleted, by its inode
+					 * number */
 	size_t exact, partial, locked, lost, total, in_use;
 	char names[64][OUTDIR_NAME_MAX];        /* escaped, as written */
 	char path[64 * OUTDIR_NAME_MAX];
@@ -270,7 +279,10 @@ static void keep_facts(struct undel *u, const struct e4_deleted *d, int dirfd,
 	free(r);
 	v->ciphertext = ciphertext;
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || manifest_hash(fd, d->inode.size, v->hashes)) {
+	/* kept locked: the whole ciphertext written (every data unit
+	 * whole), as extract --keep-locked hashes it */
+	if (fd < 0 || manifest_hash(fd, ciphertext ? e4_recovery_size(rec) : d->inode.size,
+				    v->hashes)) {
 		report_error(u->s->report, "%s: cannot hash what was recovered", name);
 		v->hashes[0] = 0;
 	}
@@ -334,7 +346,8 @@ static void write_file(struct undel *u, const struct e4_deleted *d, int dirfd,
 		if (v->nsus)
 			memcpy(v->sus, sus, (v->nsus < MAX_SUSPECTS ? v->nsus : MAX_SUSPECTS) *
 			       sizeof(*sus));
-		if (u->man || u->o->json)
+		/* kept locked: its sidecar needs them (write_sidecar) */
+		if (u->man || u->o->json || ciphertext)
 			keep_facts(u, d, dirfd, name, v, rec, ciphertext);
 	}
 	if (v->nsus) {
@@ -347,12 +360,203 @@ static int deleted_rec(struct undel *u, const struct e4_deleted *d,
 		       const struct verdict *v, const char *out, const char *t,
 		       struct record *rec);
 
-/* --keep-locked: NAME.e4dump.json next to what was written, as extract
- * --keep-locked leaves it: d's record (type "locked") and what a later
- * decryption needs. */
-static void write_sidecar(struct undel *u, const struct e4_deleted *d,
-			  const struct verdict *v, int dirfd, const char *name)
+/* A directory's record for its KEPT_DIR_FILE: type "kept_directory",
+ * casefolded and decrypt_later added.  NULL when out of memory. */
+static json_object *dir_record(struct record *rec)
 {
+	json_object *o = record_json(rec), *l = o ? kept_later_json(rec, NULL) : NULL;
+
+	if (!l) {
+		json_object_put(o);
+		return NULL;
+	}
+	json_object_object_add(o, "casefolded", json_object_new_boolean(
+				       (rec->inode.flags & E4_INODE_CASEFOLD_FL) != 0));
+	json_object_object_add(o, "decrypt_later", l);
+	return o;
+}
+
+/* The record of directory ino (a deleted entry's parent) for its output
+ * directory's KEPT_DIR_FILE (a copy): a deleted directory's as recover()
+ * noted it, else the live inode's, path dpath; NULL when neither can be
+ * read. */
+static json_object *dir_later(struct undel *u, uint32_t ino, const char *dpath)
+{
+	char key[16];
+	struct e4_inode in;
+	struct record rec;
+	json_object *l = NULL;
+
+	snprintf(key, sizeof(key), "%" PRIu32, ino);
+	if (u->dir_laters && json_object_object_get_ex(u->dir_laters, key, &l)) {
+		json_object *c = NULL;
+
+		return json_object_deep_copy(l, &c, NULL) ? NULL : c;
+	}
+	if (e4_inode_read(u->s->fs, ino, NULL, &in) != E4_OK || !E4_ISDIR(in.mode))
+		return NULL;
+	record_init(&rec, "kept_directory");
+	rec.without_xattrs = 1;
+	if (!record_from_inode(&rec, u->s, ino, &in, dpath ? dpath : key))
+		l = dir_record(&rec);
+	record_free(&rec);
+	return l;
+}
+
+/* A deleted directory: its record noted (dir_later). */
+static void note_dir(struct undel *u, const struct e4_deleted *d, const struct verdict *v)
+{
+	char key[16];
+	struct record rec;
+	json_object *l = NULL;
+
+	if (!u->o->keep_locked || d->file_type != 2 || !d->have_inode)
+		return;
+	snprintf(key, sizeof(key), "%" PRIu32, d->ino);
+	if (!deleted_rec(u, d, v, NULL, "kept_directory", &rec)) {
+		rec.without_xattrs = 1;
+		l = dir_record(&rec);
+	}
+	record_free(&rec);
+	if (!l)
+		return;
+	if (!u->dir_laters)
+		u->dir_laters = json_object_new_object();
+	json_object_object_add(u->dir_laters, key, l);
+}
+
+/* The display path of d's first k parts ("/" for none), each name
+ * escaped as the walker shows it. */
+static char *parts_path(const struct e4_deleted *d, size_t k)
+{
+	size_t size = 2;
+	char *p, *o;
+
+	for (size_t i = 0; i < k; i++)
+		size += 1 + E4_ESCAPE_SIZE(d->parts[i].len);
+	if (!(p = malloc(size)))
+		return NULL;
+	strcpy(p, "/");
+	o = p;
+	for (size_t i = 0; i < k; i++) {
+		if (i)
+			*o++ = '/';
+		else
+			o++;
+		e4_escape(d->parts[i].name, d->parts[i].len, o, E4_ESCAPE_SLASH);
+		o += strlen(o);
+	}
+	return p;
+}
+
+/* --keep-locked: an entry (written as name, inode ino, with its sidecar
+ * side or none) listed in the KEPT_DIR_FILE of output directory rel (the
+ * image's directory parent at dpath), as extract lists an entry of a
+ * locked directory: its stored name (and when no key opened it, the
+ * directory's inode and context, so that unlock-kept decrypts the names
+ * and tries a v1 key on them), and its sidecar, by which unlock-kept
+ * finds what decrypting it needs.  Each (parent, inode) once. */
+static void list_entry(struct undel *u, const char *rel, uint32_t parent, const char *dpath,
+		       const char *name, uint32_t ino, uint8_t ft, enum e4_name_state state,
+		       const uint8_t *raw, size_t raw_len, const char *side)
+{
+	char key[32];
+	json_object *dir, *e;
+
+	snprintf(key, sizeof(key), "%" PRIu32 "/%" PRIu32, parent, ino);
+	if (!u->kept_dirs)
+		u->kept_dirs = json_object_new_object();
+	if (!u->listed)
+		u->listed = json_object_new_object();
+	if (json_object_object_get_ex(u->listed, key, NULL))
+		return;
+	json_object_object_add(u->listed, key, NULL);
+	if (!json_object_object_get_ex(u->kept_dirs, rel, &dir)) {
+		json_object *dl = json_object_object_get(dir = dir_later(u, parent, dpath),
+							 "decrypt_later");
+
+		if (!dir)
+			return; /* its directory cannot be read: the entry stays
+				 * as written (unlock-kept copies it) */
+		/* its path is the one the entries were found under */
+		if (dpath)
+			json_object_object_add(dir, "path", json_object_new_string(dpath));
+		json_object_object_add(dir, "names_locked", json_object_new_boolean(
+					       state == E4_NAME_NOKEY &&
+					       json_object_object_get(dl, "context_hex")));
+		json_object_object_add(dir, "entries", json_object_new_array());
+		json_object_object_add(u->kept_dirs, rel, dir);
+	}
+	e = json_object_new_object();
+	json_object_object_add(e, "name", json_name(name));
+	json_object_object_add(e, "name_hex", json_hex((const uint8_t *)name, strlen(name)));
+	json_object_object_add(e, "inode", json_object_new_int64(ino));
+	json_object_object_add(e, "file_type", json_object_new_string(record_file_type_ft(ft)));
+	json_object_object_add(e, "name_state", json_object_new_string(json_name_state(state)));
+	if (raw)
+		json_object_object_add(e, "raw_name_hex", json_hex(raw, raw_len));
+	if (side) {
+		json_object_object_add(e, "sidecar", json_name(side));
+		json_object_object_add(e, "sidecar_hex", json_hex((const uint8_t *)side, strlen(side)));
+	}
+	json_object_array_add(json_object_object_get(dir, "entries"), e);
+}
+
+/* --keep-locked: d (written as names[nparts - 1], with its sidecar side,
+ * or a directory: none) listed, and the directories on its path with
+ * it: a live one by its stored name in the live directory above it. */
+static void list_path(struct undel *u, const struct e4_deleted *d,
+		      char names[][OUTDIR_NAME_MAX], const char *side)
+{
+	char *rel = malloc(d->nparts * OUTDIR_NAME_MAX + 1), *dpath;
+	size_t used = 0;
+
+	if (!rel)
+		return;
+	rel[0] = 0;
+	for (size_t i = 0; i < d->nparts; i++) {
+		uint32_t parent = i ? d->inos[i - 1] : E4_ROOT_INO;
+
+		dpath = parts_path(d, i);
+		if (i + 1 == d->nparts) {
+			list_entry(u, rel, d->parent, dpath, names[i], d->ino, d->file_type,
+				   d->name_state, d->raw_name, d->raw_len, side);
+		} else if (parent && d->inos[i]) {
+			/* a live directory on the way: its entry above */
+			struct e4_inode in;
+			struct e4_dir *dir = NULL;
+			struct e4_entry e;
+
+			if (e4_inode_read(u->s->fs, parent, NULL, &in) == E4_OK &&
+			    e4_dir_list(u->s->fs, &in, dpath, E4_LIST_QUIET | E4_LIST_UNSORTED,
+					&dir) == E4_OK)
+				for (size_t k = 0; k < e4_dir_count(dir); k++) {
+					e4_dir_get(dir, k, &e);
+					if (e.ino == d->inos[i] && e.name_len == d->parts[i].len &&
+					    !memcmp(e.name, d->parts[i].name, e.name_len)) {
+						list_entry(u, rel, parent, dpath, names[i], e.ino,
+							   e.file_type, e.state, e.raw, e.raw_len, NULL);
+						break;
+					}
+				}
+			e4_dir_free(dir);
+		}
+		free(dpath);
+		used += (size_t)snprintf(rel + used, d->nparts * OUTDIR_NAME_MAX + 1 - used, "%s%s",
+					 i ? "/" : "", names[i]);
+	}
+	free(rel);
+}
+
+/* --keep-locked: NAME.e4dump.json next to what was written, as extract
+ * --keep-locked leaves it: d's record (type "locked": its hashes, of the
+ * ciphertext) and what a later decryption needs (kept_later_json_runs:
+ * the data units of the block map the recovery rebuilt, not the live
+ * inode's), so that unlock-kept finishes it from the output alone. */
+static void write_sidecar(struct undel *u, const struct e4_deleted *d,
+			  const struct verdict *v, int dirfd, char names[][OUTDIR_NAME_MAX])
+{
+	const char *name = names[d->nparts - 1];
 	char side[OUTDIR_NAME_MAX + 32];
 	struct record rec;
 	struct e4_fs_info fi;
@@ -360,17 +564,66 @@ static void write_sidecar(struct undel *u, const struct e4_deleted *d,
 
 	e4_fs_get_info(u->s->fs, &fi);
 	(void)kept_sidecar_name(NULL, name, d->ino, side);
-	if (!deleted_rec(u, d, v, u->path, "locked", &rec) && (o = record_json(&rec)) &&
-	    (later = kept_later_json(&rec, NULL))) {
-		json_object_object_add(o, "plaintext_size", json_object_new_uint64(d->inode.size));
-		if (v->target)
-			json_object_object_add(o, "symlink_nokey_target",
-					       json_object_new_string(v->shown_target));
-		(void)kept_sidecar_write(&u->od, dirfd, side, name, o, later, fi.block_size);
+	if (deleted_rec(u, d, v, u->path, "locked", &rec) || !(o = record_json(&rec)) ||
+	    !(later = kept_later_json_runs(&rec, v->have_runs ? u->s->fs : NULL,
+					   v->runs, v->nruns)))
+		goto out;
+	json_object_object_add(o, "plaintext_size", json_object_new_uint64(d->inode.size));
+	if (v->target) {
+		/* its stored target, to be decrypted later (as extract's) */
+		uint8_t *blob;
+		size_t size;
+
+		if (e4_recovery_symlink_raw(u->s->fs, u->j, d, &blob, &size) == E4_OK)
+			json_object_object_add(o, "symlink_stored_hex", json_hex(blob, size));
+		free(blob);
+		json_object_object_add(o, "symlink_nokey_target",
+				       json_object_new_string(v->shown_target));
 	}
+	if (kept_sidecar_write(&u->od, dirfd, side, name, o, later, fi.block_size)) {
+		report_error_at(u->s->report, rec.path, d->ino, "cannot write its sidecar %s: %s",
+				side, strerror(errno));
+		goto out;
+	}
+	/* listed in its output directory's KEPT_DIR_FILE, as extract lists
+	 * an entry kept locked: what unlock-kept finds its sidecar by */
+	list_path(u, d, names, side);
+out:
 	record_free(&rec);
 	json_object_put(later);
 	json_object_put(o);
+}
+
+/* --keep-locked: each output directory holding something kept gets its
+ * KEPT_DIR_FILE, as extract's: unlock-kept finds the sidecars by it. */
+static void write_dir_files(struct undel *u)
+{
+	json_object_put(u->dir_laters);
+	u->dir_laters = NULL;
+	json_object_put(u->listed);
+	u->listed = NULL;
+	if (!u->kept_dirs)
+		return;
+	json_object_object_foreach(u->kept_dirs, rel, dir) {
+		char *copy = strdup(rel), *part, *save = NULL;
+		int fd = dup(u->od.root_fd);
+
+		for (part = copy ? strtok_r(copy, "/", &save) : NULL; part && fd >= 0;
+		     part = strtok_r(NULL, "/", &save)) {
+			int next = outdir_mkdir(&u->od, fd, part);
+
+			close(fd);
+			fd = next;
+		}
+		if (!copy || fd < 0 || kept_write_json(&u->od, fd, KEPT_DIR_FILE, dir))
+			report_error(u->s->report, "%s/%s/%s: cannot write: %s", u->o->out_dir, rel,
+				     KEPT_DIR_FILE, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(copy);
+	}
+	json_object_put(u->kept_dirs);
+	u->kept_dirs = NULL;
 }
 
 static void recover(struct undel *u, const struct e4_deleted *d, struct verdict *v,
@@ -441,7 +694,7 @@ static void recover(struct undel *u, const struct e4_deleted *d, struct verdict 
 		if (locked && !strcmp(v->word, "exact")) {
 			v->word = "locked";
 			because(v, "no key: the ciphertext was written");
-			write_sidecar(u, d, v, dirfd, names[d->nparts - 1]);
+			write_sidecar(u, d, v, dirfd, names);
 		}
 	} else if (v->target) {
 		if (outdir_symlink(&u->od, v->target, dirfd, names[d->nparts - 1])) {
@@ -450,7 +703,7 @@ static void recover(struct undel *u, const struct e4_deleted *d, struct verdict 
 		} else if (locked) {
 			v->word = "locked";
 			because(v, "no key: the symlink holds the no-key target");
-			write_sidecar(u, d, v, dirfd, names[d->nparts - 1]);
+			write_sidecar(u, d, v, dirfd, names);
 		}
 	} else {
 		int fd = outdir_mkdir(&u->od, dirfd, names[d->nparts - 1]);
@@ -460,6 +713,9 @@ static void recover(struct undel *u, const struct e4_deleted *d, struct verdict 
 			because(v, "cannot create the directory");
 		} else {
 			close(fd);
+			note_dir(u, d, v);
+			if (u->o->keep_locked && d->name_state == E4_NAME_NOKEY)
+				list_path(u, d, names, NULL);
 		}
 	}
 	/* the contents decrypted, but the name did not: not exact */
@@ -704,6 +960,22 @@ int cmd_undelete(const struct options *o, struct report *r)
 		session_close(&s);
 		return json_finish(o->json, "undelete", r, EXIT_FATAL);
 	}
+	if (o->keep_locked) {
+		/* what decrypting the output later needs of the filesystem:
+		 * an export unlock-kept reads, as extract --keep-locked's */
+		json_object *h = kept_export_json(s.fs, s.image, path);
+		int bad = kept_write_json(&u.od, u.od.root_fd, KEPT_EXPORT_FILE, h);
+
+		json_object_put(h);
+		if (bad) {
+			report_error(r, "%s/%s: cannot write: %s", o->out_dir, KEPT_EXPORT_FILE,
+				     strerror(errno));
+			close(u.od.root_fd);
+			e4_journal_free(u.j);
+			session_close(&s);
+			return json_finish(o->json, "undelete", r, EXIT_FATAL);
+		}
+	}
 	if ((o->manifest || o->dfxml) &&
 	    !(u.man = manifest_open_for(o->manifest, o->dfxml, s.image, s.fs, 1, o->argc,
 					o->argv, r))) {
@@ -715,6 +987,7 @@ int cmd_undelete(const struct options *o, struct report *r)
 	umask(0);
 	if (e4_undelete_scan(s.fs, u.j, ino, one_deleted, &u) == E4_NOMEM)
 		report_error(r, "undelete: out of memory");
+	write_dir_files(&u);
 	if (u.man && manifest_close(u.man, r))
 		report_error(r, "undelete: the manifest or DFXML could not be written");
 	close(u.od.root_fd);

@@ -38,17 +38,19 @@
 /* a policy's key is trusted on this much evidence (image/fs/keys.c) */
 #define TRIAL_EVIDENCE_BITS 32
 #define TRIAL_EVIDENCE_MIN 16
+#define TRIAL_NAMES 256
 
-/* A locked directory's stored names, evidence for a v1 key. */
-struct unit {
-	struct e4_context ctx;
-	uint32_t ino;
-	json_object *entries;   /* owned */
-};
-
+/* A policy (by its key identifier), the key that opens it, and while it
+ * is undecided, each key's trial on the names of its locked directories
+ * (image/fs/keys.c's rule: bits from directories most of whose names
+ * verify; a trial ends after TRIAL_NAMES names). */
 struct pol {
 	struct e4_context ctx;
+	int decided;
 	long key;               /* -1: none opens it */
+	unsigned int *bits;     /* per key (decide_keys), or NULL */
+	size_t *names;
+	unsigned char *cut;     /* a unit was left out: the trial ended */
 };
 
 struct uk {
@@ -59,10 +61,8 @@ struct uk {
 	uint8_t uuid[16];
 	unsigned int bs;
 	json_object *header;
-	struct unit *units;
-	size_t nunits, capunits;
-	struct pol *pols;
-	size_t npols;
+	struct pol *pols;       /* open addressing by key identifier */
+	size_t npols, slots;
 	struct manifest *man;
 	size_t dirs, files, symlinks, copied, kept, skipped;
 };
@@ -167,10 +167,94 @@ static void decrypt_names(struct e4_cipher *c, json_object *entries,
 	}
 }
 
-/* Pass 1: every locked directory's names (evidence for v1 keys). */
+static size_t pol_hash(const struct e4_context *c)
+{
+	size_t h = 1469598103934665603ull ^ c->version;
+
+	for (size_t i = 0; i < c->key_id_size; i++)
+		h = (h ^ c->key_id[i]) * 1099511628211ull;
+	return h;
+}
+
+/* The slot of ctx's policy in the table (empty: key_id_size 0). */
+static struct pol *pol_slot(struct uk *u, const struct e4_context *ctx)
+{
+	size_t i = pol_hash(ctx) & (u->slots - 1);
+
+	while (u->pols[i].ctx.key_id_size && !same_policy_id(&u->pols[i].ctx, ctx))
+		i = (i + 1) & (u->slots - 1);
+	return &u->pols[i];
+}
+
+static void pol_free(struct pol *p)
+{
+	free(p->bits);
+	free(p->names);
+	free(p->cut);
+	p->bits = NULL;
+	p->names = NULL;
+	p->cut = NULL;
+}
+
+/* ctx's policy, added undecided when new; NULL when out of memory.  The
+ * table grows by doubling (at most half full): constant time per look-up. */
+static struct pol *pol_get(struct uk *u, const struct e4_context *ctx)
+{
+	struct pol *p;
+
+	if (2 * (u->npols + 1) > u->slots) {
+		size_t slots = u->slots ? 2 * u->slots : 64, old = u->slots;
+		struct pol *v = calloc(slots, sizeof(*v)), *was = u->pols;
+
+		if (!v)
+			return NULL;
+		u->pols = v;
+		u->slots = slots;
+		for (size_t i = 0; i < old; i++)
+			if (was[i].ctx.key_id_size)
+				*pol_slot(u, &was[i].ctx) = was[i];
+		free(was);
+	}
+	p = pol_slot(u, ctx);
+	if (!p->ctx.key_id_size) {
+		memset(p, 0, sizeof(*p));
+		p->ctx = *ctx;
+		p->key = -1;
+		u->npols++;
+	}
+	return p;
+}
+
+/* Key k's trial on one locked directory of p's policy (its stored names,
+ * one unit of evidence), unless its trial has ended. */
+static void trial_unit(struct uk *u, struct pol *p, size_t k, json_object *ents,
+		       const struct e4_context *ctx, uint32_t ino)
+{
+	const struct e4_master_key *key = e4_keystore_key(u->ks, k);
+	struct e4_cipher *c;
+	struct e4_evidence ev;
+
+	if (p->bits[k] >= TRIAL_EVIDENCE_BITS || p->names[k] >= TRIAL_NAMES) {
+		p->cut[k] = 1;
+		return;
+	}
+	if (e4_keysetup_inode(key->raw, key->len, ctx, ino, u->uuid, E4_KEY_NAMES, &c) != E4_OK)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	decrypt_names(c, ents, &ev, 0);
+	e4_cipher_free(c);
+	if (e4_evidence_trusted(&ev))
+		p->bits[k] += ev.bits;
+	p->names[k] += ev.names;
+}
+
+/* Pass 1: the v1 keys tried on the names of every locked directory of
+ * the export, one directory read at a time (each key's trial of a policy
+ * ends after TRIAL_NAMES names: linear work, memory of one directory). */
 static void scan(struct uk *u, int dirfd, unsigned int depth)
 {
 	json_object *d = read_json(dirfd, KEPT_DIR_FILE);
+	size_t nkeys = e4_keystore_count(u->ks);
 	DIR *dp;
 	struct dirent *de;
 	int fd;
@@ -179,23 +263,20 @@ static void scan(struct uk *u, int dirfd, unsigned int depth)
 		json_object *later = field(d, "decrypt_later", json_type_object);
 		json_object *ents = field(d, "entries", json_type_array);
 		json_object *lk = field(d, "names_locked", json_type_boolean);
-		struct unit un;
+		struct e4_context ctx;
+		struct pol *p;
+		uint32_t ino;
 
 		if (ents && lk && json_object_get_boolean(lk) &&
-		    !kept_later_context(later, &un.ctx, &un.ino)) {
-			if (u->nunits == u->capunits) {
-				size_t cap = u->capunits ? 2 * u->capunits : 16;
-				struct unit *v = realloc(u->units, cap * sizeof(*v));
-
-				if (v) {
-					u->units = v;
-					u->capunits = cap;
-				}
+		    !kept_later_context(later, &ctx, &ino) && ctx.version == E4_CONTEXT_V1 &&
+		    (p = pol_get(u, &ctx))) {
+			if (!p->bits) {
+				p->bits = calloc(nkeys, sizeof(*p->bits));
+				p->names = calloc(nkeys, sizeof(*p->names));
+				p->cut = calloc(nkeys, 1);
 			}
-			if (u->nunits < u->capunits) {
-				un.entries = json_object_get(ents);
-				u->units[u->nunits++] = un;
-			}
+			for (size_t k = 0; p->bits && p->names && p->cut && k < nkeys; k++)
+				trial_unit(u, p, k, ents, &ctx, ino);
 		}
 		json_object_put(d);
 	}
@@ -220,64 +301,44 @@ static void scan(struct uk *u, int dirfd, unsigned int depth)
 	closedir(dp);
 }
 
-/* Evidence that key k opens the v1 policy of ctx, from the names of its
- * locked directories (image/fs/keys.c's rule: bits from directories most
- * of whose names verify). */
-static int trial(struct uk *u, const struct e4_master_key *k,
-		 const struct e4_context *ctx)
+/* Does key k's trial open p's v1 policy: its bits, or 0. */
+static unsigned int trial_bits(const struct pol *p, long k)
 {
-	unsigned int bits = 0;
-	size_t tried = 0, of = 0;
-
-	for (size_t i = 0; i < u->nunits && bits < TRIAL_EVIDENCE_BITS; i++) {
-		struct e4_cipher *c;
-		struct e4_evidence ev;
-
-		if (!same_policy_id(&u->units[i].ctx, ctx))
-			continue;
-		of++;
-		if (e4_keysetup_inode(k->raw, k->len, &u->units[i].ctx, u->units[i].ino,
-				      u->uuid, E4_KEY_NAMES, &c) != E4_OK)
-			continue;
-		memset(&ev, 0, sizeof(ev));
-		decrypt_names(c, u->units[i].entries, &ev, 0);
-		e4_cipher_free(c);
-		tried++;
-		if (e4_evidence_trusted(&ev))
-			bits += ev.bits;
-	}
-	return bits >= TRIAL_EVIDENCE_BITS || (tried == of && bits >= TRIAL_EVIDENCE_MIN);
+	if (k < 0 || !p->bits)
+		return 0;
+	/* less evidence does when every name of the policy was tried */
+	return p->bits[k] >= TRIAL_EVIDENCE_BITS ||
+	       (!p->cut[k] && p->bits[k] >= TRIAL_EVIDENCE_MIN) ? p->bits[k] : 0;
 }
 
-/* The key that opens ctx's policy (decided once per policy), or NULL. */
+/* The key that opens ctx's policy (decided once per policy, on the
+ * trials of pass 1), or NULL. */
 static const struct e4_master_key *policy_key(struct uk *u, const struct e4_context *ctx)
 {
-	struct pol *p = NULL, *v;
+	struct pol *p = pol_get(u, ctx);
 	size_t nkeys = e4_keystore_count(u->ks);
+	unsigned int best = 0;
 	long match;
 	char hex[33];
 
-	for (size_t i = 0; i < u->npols; i++)
-		if (same_policy_id(&u->pols[i].ctx, ctx))
-			p = &u->pols[i];
-	if (p)
-		return p->key >= 0 ? e4_keystore_key(u->ks, (size_t)p->key) : NULL;
-	if (!(v = realloc(u->pols, (u->npols + 1) * sizeof(*v))))
+	if (!p)
 		return NULL;
-	u->pols = v;
-	p = &u->pols[u->npols++];
-	p->ctx = *ctx;
-	p->key = -1;
+	if (p->decided)
+		return p->key >= 0 ? e4_keystore_key(u->ks, (size_t)p->key) : NULL;
+	p->decided = 1;
 	match = e4_keystore_match(u->ks, ctx);
 	if (ctx->version == E4_CONTEXT_V2) {
 		p->key = match;
-	} else if (match >= 0 && trial(u, e4_keystore_key(u->ks, (size_t)match), ctx)) {
+	} else if (trial_bits(p, match)) {
 		p->key = match;
 	} else {
-		for (size_t i = 0; i < nkeys && p->key < 0; i++)
-			if ((long)i != match && trial(u, e4_keystore_key(u->ks, i), ctx))
+		for (size_t i = 0; i < nkeys; i++)
+			if ((long)i != match && trial_bits(p, (long)i) > best) {
+				best = trial_bits(p, (long)i);
 				p->key = (long)i;
+			}
 	}
+	pol_free(p);
 	e4_context_key_id_hex(ctx, hex);
 	if (p->key >= 0)
 		report_info(u->r, "key %s opens %s %s", e4_keystore_key(u->ks, (size_t)p->key)->label,
@@ -335,14 +396,14 @@ static int hash_of(int dirfd, const char *name, char hashes[MANIFEST_HASHES])
 	return rc;
 }
 
-static char *join(const char *dir, const char *name)
+/* dir's path and a name of n bytes, escaped as the walker shows it. */
+static char *join(const char *dir, const uint8_t *name, size_t n)
 {
-	size_t n = strlen(name);
 	char *esc = malloc(E4_ESCAPE_SIZE(n)), *p = NULL;
 
 	if (!esc)
 		return NULL;
-	e4_escape((const uint8_t *)name, n, esc, E4_ESCAPE_SLASH);
+	e4_escape(name, n, esc, E4_ESCAPE_SLASH);
 	if (asprintf(&p, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", esc) < 0)
 		p = NULL;
 	free(esc);
@@ -350,10 +411,12 @@ static char *join(const char *dir, const char *name)
 }
 
 /* The record of an entry the export holds the inode of (later); an entry
- * without one was written in the clear by extract, whose record it has. */
+ * without one was written in the clear by extract, whose record it has.
+ * shown: its path in the image as the export saved it, or NULL. */
 static void emit(struct uk *u, const char *shown, const char *rel, json_object *later,
 		 const char *status, const char *hashes, const char *target, size_t tlen)
 {
+	char noname[16];
 	struct record rec;
 	struct e4_inode in;
 	struct e4_context ctx;
@@ -366,6 +429,11 @@ static void emit(struct uk *u, const char *shown, const char *rel, json_object *
 		return;
 	kept_later_inode(later, &in);
 	have_ctx = kept_later_context(later, &ctx, &ino) == 0;
+	if (!shown) {
+		/* the export saved no path for it: an inode without a name */
+		snprintf(noname, sizeof(noname), "<%" PRIu32 ">", in.ino);
+		shown = noname;
+	}
 	if (have_ctx && strcmp(status, "locked"))
 		k = policy_key(u, &ctx);
 	record_init(&rec, "extracted");
@@ -537,13 +605,28 @@ static int copy_symlink(struct uk *u, int src, const char *sname, int dst,
 }
 
 /* The output name for a name of len bytes (inode ino) in names: escaped
- * and made unique as extract makes it (out_name in cmd_extract.c). */
-static void out_name(struct nameset *names, const char *name, size_t len,
-		     unsigned long ino, char out[OUTDIR_NAME_MAX])
+ * and made unique as extract makes it (out_name in cmd_extract.c).  next:
+ * per first escaped form, the k to try next, so that N entries of one
+ * name cost N tries, not N^2. */
+static void out_name(struct nameset *names, json_object *next, const char *name,
+		     size_t len, unsigned long ino, char out[OUTDIR_NAME_MAX])
 {
+	char first[OUTDIR_NAME_MAX];
+	json_object *v;
+	unsigned int k = 1;
+
 	outdir_escape(name, len, ino, out);
-	for (unsigned int k = 1; nameset_add(names, out) == 0 && k < 1000000; k++)
+	if (nameset_add(names, out) != 0)
+		return;
+	memcpy(first, out, OUTDIR_NAME_MAX);
+	if (json_object_object_get_ex(next, first, &v))
+		k = (unsigned int)json_object_get_int64(v);
+	for (; k < 1000000; k++) {
 		outdir_escape_again(name, len, ino, k, out);
+		if (nameset_add(names, out) != 0)
+			break;
+	}
+	json_object_object_add(next, first, json_object_new_int64(k + 1));
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -551,11 +634,13 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A kept entry left kept in OUT: its ciphertext and sidecar copied. */
+/* A kept entry left kept in OUT: its ciphertext and sidecar copied.
+ * path: its path in the image (NULL: its sidecar's stays); shown: what
+ * messages name it by. */
 static void keep_entry(struct uk *u, int src, const char *sname, json_object *side,
 		       int dst, const char *dname, struct nameset *names,
 		       json_object *ent, json_object *kept_out, int is_link,
-		       const char *shown, const char *rel)
+		       const char *path, const char *shown, const char *rel)
 {
 	char sc[OUTDIR_NAME_MAX + 32], hashes[MANIFEST_HASHES] = "";
 	json_object *e = json_object_get(ent);
@@ -572,7 +657,8 @@ static void keep_entry(struct uk *u, int src, const char *sname, json_object *si
 		return;
 	}
 	/* its record says where it is now (the names decrypted above it) */
-	json_object_object_add(side, "path", json_object_new_string(shown));
+	if (path)
+		json_object_object_add(side, "path", json_object_new_string(path));
 	json_object_object_add(side, "output_path", json_name(rel));
 	json_object_object_add(side, "ciphertext_file", json_name(dname));
 	if (kept_write_json(&u->od, dst, sc, side))
@@ -586,43 +672,98 @@ static void keep_entry(struct uk *u, int src, const char *sname, json_object *si
 	if (!is_link)
 		hash_of(dst, dname, hashes);
 	/* a symlink kept: its no-key target, as extract's record */
-	emit(u, shown, rel, later, "locked", hashes, nk ? json_object_get_string(nk) : NULL,
+	emit(u, path, rel, later, "locked", hashes, nk ? json_object_get_string(nk) : NULL,
 	     nk ? (size_t)json_object_get_string_len(nk) : 0);
 	u->kept++;
 }
 
-/* Copy (and decrypt) export directory src into dst.  shown: its path in
- * the image; rel: its path in OUT ("" for OUT). */
-static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
+/* A subdirectory of the directory at hand, entered once that directory's
+ * entries are done and released. */
+struct sub {
+	char *sname, *dname;    /* in the export, in OUT */
+	char *path;             /* its path in the image, or NULL (its own
+				 * directory file says) */
+	char *orel;             /* its path in OUT */
+	char *label;            /* what a message names it by */
+};
+
+/* What a message names an entry by: its path in the image, or when the
+ * export saved none for it, where it goes in OUT. */
+static char *label_of(struct uk *u, const char *path, const char *orel)
+{
+	char *l = NULL;
+
+	if (path)
+		return strdup(path);
+	if (asprintf(&l, "%s/%s", u->o->out_dir, orel ? orel : "") < 0)
+		l = NULL;
+	return l;
+}
+
+/* The path in the image of an entry of the directory at hand (shown: its
+ * path, or NULL), from what the export saved of the entry: its name
+ * decrypted (plain[pl]), else its stored name when it is a plain one,
+ * else its sidecar's record; NULL when none says (a directory's own
+ * directory file may).  Never from a name in the export. */
+static char *entry_path(const char *shown, const uint8_t *plain, int pl,
+			json_object *ent, json_object *side)
+{
+	json_object *st = field(ent, "name_state", json_type_string);
+	json_object *raw = field(ent, "raw_name_hex", json_type_string);
+	json_object *sp = field(side, "path", json_type_string);
+	uint8_t name[256];
+	long n;
+
+	if (shown && pl > 0)
+		return join(shown, plain, (size_t)pl);
+	if (shown && st && raw && !strcmp(json_object_get_string(st), "plain") &&
+	    (n = kept_unhex(json_object_get_string(raw), name, 255)) > 0)
+		return join(shown, name, (size_t)n);
+	return sp ? strdup(json_object_get_string(sp)) : NULL;
+}
+
+/* Copy (and decrypt) export directory src into dst.  in_path: its path
+ * in the image as its parent's saved names give it, or NULL (then its
+ * own directory file's "path"); rel: its path in OUT ("" for OUT, top).
+ * Its entries are done, and its own records released, before its
+ * subdirectories are entered: memory is one directory's entries and the
+ * names of the subdirectories on the way down.  Then its mode, times and
+ * record (not OUT's). */
+static void unlock_dir(struct uk *u, int src, int dst, const char *in_path,
 		       const char *rel, unsigned int depth, int top)
 {
 	json_object *dfile = read_json(src, KEPT_DIR_FILE);
-	json_object *later = field(dfile, "decrypt_later", json_type_object);
+	json_object *later = json_object_get(field(dfile, "decrypt_later", json_type_object));
+	json_object *dpath = field(dfile, "path", json_type_string);
 	json_object *ents = field(dfile, "entries", json_type_array);
 	json_object *lk = field(dfile, "names_locked", json_type_boolean);
 	json_object *by_name = json_object_new_object(), *kept_out = json_object_new_array();
+	json_object *next = json_object_new_object();
+	char *shown = in_path ? strdup(in_path) : dpath ? strdup(json_object_get_string(dpath)) : NULL;
+	char *label = label_of(u, shown, rel);
 	struct nameset names = { 0 };
 	struct e4_cipher *nc = NULL;
 	int names_locked = lk && json_object_get_boolean(lk), keep_names = 0;
 	char **list = NULL;
-	size_t nlist = 0, cap = 0;
+	size_t nlist = 0, cap = 0, nsubs = 0, capsubs = 0;
+	struct sub *subs = NULL;
 	DIR *dp;
 	struct dirent *de;
 	int fd;
 
 	if (dfile && !ents) {
-		report_error_at(u->r, shown, 0, "%s without entries: copied as it is", KEPT_DIR_FILE);
+		report_error_at(u->r, label, 0, "%s without entries: copied as it is", KEPT_DIR_FILE);
 		u->skipped++;
 	}
 	if (names_locked && ents) {
 		struct e4_evidence ev;
 
 		memset(&ev, 0, sizeof(ev));
-		nc = cipher_of(u, later, E4_KEY_NAMES, shown);
+		nc = cipher_of(u, later, E4_KEY_NAMES, label);
 		if (nc) {
 			decrypt_names(nc, ents, &ev, 1);
 			if (ev.names && !e4_evidence_trusted(&ev)) {
-				report_error_at(u->r, shown, 0, "its names do not decrypt with the key: kept");
+				report_error_at(u->r, label, 0, "its names do not decrypt with the key: kept");
 				e4_cipher_free(nc);
 				nc = NULL;
 			}
@@ -643,9 +784,11 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 	if (top)
 		nameset_add(&names, KEPT_EXPORT_FILE);
 	if ((fd = dup(src)) < 0 || !(dp = fdopendir(fd))) {
-		report_error_at(u->r, shown, 0, "cannot read: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		report_error_at(u->r, label, 0, "cannot read: %s", strerror(errno));
 		u->skipped++;
-		goto out;
+		goto done;
 	}
 	rewinddir(dp); /* the offset is shared with src */
 	while ((de = readdir(dp))) {
@@ -669,12 +812,13 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 		qsort(list, nlist, sizeof(*list), cmp_str);
 	for (size_t i = 0; i < nlist; i++) {
 		const char *sname = list[i];
-		char hexname[2 * OUTDIR_NAME_MAX + 1], dname[OUTDIR_NAME_MAX], *path, *orel;
+		char hexname[2 * OUTDIR_NAME_MAX + 1], dname[OUTDIR_NAME_MAX], *path = NULL, *orel = NULL;
+		char *lab = NULL;
 		json_object *ent = NULL, *side = NULL, *sh, *ph;
 		uint8_t plain[256];
 		struct stat st;
 		size_t listed = json_object_array_length(kept_out);
-		int pl;
+		int pl = 0;
 
 		if (strlen(sname) >= OUTDIR_NAME_MAX)
 			continue;
@@ -688,26 +832,17 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 		ph = field(ent, "plain_hex", json_type_string);
 		if (ent && names_locked && nc && ph &&
 		    (pl = (int)kept_unhex(json_object_get_string(ph), plain, 255)) > 0) {
-			out_name(&names, (const char *)plain, (size_t)pl,
+			out_name(&names, next, (const char *)plain, (size_t)pl,
 				 (unsigned long)intfield(ent, "inode", 0), dname);
-			path = malloc(pl + 1);
-			if (path) {
-				memcpy(path, plain, (size_t)pl);
-				path[pl] = 0;
-			}
-			orel = path;
-			path = orel ? join(shown, orel) : NULL;
-			free(orel);
 		} else {
+			pl = 0;
 			if (ent && names_locked && nc) {
-				report_error_at(u->r, shown, 0, "an entry's name does not decrypt: kept as %s", sname);
+				report_error_at(u->r, label, 0, "an entry's name does not decrypt: kept as %s", sname);
 				u->skipped++;
 			}
 			snprintf(dname, sizeof(dname), "%s", sname);
 			nameset_add(&names, dname);
-			path = join(shown, sname);
 		}
-		orel = NULL;
 		if (asprintf(&orel, "%s%s%s", rel, *rel ? "/" : "", dname) < 0)
 			orel = NULL;
 		sh = field(ent, "sidecar_hex", json_type_string);
@@ -720,58 +855,57 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 			if (sl > 0 && !memchr(sc, '/', (size_t)sl) && !memchr(sc, 0, (size_t)sl) &&
 			    strcmp(sc, ".") && strcmp(sc, ".."))
 				side = read_json(src, sc);
-			if (!side) {
-				report_error_at(u->r, path, 0, "its sidecar cannot be read");
+		}
+		path = entry_path(shown, plain, pl, ent, side);
+		lab = label_of(u, path, orel);
+		e4_wipe(plain, sizeof(plain));
+		if (sh && !side) {
+			report_error_at(u->r, lab, 0, "its sidecar cannot be read");
+			u->skipped++;
+			goto next;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			/* entered when this directory is done */
+			if (nsubs == capsubs) {
+				size_t c2 = capsubs ? 2 * capsubs : 16;
+				struct sub *v = realloc(subs, c2 * sizeof(*v));
+
+				if (v) {
+					subs = v;
+					capsubs = c2;
+				}
+			}
+			if (nsubs == capsubs || !orel || !lab ||
+			    !(subs[nsubs].sname = strdup(sname))) {
+				report_error_at(u->r, lab ? lab : label, 0, "out of memory: not entered");
 				u->skipped++;
 				goto next;
 			}
-		}
-		if (S_ISDIR(st.st_mode)) {
-			int s2 = openat(src, sname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			int d2 = s2 >= 0 && depth < MAX_DEPTH ? outdir_mkdir(&u->od, dst, dname) : -1;
-
-			if (depth >= MAX_DEPTH) {
-				report_error_at(u->r, path, 0, "directories nested deeper than %d: not entered",
-						MAX_DEPTH);
+			if (!(subs[nsubs].dname = strdup(dname))) {
+				free(subs[nsubs].sname);
+				report_error_at(u->r, lab, 0, "out of memory: not entered");
 				u->skipped++;
-			} else if (d2 < 0) {
-				report_error_at(u->r, path, 0, "cannot make directory: %s", strerror(errno));
-				u->skipped++;
-			} else {
-				unlock_dir(u, s2, d2, path, orel, depth + 1, 0);
-				/* its own KEPT_DIR_FILE (read again) has its facts */
-				json_object *sub = read_json(s2, KEPT_DIR_FILE);
-				json_object *sl = field(sub, "decrypt_later", json_type_object);
-				struct timespec ts[2] = { st.st_atim, st.st_mtim };
-				mode_t m = st.st_mode & setid_mask(u);
-
-				if (sl) {
-					later_times(sl, ts);
-					m = (mode_t)(intfield(sl, "i_mode", m) & setid_mask(u));
-				}
-				fchmod(d2, m);
-				futimens(d2, ts);
-				close(d2);
-				u->dirs++;
-				emit(u, path, orel, sl, "complete", NULL, NULL, 0);
-				json_object_put(sub);
+				goto next;
 			}
-			if (s2 >= 0)
-				close(s2);
+			subs[nsubs].path = path;
+			subs[nsubs].orel = orel;
+			subs[nsubs].label = lab;
+			nsubs++;
+			path = orel = lab = NULL;
 		} else if (S_ISLNK(st.st_mode) && side) {
 			json_object *sl = field(side, "decrypt_later", json_type_object);
 			json_object *blobhex = field(side, "symlink_stored_hex", json_type_string);
-			struct e4_cipher *c = cipher_of(u, sl, E4_KEY_NAMES, path);
+			struct e4_cipher *c = cipher_of(u, sl, E4_KEY_NAMES, lab);
 			uint8_t *blob = malloc(4096), *out = malloc(4097);
 			long bl = blobhex && blob ? kept_unhex(json_object_get_string(blobhex), blob, 4096) : -1;
 			size_t tl = 0;
 
 			if (!c || !out) {
-				keep_entry(u, src, sname, side, dst, dname, &names, ent, kept_out, 1, path, orel);
+				keep_entry(u, src, sname, side, dst, dname, &names, ent, kept_out, 1, path, lab, orel);
 			} else if (bl <= 0 || e4_symlink_decrypt(c, blob, (size_t)bl, out, &tl) != E4_OK ||
 				   !tl || memchr(out, 0, tl)) {
-				report_error_at(u->r, path, 0, "symlink target does not decrypt: kept");
-				keep_entry(u, src, sname, side, dst, dname, &names, ent, kept_out, 1, path, orel);
+				report_error_at(u->r, lab, 0, "symlink target does not decrypt: kept");
+				keep_entry(u, src, sname, side, dst, dname, &names, ent, kept_out, 1, path, lab, orel);
 				u->skipped++;
 			} else {
 				struct timespec ts[2];
@@ -779,7 +913,7 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 				out[tl] = 0;
 				later_times(sl, ts);
 				if (copy_symlink(u, src, sname, dst, dname, (char *)out, ts)) {
-					report_error_at(u->r, path, 0, "cannot create symlink: %s", strerror(errno));
+					report_error_at(u->r, lab, 0, "cannot create symlink: %s", strerror(errno));
 					u->skipped++;
 				} else {
 					u->symlinks++;
@@ -795,16 +929,16 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 			e4_cipher_free(c);
 		} else if (S_ISLNK(st.st_mode)) {
 			if (copy_symlink(u, src, sname, dst, dname, NULL, NULL)) {
-				report_error_at(u->r, path, 0, "cannot copy symlink: %s", strerror(errno));
+				report_error_at(u->r, lab, 0, "cannot copy symlink: %s", strerror(errno));
 				u->skipped++;
 			} else {
 				u->copied++;
 			}
 		} else if (S_ISREG(st.st_mode) && side) {
 			json_object *sl = field(side, "decrypt_later", json_type_object);
-			struct e4_cipher *c = cipher_of(u, sl, E4_KEY_CONTENTS, path);
+			struct e4_cipher *c = cipher_of(u, sl, E4_KEY_CONTENTS, lab);
 			char hashes[MANIFEST_HASHES] = "";
-			int rc = c ? decrypt_file(u, src, sname, side, dst, dname, c, path) : -1;
+			int rc = c ? decrypt_file(u, src, sname, side, dst, dname, c, lab) : -1;
 
 			if (rc == 0) {
 				u->files++;
@@ -829,16 +963,16 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *shown,
 					u->skipped++;
 				if (rc != -2)
 					keep_entry(u, src, sname, side, dst, dname, &names, ent,
-						   kept_out, 0, path, orel);
+						   kept_out, 0, path, lab, orel);
 			}
 			e4_cipher_free(c);
 		} else if (S_ISREG(st.st_mode)) {
-			if (copy_file(u, src, sname, dst, dname, path))
+			if (copy_file(u, src, sname, dst, dname, lab))
 				u->skipped++;
 			else
 				u->copied++;
 		} else {
-			report_error_at(u->r, path, 0, "not a file, directory or symlink: not copied");
+			report_error_at(u->r, lab, 0, "not a file, directory or symlink: not copied");
 			u->skipped++;
 		}
 		if (keep_names && ent && json_object_array_length(kept_out) == listed) {
@@ -854,6 +988,7 @@ next:
 		json_object_put(side);
 		free(path);
 		free(orel);
+		free(lab);
 	}
 	/* what stays kept here: an export again */
 	if (keep_names || json_object_array_length(kept_out)) {
@@ -861,25 +996,76 @@ next:
 
 		if (!o) {
 			o = json_record("kept_directory");
-			json_object_object_add(o, "path", json_object_new_string(shown));
+			if (shown)
+				json_object_object_add(o, "path", json_object_new_string(shown));
 		}
 		json_object_object_add(o, "names_locked", json_object_new_boolean(keep_names));
 		json_object_object_add(o, "entries", json_object_get(kept_out));
 		if (kept_write_json(&u->od, dst, KEPT_DIR_FILE, o)) {
-			report_error_at(u->r, shown, 0, "cannot write %s: %s", KEPT_DIR_FILE, strerror(errno));
+			report_error_at(u->r, label, 0, "cannot write %s: %s", KEPT_DIR_FILE, strerror(errno));
 			u->skipped++;
 		}
 		json_object_put(o);
 	}
-out:
+done:
+	/* this directory's entries released before its subdirectories */
 	for (size_t i = 0; i < nlist; i++)
 		free(list[i]);
 	free(list);
 	nameset_free(&names);
 	e4_cipher_free(nc);
 	json_object_put(by_name);
+	json_object_put(next);
 	json_object_put(kept_out);
 	json_object_put(dfile);
+	for (size_t i = 0; i < nsubs; i++) {
+		struct sub *s = &subs[i];
+		int s2 = openat(src, s->sname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int d2 = s2 >= 0 && depth < MAX_DEPTH ? outdir_mkdir(&u->od, dst, s->dname) : -1;
+
+		if (depth >= MAX_DEPTH) {
+			report_error_at(u->r, s->label, 0, "directories nested deeper than %d: not entered",
+					MAX_DEPTH);
+			u->skipped++;
+		} else if (d2 < 0) {
+			report_error_at(u->r, s->label, 0, "cannot make directory: %s", strerror(errno));
+			u->skipped++;
+		} else {
+			unlock_dir(u, s2, d2, s->path, s->orel, depth + 1, 0);
+			close(d2);
+		}
+		if (s2 >= 0)
+			close(s2);
+		free(s->sname);
+		free(s->dname);
+		free(s->path);
+		free(s->orel);
+		free(s->label);
+	}
+	free(subs);
+	if (!top) {
+		/* its own mode and times, once its entries are made */
+		struct stat st;
+		struct timespec ts[2];
+		mode_t m;
+
+		if (!fstat(src, &st)) {
+			ts[0] = st.st_atim;
+			ts[1] = st.st_mtim;
+			m = st.st_mode & setid_mask(u);
+			if (later) {
+				later_times(later, ts);
+				m = (mode_t)(intfield(later, "i_mode", m) & setid_mask(u));
+			}
+			fchmod(dst, m);
+			futimens(dst, ts);
+		}
+		u->dirs++;
+		emit(u, shown, rel, later, "complete", NULL, NULL, 0);
+	}
+	json_object_put(later);
+	free(shown);
+	free(label);
 }
 
 static int run(const struct options *o, struct report *r)
@@ -946,6 +1132,8 @@ static int run(const struct options *o, struct report *r)
 	if (o->manifest && !(u.man = manifest_open(o->manifest, NULL, exp, NULL, o->argc, o->argv, r)))
 		goto out;
 	umask(0);
+	/* v1 keys are tried on the export's names first (two reads of each
+	 * directory file; no directory's names kept beyond its own turn) */
 	scan(&u, src, 0);
 	{
 		json_object *p = field(u.header, "path", json_type_string);
@@ -977,9 +1165,8 @@ out:
 	if (u.od.root_fd > 0)
 		close(u.od.root_fd);
 	close(src);
-	for (size_t i = 0; i < u.nunits; i++)
-		json_object_put(u.units[i].entries);
-	free(u.units);
+	for (size_t i = 0; i < u.slots; i++)
+		pol_free(&u.pols[i]);
 	free(u.pols);
 	e4_keystore_free(u.ks);
 	json_object_put(u.header);

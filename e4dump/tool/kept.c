@@ -74,7 +74,8 @@ static struct e4_timestamp *inode_time(struct e4_inode *in, int i)
 	return ts[i];
 }
 
-json_object *kept_later_json(const struct record *r, struct e4_fs *fs)
+json_object *kept_later_json_runs(const struct record *r, struct e4_fs *fs,
+				  const struct e4_run *runs, size_t nruns)
 {
 	json_object *o = json_object_new_object(), *t = json_object_new_object();
 	struct e4_inode in = r->inode;
@@ -98,27 +99,41 @@ json_object *kept_later_json(const struct record *r, struct e4_fs *fs)
 		n = e4_context_encode(&r->enc.ctx, raw);
 	ADD(o, "context_hex", n ? json_hex(raw, n) : NULL);
 	if (fs && E4_ISREG(in.mode)) {
-		struct e4_run *runs = NULL;
-		size_t nruns = 0;
-		json_object *a;
+		/* the initialized data units below i_size */
+		uint64_t end = e4_inode_size_blocks(fs, &r->inode);
+		json_object *a = json_object_new_array();
 
-		if (e4_inode_runs(fs, &r->inode, r->path, e4_inode_size_blocks(fs, &r->inode),
-				  &runs, &nruns) != E4_OK) {
-			free(runs);
-			json_object_put(o);
-			return NULL;
-		}
-		a = json_object_new_array();
 		for (size_t i = 0; i < nruns; i++) {
-			json_object *run = json_object_new_array();
+			json_object *run;
 
+			if (runs[i].unwritten || runs[i].lblk >= end || !runs[i].len)
+				continue;
+			run = json_object_new_array();
 			json_object_array_add(run, json_object_new_uint64(runs[i].lblk));
-			json_object_array_add(run, json_object_new_uint64(runs[i].len));
+			json_object_array_add(run, json_object_new_uint64(
+						      runs[i].len < end - runs[i].lblk ?
+						      runs[i].len : end - runs[i].lblk));
 			json_object_array_add(a, run);
 		}
-		free(runs);
 		ADD(o, "data_units", a);
 	}
+	return o;
+}
+
+json_object *kept_later_json(const struct record *r, struct e4_fs *fs)
+{
+	struct e4_run *runs = NULL;
+	size_t nruns = 0;
+	json_object *o;
+
+	if (fs && E4_ISREG(r->inode.mode) &&
+	    e4_inode_runs(fs, &r->inode, r->path, e4_inode_size_blocks(fs, &r->inode),
+			  &runs, &nruns) != E4_OK) {
+		free(runs);
+		return NULL;
+	}
+	o = kept_later_json_runs(r, fs, runs, nruns);
+	free(runs);
 	return o;
 }
 

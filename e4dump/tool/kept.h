@@ -46,6 +46,11 @@
  * every other block is a hole or an unwritten extent: zeros in the
  * plaintext).  NULL after an error (reported by the library). */
 json_object *kept_later_json(const struct record *r, struct e4_fs *fs);
+/* The same with the block map given (runs[nruns]: undelete's, rebuilt
+ * from the journal's copies; unwritten ones and what lies past i_size
+ * left out) instead of the inode's read from fs. */
+json_object *kept_later_json_runs(const struct record *r, struct e4_fs *fs,
+				  const struct e4_run *runs, size_t nruns);
 
 /* Back from a decrypt_later: the inode's facts (what the record and the
  * manifest need of it; a field missing is 0), ... */

@@ -13,7 +13,11 @@
 # decrypt (with a forged plaintext beside it), a symlink planted in OUT:
 # each is an error naming the entry, the entry stays kept (or is not
 # made), the rest is written, exit 1, and nothing lands outside OUT.  Not
-# an export: exit 2.
+# an export: exit 2.  Paths in the image: on the hostile names of
+# tests/cli/hostile_names.py, moved by debugfs under a plain directory
+# "50%off" as "%41" (names with '%', control bytes, escape look-alikes),
+# unlock-kept's records give ls's paths (with the key), never ones made
+# from the escaped names of the export.
 # usage: unlock_kept.sh E4DUMP WORKDIR
 set -u
 . "$(dirname "$0")/../lib/common.sh"
@@ -88,4 +92,21 @@ expect "unlock-kept --keep-setid" 0 'unlock-kept: .* 0 skipped' -- \
 check "--keep-setid keeps them: $(stat -c %a "$W/us2/plain/hello.txt")" \
 	'[ "$(stat -c %a "$W/us2/plain/hello.txt")" = 6755 ]'
 mv "$W/s.img.away" "$W/s.img"
+# paths in the image come from what the export saved, not from its names
+/usr/bin/python3 "$top/tests/cli/hostile_names.py" "$W/s.img" "$K" "$W/h" /nonexistent ||
+	give_up "hostile_names.py"
+debugfs -n -w -f - "$W/h-hostile.img" >/dev/null 2>&1 <<'EOC'
+link /plain "/50%off"
+unlink /plain
+link /secret "/50%off/%41"
+unlink /secret
+EOC
+"$E4DUMP" ls -R --json --key-file "$K" "$W/h-hostile.img" >"$W/pl.json" 2>/dev/null
+check "ls of the moved tree lists /50%off/%41/%legit" 'grep -q "\"/50%off/%41/%legit\"" "$W/pl.json"'
+"$E4DUMP" extract --keep-locked "$W/h-hostile.img" -o "$W/pk" >/dev/null 2>&1
+expect "unlock-kept of the hostile names" 1 'unlock-kept: ' -- \
+	"$E4DUMP" unlock-kept --json --key-file "$K" "$W/pk" -o "$W/pu"
+r=$(/usr/bin/python3 "$top/tests/cli/unlock_kept_paths.py" "$W/pl.json" "$W/out" "/50%off/%41" 2>&1)
+st=$?
+check "unlock-kept's paths are ls's ($(echo "$r" | tail -c 400))" '[ $st = 0 ] && [ "$(echo "$r" | tail -1)" -ge 15 ]'
 finish

@@ -447,3 +447,21 @@ out:
 	free(blob);
 	return st;
 }
+
+enum e4_status e4_recovery_symlink_raw(struct e4_fs *fs, const struct e4_journal *j,
+				       const struct e4_deleted *d, uint8_t **blob,
+				       size_t *size)
+{
+	struct e4_moment m;
+	enum e4_status st;
+
+	*blob = NULL;
+	*size = 0;
+	if (!d->have_inode || !E4_ISLNK(d->inode.mode))
+		return E4_INVALID;
+	/* the copy e4_recovery_symlink reads */
+	e4_moment_enter(fs, j, d->before, &m);
+	st = e4_symlink_raw(fs, &d->inode, NULL, blob, size);
+	e4_moment_leave(&m);
+	return st;
+}

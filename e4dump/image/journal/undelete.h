@@ -124,5 +124,12 @@ enum e4_status e4_recovery_symlink(struct e4_fs *fs, const struct e4_journal *j,
 				   const struct e4_deleted *d, int locked,
 				   char **target, size_t *len, int *nokey,
 				   const char **why);
+/* Its stored bytes (malloc'd: an encrypted symlink's length header and
+ * ciphertext, as e4_symlink_raw gives them), from the same copy, for
+ * --keep-locked's sidecar.  E4_INVALID without a symlink's inode copy,
+ * else as e4_symlink_raw. */
+enum e4_status e4_recovery_symlink_raw(struct e4_fs *fs, const struct e4_journal *j,
+				       const struct e4_deleted *d, uint8_t **blob,
+				       size_t *size);
 
 #endif
