@@ -100,6 +100,22 @@ static struct e4_source *source(struct file *f)
 	return s;
 }
 
+/* The capture in f read, which must succeed; f is emptied. */
+static struct e4_source *read_ok(struct file *f, struct e4_capture *c)
+{
+	struct e4_source *s = source(f);
+	char why[256];
+
+	ck_assert_int_eq(e4_capture_read(s, c, why, sizeof(why)), E4_OK);
+	return s;
+}
+
+static void done(struct e4_source *s, struct e4_capture *c)
+{
+	e4_capture_free(c);
+	e4_source_close(s);
+}
+
 static int noted(const struct e4_capture *c, const char *word)
 {
 	for (size_t i = 0; i < c->n_notes; i++)
@@ -123,11 +139,9 @@ START_TEST(test_raw)
 	struct e4_source *s;
 	struct e4_capture c;
 	uint8_t buf[32];
-	char why[256];
 
 	put_data(&f, 1, 10000);
-	s = source(&f);
-	ck_assert_int_eq(e4_capture_read(s, &c, why, sizeof(why)), E4_OK);
+	s = read_ok(&f, &c);
 	ck_assert_int_eq(c.format, E4_CAPTURE_RAW);
 	ck_assert_uint_eq(c.n, 1);
 	range_is(&c, 0, 0, 0, 10000);
@@ -135,8 +149,7 @@ START_TEST(test_raw)
 	ck_assert_int_eq(e4_capture_read_phys(s, &c, 5000, buf, 16), E4_OK);
 	ck_assert(is_data(buf, 1, 5000, 16));
 	ck_assert_int_eq(e4_capture_read_phys(s, &c, 9990, buf, 20), E4_NOT_FOUND);
-	e4_capture_free(&c);
-	e4_source_close(s);
+	done(s, &c);
 }
 END_TEST
 
@@ -146,7 +159,6 @@ START_TEST(test_lime_ranges_and_holes)
 	struct e4_source *s;
 	struct e4_capture c;
 	uint8_t buf[64];
-	char why[256];
 
 	lime_hdr(&f, 1, 0x1000, 0x1fff);       /* 4096 bytes at file 32 */
 	put_data(&f, 1, 4096);
@@ -154,8 +166,7 @@ START_TEST(test_lime_ranges_and_holes)
 	put_data(&f, 2, 2048);
 	lime_hdr(&f, 1, 0x2000, 0x200f);       /* adjacent to the first */
 	put_data(&f, 3, 16);
-	s = source(&f);
-	ck_assert_int_eq(e4_capture_read(s, &c, why, sizeof(why)), E4_OK);
+	s = read_ok(&f, &c);
 	ck_assert_int_eq(c.format, E4_CAPTURE_LIME);
 	ck_assert_uint_eq(c.n_headers, 3);
 	ck_assert_uint_eq(c.n_problems, 0);
@@ -177,8 +188,7 @@ START_TEST(test_lime_ranges_and_holes)
 	ck_assert_int_eq(e4_capture_read_phys(s, &c, 0x100800, buf, 1), E4_NOT_FOUND);
 	ck_assert_ptr_null(e4_capture_find(&c, 0x3000));
 	ck_assert_ptr_nonnull(e4_capture_find(&c, 0x100000));
-	e4_capture_free(&c);
-	e4_source_close(s);
+	done(s, &c);
 }
 END_TEST
 
@@ -187,44 +197,37 @@ START_TEST(test_lime_cut_short_and_terabytes)
 	struct file f = { 0 };
 	struct e4_source *s;
 	struct e4_capture c;
-	char why[256];
 
 	lime_hdr(&f, 1, 0, 0xfff);
 	put_data(&f, 1, 4096);
 	lime_hdr(&f, 1, 0x10000, 0x10000 + (1ull << 40) - 1); /* 1 TiB claimed */
 	put_data(&f, 2, 100);
-	s = source(&f);
-	ck_assert_int_eq(e4_capture_read(s, &c, why, sizeof(why)), E4_OK);
+	s = read_ok(&f, &c);
 	ck_assert_uint_eq(c.n, 2);
 	range_is(&c, 0, 0, 32, 4096);
 	range_is(&c, 1, 0x10000, 32 + 4096 + 32, 100);
 	ck_assert_uint_eq(c.n_problems, 1);
 	ck_assert(noted(&c, "LiME header 1") && noted(&c, "clipped"));
-	e4_capture_free(&c);
-	e4_source_close(s);
+	done(s, &c);
 
 	/* the whole address space, s_addr 0 and e_addr 2^64 - 1 */
 	lime_hdr(&f, 1, 0, UINT64_MAX);
 	put_data(&f, 1, 64);
-	s = source(&f);
-	ck_assert_int_eq(e4_capture_read(s, &c, why, sizeof(why)), E4_OK);
+	s = read_ok(&f, &c);
 	ck_assert_uint_eq(c.n, 1);
 	range_is(&c, 0, 0, 32, 64);
 	ck_assert(noted(&c, "clipped"));
-	e4_capture_free(&c);
-	e4_source_close(s);
+	done(s, &c);
 
 	/* a header cut short after a range */
 	lime_hdr(&f, 1, 0, 0xf);
 	put_data(&f, 1, 16);
 	put_le(&f, 0x4C694D45u, 4);
 	put_le(&f, 1, 4);
-	s = source(&f);
-	ck_assert_int_eq(e4_capture_read(s, &c, why, sizeof(why)), E4_OK);
+	s = read_ok(&f, &c);
 	ck_assert_uint_eq(c.n, 1);
 	ck_assert(noted(&c, "less than a header"));
-	e4_capture_free(&c);
-	e4_source_close(s);
+	done(s, &c);
 }
 END_TEST
 
@@ -233,40 +236,33 @@ START_TEST(test_lime_backwards_version_garbage)
 	struct file f = { 0 };
 	struct e4_source *s;
 	struct e4_capture c;
-	char why[256];
 
 	lime_hdr(&f, 1, 0x1000, 0x10ff);
 	put_data(&f, 1, 256);
 	lime_hdr(&f, 1, 0x5000, 0x4fff);       /* runs backwards */
 	put_data(&f, 2, 256);
-	s = source(&f);
-	ck_assert_int_eq(e4_capture_read(s, &c, why, sizeof(why)), E4_OK);
+	s = read_ok(&f, &c);
 	ck_assert_uint_eq(c.n, 1);
 	range_is(&c, 0, 0x1000, 32, 256);
 	ck_assert(noted(&c, "backwards") && noted(&c, "LiME header 1"));
-	e4_capture_free(&c);
-	e4_source_close(s);
+	done(s, &c);
 
 	lime_hdr(&f, 1, 0x1000, 0x10ff);
 	put_data(&f, 1, 256);
 	lime_hdr(&f, 2, 0x2000, 0x20ff);
 	put_data(&f, 2, 256);
-	s = source(&f);
-	ck_assert_int_eq(e4_capture_read(s, &c, why, sizeof(why)), E4_OK);
+	s = read_ok(&f, &c);
 	ck_assert_uint_eq(c.n, 1);
 	ck_assert(noted(&c, "version 2"));
-	e4_capture_free(&c);
-	e4_source_close(s);
+	done(s, &c);
 
 	lime_hdr(&f, 1, 0x1000, 0x10ff);
 	put_data(&f, 1, 256);
 	put_data(&f, 9, 100);                  /* no header where one belongs */
-	s = source(&f);
-	ck_assert_int_eq(e4_capture_read(s, &c, why, sizeof(why)), E4_OK);
+	s = read_ok(&f, &c);
 	ck_assert_uint_eq(c.n, 1);
 	ck_assert(noted(&c, "no header at offset 288"));
-	e4_capture_free(&c);
-	e4_source_close(s);
+	done(s, &c);
 }
 END_TEST
 
@@ -276,7 +272,6 @@ START_TEST(test_lime_overlaps)
 	struct e4_source *s;
 	struct e4_capture c;
 	uint8_t buf[16];
-	char why[256];
 
 	lime_hdr(&f, 1, 0x1000, 0x1fff);
 	put_data(&f, 1, 4096);
@@ -284,8 +279,7 @@ START_TEST(test_lime_overlaps)
 	put_data(&f, 2, 4096);
 	lime_hdr(&f, 1, 0x1100, 0x11ff);       /* wholly inside the first */
 	put_data(&f, 3, 256);
-	s = source(&f);
-	ck_assert_int_eq(e4_capture_read(s, &c, why, sizeof(why)), E4_OK);
+	s = read_ok(&f, &c);
 	ck_assert_uint_eq(c.n, 2);
 	range_is(&c, 0, 0x1000, 32, 4096);
 	/* clipped to start after the first: 0x800 bytes later in the file */
@@ -296,8 +290,7 @@ START_TEST(test_lime_overlaps)
 	ck_assert(is_data(buf, 2, 0x800, 16));
 	ck_assert_int_eq(e4_capture_read_phys(s, &c, 0x1100, buf, 16), E4_OK);
 	ck_assert(is_data(buf, 1, 0x100, 16));
-	e4_capture_free(&c);
-	e4_source_close(s);
+	done(s, &c);
 }
 END_TEST
 
@@ -352,7 +345,6 @@ START_TEST(test_elf_segments)
 	struct e4_source *s;
 	struct e4_capture c;
 	uint8_t buf[16];
-	char why[256];
 	/* data at 1024: A (tag 1, 4096), B (tag 2, 4096), C (tag 3, 512) */
 	const struct seg seg[] = {
 		{ 4, 0, 0, 0 },                 /* PT_NOTE: not memory */
@@ -371,8 +363,7 @@ START_TEST(test_elf_segments)
 	put_data(&f, 1, 4096);
 	put_data(&f, 2, 4096);
 	put_data(&f, 3, 512);
-	s = source(&f);
-	ck_assert_int_eq(e4_capture_read(s, &c, why, sizeof(why)), E4_OK);
+	s = read_ok(&f, &c);
 	ck_assert_int_eq(c.format, E4_CAPTURE_ELF);
 	ck_assert_uint_eq(c.n_headers, 8);
 	ck_assert_uint_eq(c.n, 3);
@@ -390,8 +381,7 @@ START_TEST(test_elf_segments)
 	ck_assert_int_eq(e4_capture_read_phys(s, &c, 0x200ff8, buf, 8), E4_OK);
 	ck_assert(is_data(buf, 2, 4088, 8));
 	ck_assert_int_eq(e4_capture_read_phys(s, &c, 0x500000, buf, 8), E4_NOT_FOUND);
-	e4_capture_free(&c);
-	e4_source_close(s);
+	done(s, &c);
 }
 END_TEST
 
@@ -400,7 +390,6 @@ START_TEST(test_elf_xnum_and_lying_count)
 	struct file f = { 0 };
 	struct e4_source *s;
 	struct e4_capture c;
-	char why[256];
 	const struct seg seg[] = {
 		{ 1, 4096, 0, 256 },
 		{ 1, 4096 + 256, 0x1000, 256 },
@@ -410,23 +399,19 @@ START_TEST(test_elf_xnum_and_lying_count)
 	while (f.n < 4096)
 		put_le(&f, 0, 1);
 	put_data(&f, 1, 512);
-	s = source(&f);
-	ck_assert_int_eq(e4_capture_read(s, &c, why, sizeof(why)), E4_OK);
+	s = read_ok(&f, &c);
 	ck_assert_uint_eq(c.n_headers, 2);
 	ck_assert_uint_eq(c.n, 2);
 	range_is(&c, 1, 0x1000, 4096 + 256, 256);
 	ck_assert_uint_eq(c.n_problems, 0);
-	e4_capture_free(&c);
-	e4_source_close(s);
+	done(s, &c);
 
 	/* 65534 program headers declared, two in the file (then data) */
 	elf(&f, 2, 4, 0xfffe, seg, 2, 0);
-	s = source(&f);
-	ck_assert_int_eq(e4_capture_read(s, &c, why, sizeof(why)), E4_OK);
+	s = read_ok(&f, &c);
 	ck_assert(noted(&c, "65534 program headers declared"));
 	ck_assert_uint_eq(c.n_headers, 2);
-	e4_capture_free(&c);
-	e4_source_close(s);
+	done(s, &c);
 }
 END_TEST
 
@@ -468,7 +453,6 @@ START_TEST(test_lime_many_descending)
 	struct file f = { 0 };
 	struct e4_source *s;
 	struct e4_capture c;
-	char why[256];
 	const size_t n = 200000;
 
 	for (size_t i = 0; i < n; i++) {
@@ -477,16 +461,14 @@ START_TEST(test_lime_many_descending)
 		lime_hdr(&f, 1, at, at + 15);
 		put_data(&f, (unsigned int)i, 16);
 	}
-	s = source(&f);
-	ck_assert_int_eq(e4_capture_read(s, &c, why, sizeof(why)), E4_OK);
+	s = read_ok(&f, &c);
 	ck_assert_uint_eq(c.n, n);
 	ck_assert_uint_eq(c.n_problems, 0);
 	ck_assert_uint_eq(c.r[0].phys, 1u << 12);
 	ck_assert_uint_eq(c.r[0].header, n - 1);
 	ck_assert_ptr_nonnull(e4_capture_find(&c, (uint64_t)77 << 12));
 	ck_assert_ptr_null(e4_capture_find(&c, ((uint64_t)77 << 12) + 16));
-	e4_capture_free(&c);
-	e4_source_close(s);
+	done(s, &c);
 }
 END_TEST
 
