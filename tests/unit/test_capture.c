@@ -352,7 +352,7 @@ START_TEST(test_elf_segments)
 		{ 1, 1024, 0x100000, 4096 },    /* A */
 		{ 1, 1024 + 8192, 0x300000, 4096 }, /* C: the file holds 512 */
 		{ 1, 1 << 30, 0x400000, 4096 }, /* past the end of the file */
-		{ 1, 1024 + 2048, 0x500000, 4096 }, /* shares A's and B's bytes */
+		{ 1, 1024 + 2048, 0x500000, 2048 }, /* A's bytes again */
 		{ 1, 1024, UINT64_MAX - 100, 4096 }, /* past 2^64 */
 		{ 1, 1024, 0x600000, 0 },       /* empty */
 	};
@@ -371,12 +371,12 @@ START_TEST(test_elf_segments)
 	range_is(&c, 1, 0x200000, 1024 + 4096, 4096);
 	range_is(&c, 2, 0x300000, 1024 + 8192, 512);
 	ck_assert_uint_eq(c.r[0].header, 2);
-	/* 3 clipped to the file, 4 past it, 6 past 2^64, 5 overlapping A
-	 * (declared earlier: 5 clipped) and B (earlier: 5 refused) */
-	ck_assert_uint_eq(c.n_problems, 5);
+	/* 3 clipped to the file, 4 past it, 5 inside A's file bytes, 6 past
+	 * 2^64 */
+	ck_assert_uint_eq(c.n_problems, 4);
 	ck_assert(noted(&c, "program header 3") && noted(&c, "clipped"));
 	ck_assert(noted(&c, "program header 4") && noted(&c, "past the end of the file"));
-	ck_assert(noted(&c, "program header 5: its file bytes 0x1400..0x1bff overlap those of program header 1: refused"));
+	ck_assert(noted(&c, "program header 5: its file bytes 0xc00..0x13ff lie inside those of program header 2: refused"));
 	ck_assert(noted(&c, "program header 6") && noted(&c, "address space"));
 	ck_assert_int_eq(e4_capture_read_phys(s, &c, 0x200ff8, buf, 8), E4_OK);
 	ck_assert(is_data(buf, 2, 4088, 8));
@@ -411,6 +411,31 @@ START_TEST(test_elf_xnum_and_lying_count)
 	s = read_ok(&f, &c);
 	ck_assert(noted(&c, "65534 program headers declared"));
 	ck_assert_uint_eq(c.n_headers, 2);
+	done(s, &c);
+}
+END_TEST
+
+/* A kdump vmcore lists the kernel's text first, and again inside the
+ * System RAM segment that holds it: the RAM is kept whole. */
+START_TEST(test_elf_kernel_text_inside_ram)
+{
+	struct file f = { 0 };
+	struct e4_source *s;
+	struct e4_capture c;
+	const struct seg seg[] = {
+		{ 1, 4096, 0x1200, 256 },          /* kernel text */
+		{ 1, 4096 + 256, 0x1000, 1024 },   /* System RAM */
+	};
+
+	elf(&f, 2, 4, 2, seg, 2, 0);
+	while (f.n < 4096)
+		put_le(&f, 0, 1);
+	put_data(&f, 1, 256 + 1024);
+	s = read_ok(&f, &c);
+	ck_assert_uint_eq(c.n, 1);
+	range_is(&c, 0, 0x1000, 4096 + 256, 1024);
+	ck_assert_uint_eq(c.n_problems, 1);
+	ck_assert(noted(&c, "program header 0: its memory bytes 0x1200..0x12ff lie inside those of program header 1: refused"));
 	done(s, &c);
 }
 END_TEST
@@ -487,6 +512,7 @@ int main(void)
 	tcase_add_test(t, test_lime_overlaps);
 	tcase_add_test(t, test_elf_segments);
 	tcase_add_test(t, test_elf_xnum_and_lying_count);
+	tcase_add_test(t, test_elf_kernel_text_inside_ram);
 	tcase_add_test(t, test_elf_refused_forms);
 	tcase_add_test(t, test_lime_many_descending);
 	suite_add_tcase(s, t);

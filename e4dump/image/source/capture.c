@@ -129,22 +129,17 @@ static int by_phys(const void *a, const void *b)
 	return x->header < y->header ? -1 : x->header > y->header;
 }
 
-static uint64_t start_of(const struct e4_capture_range *r, int file)
-{
-	return file ? r->file_off : r->phys;
-}
-
 /* Make the ranges disjoint along one axis (the file when file, else
- * physical memory), sorted first unless already in order.  Where two
- * overlap, the one declared first keeps its bytes; the other loses the
- * overlapping ones: clipped when they are at one of its ends, refused
- * when it would be split or nothing would remain.  A stack of the ranges
- * kept so far (each ends before the next starts): every range is pushed
- * and popped at most once. */
+ * physical memory), taken in order along it (sorted first unless they
+ * already are): the bytes of a range that an earlier-starting one already
+ * covers are dropped from it, at its front (clipped), or all of them
+ * (refused): so a range listed again inside another (a kdump vmcore's
+ * kernel text inside System RAM) is refused and the other kept whole. */
 static void disjoint(struct e4_capture *c, int file)
 {
 	const char *axis = file ? "file" : "memory";
-	size_t i, k = 0;
+	uint64_t covered = 0;
+	size_t i, k = 0, by = 0;
 
 	for (i = 1; i < c->n; i++)
 		if ((file ? by_file : by_phys)(&c->r[i - 1], &c->r[i]) > 0)
@@ -152,49 +147,28 @@ static void disjoint(struct e4_capture *c, int file)
 	if (i < c->n)
 		qsort(c->r, c->n, sizeof(c->r[0]), file ? by_file : by_phys);
 	for (i = 0; i < c->n; i++) {
-		struct e4_capture_range cur = c->r[i];
-		int keep = 1;
+		struct e4_capture_range r = c->r[i];
+		uint64_t start = file ? r.file_off : r.phys, end = start + r.len;
 
-		while (k && keep) {
-			struct e4_capture_range *top = &c->r[k - 1];
-			uint64_t ts = start_of(top, file), te = ts + top->len;
-			uint64_t cs = start_of(&cur, file), ce = cs + cur.len;
-
-			if (te <= cs)
-				break;
-			if (top->header < cur.header) {
-				/* the kept one was declared first */
-				if (ce <= te) {
-					note(c, "%s %zu: its %s bytes %#llx..%#llx lie inside those of %s %zu: refused",
-					     hdr_word(c), cur.header, axis, (unsigned long long)cs,
-					     (unsigned long long)(ce - 1), hdr_word(c), top->header);
-					keep = 0;
-					break;
-				}
-				note(c, "%s %zu: its first %llu %s bytes (from %#llx) are also those of %s %zu: clipped",
-				     hdr_word(c), cur.header, (unsigned long long)(te - cs), axis,
-				     (unsigned long long)cs, hdr_word(c), top->header);
-				cur.phys += te - cs;
-				cur.file_off += te - cs;
-				cur.len -= te - cs;
-				break;
-			}
-			/* cur was declared first: the kept one gives way */
-			if (ts >= cs || te > ce) {
-				note(c, "%s %zu: its %s bytes %#llx..%#llx overlap those of %s %zu: refused",
-				     hdr_word(c), top->header, axis, (unsigned long long)ts,
-				     (unsigned long long)(te - 1), hdr_word(c), cur.header);
-				k--;
-				continue;
-			}
-			note(c, "%s %zu: its last %llu %s bytes (to %#llx) are also those of %s %zu: clipped",
-			     hdr_word(c), top->header, (unsigned long long)(te - cs), axis,
-			     (unsigned long long)(te - 1), hdr_word(c), cur.header);
-			top->len = cs - ts;
-			break;
+		if (k && end <= covered) {
+			note(c, "%s %zu: its %s bytes %#llx..%#llx lie inside those of %s %zu: refused",
+			     hdr_word(c), r.header, axis, (unsigned long long)start,
+			     (unsigned long long)(end - 1), hdr_word(c), by);
+			continue;
 		}
-		if (keep)
-			c->r[k++] = cur;
+		if (k && start < covered) {
+			uint64_t cut = covered - start;
+
+			note(c, "%s %zu: its first %llu %s bytes (from %#llx) are also those of %s %zu: clipped",
+			     hdr_word(c), r.header, (unsigned long long)cut, axis,
+			     (unsigned long long)start, hdr_word(c), by);
+			r.phys += cut;
+			r.file_off += cut;
+			r.len -= cut;
+		}
+		covered = end;
+		by = r.header;
+		c->r[k++] = r;
 	}
 	c->n = k;
 }

@@ -6,7 +6,10 @@
  * Version 1 Specification") and ELF64 cores (QEMU's dump-guest-memory,
  * kdump's vmcore: the PT_LOAD segments).  The headers are evidence:
  * every range is checked against the file and the others, and what does
- * not hold is refused or clipped with a note saying why. */
+ * not hold is refused or clipped with a note saying why: a range past
+ * the end of the file or of the 64-bit address space is refused, one the
+ * file ends inside is clipped to it, and where ranges overlap (in memory
+ * or in the file) the one that starts first keeps the shared bytes. */
 #ifndef E4_CAPTURE_H
 #define E4_CAPTURE_H
 
