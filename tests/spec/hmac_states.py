@@ -7,7 +7,8 @@ output, the key identifier first, without the master key or the PRK.
 Independent of e4dump: a pure-Python SHA-512 compression function (FIPS
 180-4) continues the two states; hashlib's HMAC-SHA512 gives the expected
 HKDF (RFC 5869).  Also checks the spec's §17.3 table against the context
-this test lays out from those states (struct sha512_state, twice).
+this test lays out from those states (struct sha512_state, twice), and
+the spec's worked example of §17.4 (states and identifier).
 usage: hmac_states.py SPEC"""
 import hashlib
 import hmac
@@ -146,6 +147,24 @@ def check_spec_table(spec, ctx, bad):
         bad.append("spec §17.3: the rows cover %d bytes, the states %d" % (at, len(ctx)))
 
 
+def check_spec_example(spec, bad):
+    """§17.4's worked example: the states are those of the master key's
+    PRK, and the identifier follows from the states alone."""
+    text = open(spec, encoding="utf-8").read()
+    blk = re.search(r"^```hmac-states\n(.*?)^```", text, re.M | re.S)
+    if not blk:
+        bad.append("spec: no hmac-states example")
+        return
+    v = dict(line.split() for line in blk.group(1).splitlines() if line.strip())
+    hi = list(struct.unpack("<8Q", bytes.fromhex(v["ipad_state"])))
+    ho = list(struct.unpack("<8Q", bytes.fromhex(v["opad_state"])))
+    prk, ident = hkdf_reference(bytes.fromhex(v["master"]), 1, b"", 16)
+    if (hi, ho) != setkey_states(prk):
+        bad.append("spec example: the states are not those of the master key's PRK")
+    if expand_from_states(hi, ho, 1, b"", 16).hex() != v["identifier"] or ident.hex() != v["identifier"]:
+        bad.append("spec example: the identifier does not follow from the states")
+
+
 def main():
     bad = []
     # FIPS 180-4 sanity of the pure implementation against hashlib
@@ -175,6 +194,7 @@ def main():
     if z1 != setkey_states(b"\0" * 64) or z1[0] == setkey_states(os.urandom(64))[0]:
         bad.append("zero-salt states")
     check_spec_table(sys.argv[1], context_bytes(hi, ho, b"\0" * 128), bad)
+    check_spec_example(sys.argv[1], bad)
     for b in bad:
         print("FAIL:", b)
     print("HMAC states: %d problems" % len(bad))
