@@ -18,7 +18,7 @@ out=$1
 PATH=$PATH:/sbin:/usr/sbin
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container export fscrypt_meta; do
+for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container export fscrypt_meta capture; do
 	rm -rf "${out:?}/$t"
 	mkdir -p "$out/$t"
 done
@@ -223,6 +223,33 @@ blk = struct.pack("<IIII I12x", 0xea020000, 1, 1, 0, 0)
 ents = xentry(9, b"c", 1024 - 32, len(ctx)) + bytes(4)
 blk = pad(blk + ents, 1024 - 32) + ctx + bytes(4)
 put("xattr", "block-ctx", bytes([3]) + blk)
+# memory captures: LiME (32-byte range headers), ELF64 cores (PT_LOAD
+# segments, one with PN_XNUM), raw; each with a few small ranges
+def lime(ranges):
+    o = b""
+    for s_addr, data in ranges:
+        o += struct.pack("<IIQQ8x", 0x4C694D45, 1, s_addr, s_addr + len(data) - 1) + data
+    return o
+pg = bytes(range(256)) * 4
+put("capture", "lime", lime([(0x1000, pg), (0x100000, pg[:512]), (0x2000, pg[:64])]))
+put("capture", "lime-overlap", lime([(0x1000, pg), (0x1200, pg), (0x1100, pg[:16])]))
+def elf(segs, xnum=False):
+    n = len(segs)
+    phoff, data_at = 64, 64 + 56 * n + (64 if xnum else 0)
+    shoff = 64 + 56 * n if xnum else 0
+    h = b"\x7fELF" + bytes([2, 1, 1]) + bytes(9)
+    h += struct.pack("<HHIQQQIHHHHHH", 4, 62, 1, 0, phoff, shoff, 0, 64, 56,
+                     0xffff if xnum else n, 64 if xnum else 0, 1 if xnum else 0, 0)
+    ph, body = b"", b""
+    for typ, paddr, data in segs:
+        ph += struct.pack("<IIQQQQQQ", typ, 7, data_at + len(body), paddr, paddr,
+                          len(data), len(data), 0)
+        body += data
+    sh = struct.pack("<IIQQQQIIQQ", 0, 0, 0, 0, 0, 0, 0, n, 0, 0) if xnum else b""
+    return h + ph + sh + body
+put("capture", "elf", elf([(4, 0, b"CORE" * 8), (1, 0, pg), (1, 0x100000, pg[:256])]))
+put("capture", "elf-xnum", elf([(1, 0x1000, pg[:128]), (1, 0x3000, pg[:128])], xnum=True))
+put("capture", "raw", pg)
 PY
 
 # Images made on the host (no kernel: the content is not encrypted, but
@@ -382,6 +409,6 @@ open(out, "wb").write(rec)
 PY
 	done
 fi
-for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container export fscrypt_meta; do
+for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container export fscrypt_meta capture; do
 	echo "make-seeds: $t: $(ls "$out/$t" | wc -l) inputs"
 done

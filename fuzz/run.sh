@@ -19,7 +19,7 @@
 # Installs nothing: needs clang with libFuzzer (Debian: clang,
 # libclang-rt-14-dev), cmake and the build dependencies of e4dump.
 set -eu
-all=(context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container export fscrypt_meta)
+all=(context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container export fscrypt_meta capture)
 if [ $# -lt 1 ] || ! [[ $1 =~ ^[0-9]+$ ]] || [ "$1" -lt 1 ]; then
 	echo "usage: $0 SECONDS [TARGET...] (targets: ${all[*]})" >&2
 	exit 2
@@ -67,6 +67,7 @@ for t in "${targets[@]}"; do
 	extent) extra=(-max_len=16445) ;;       # flag, i_block, 16 tree blocks
 	xattr) extra=(-max_len=1025) ;;
 	fscrypt_meta) extra=(-max_len=16385) ;; # selector and fscrypt's 16 KiB
+	capture) extra=(-max_len=65536) ;;     # headers and small ranges
 	*) extra=(-max_len=4096) ;;
 	esac
 	before=$(find "$findings" -maxdepth 1 -type f | wc -l)

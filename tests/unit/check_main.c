@@ -8,6 +8,7 @@ Suite *modes_kat_suite(void);
 Suite *testmgr_suite(void);
 Suite *jbd2_suite(void);
 Suite *fscrypt_tool_suite(void);
+Suite *memkeys_suite(void);
 
 int main(void)
 {
@@ -19,6 +20,7 @@ int main(void)
 	srunner_add_suite(sr, modes_kat_suite());
 	srunner_add_suite(sr, jbd2_suite());
 	srunner_add_suite(sr, fscrypt_tool_suite());
+	srunner_add_suite(sr, memkeys_suite());
 	/* Every vector of the kernel's templates, when extracted (ctest
 	 * unit.testmgr sets this). */
 	if (getenv("E4_TESTMGR_KAT"))
