@@ -1,7 +1,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "fuzz_common.h"
@@ -14,6 +16,26 @@ const uint8_t fuzz_test_key[64] = {
 	0x15, 0xd8, 0x73, 0xaa, 0xe9, 0x77, 0x53, 0x9a, 0x7c, 0x6a, 0x53, 0xf1,
 	0x25, 0x2a, 0xb4, 0x9f,
 };
+
+int fuzz_memfd(const char *name, char *path, size_t path_size)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+
+	if (fd < 0) {
+		perror("memfd_create");
+		abort();
+	}
+	snprintf(path, path_size, "/proc/self/fd/%d", fd);
+	return fd;
+}
+
+void fuzz_key_file(char *path, size_t path_size)
+{
+	int fd = fuzz_memfd("e4dump-fuzz-key", path, path_size);
+
+	if (write(fd, fuzz_test_key, sizeof(fuzz_test_key)) != (ssize_t)sizeof(fuzz_test_key))
+		abort();
+}
 
 void fuzz_quiet(void)
 {

@@ -20,6 +20,14 @@ void fuzz_quiet(void);
  * a symlink. */
 void fuzz_remove_tree(const char *path);
 
+/* A new memfd (named name): its descriptor, and in path the name that
+ * opens it as a file (/proc/self/fd/N).  Aborts when there is none. */
+int fuzz_memfd(const char *name, char *path, size_t path_size);
+
+/* fuzz_test_key in a memfd, whose name (as --key-file takes it) goes to
+ * path.  Aborts when it cannot be written. */
+void fuzz_key_file(char *path, size_t path_size);
+
 /* A fixed 64-byte test key: the bundled sample's key
  * (testvectors/sample/sample.key, SHA-512("e4dump test key S")). */
 extern const uint8_t fuzz_test_key[64];

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -40,15 +39,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *tmp = getenv("TMPDIR");
 	struct rlimit rl = { 64u << 20, 64u << 20 };
-	int fd;
 
 	(void)argc, (void)argv;
 	fuzz_quiet();
-	fd = memfd_create("e4dump-fuzz-key", MFD_CLOEXEC);
-	if (fd < 0 || write(fd, fuzz_test_key, sizeof(fuzz_test_key)) !=
-	    (ssize_t)sizeof(fuzz_test_key))
-		abort();
-	snprintf(key_path, sizeof(key_path), "/proc/self/fd/%d", fd);
+	fuzz_key_file(key_path, sizeof(key_path));
 	snprintf(base, sizeof(base), "%s/e4fuzz-export-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(base)) {
 		perror("mkdtemp");

@@ -28,12 +28,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc, (void)argv;
 	fuzz_quiet();
 	initialize_ext2_error_table();
-	img_fd = memfd_create("e4dump-fuzz-undelete", MFD_CLOEXEC);
-	if (img_fd < 0) {
-		perror("memfd_create");
-		abort();
-	}
-	snprintf(img_path, sizeof(img_path), "/proc/self/fd/%d", img_fd);
+	img_fd = fuzz_memfd("e4dump-fuzz-undelete", img_path, sizeof(img_path));
 	return 0;
 }
 

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <time.h>
 #include "commands.h"
-#include "escape.h"
 #include "jsonout.h"
+#include "linkfacts.h"
 #include "record.h"
 #include "session.h"
 #include "walk.h"
@@ -31,56 +31,18 @@ static char type_char(uint16_t mode)
 	return '?';
 }
 
-/* Escaped target of a symlink (malloc'd) and the size Linux's lstat
- * gives it: the target's length, or for a locked one the length of its
- * no-key form; NULL target when locked or unreadable (reported). */
-static char *symlink_target(struct ls *l, const struct e4_walk_node *n,
-			    uint64_t *size)
-{
-	char *target, *esc;
-	size_t len;
-
-	/* a locked directory's symlinks are locked too */
-	if (n->parent && n->parent->encrypted && !n->parent->have_key) {
-		e4_symlink_locked_size(l->s->fs, n->inode, n->path, size);
-		return NULL;
-	}
-	if (e4_symlink_read(l->s->fs, n->inode, n->path, &target, &len) != E4_OK)
-		return NULL;
-	*size = len;
-	esc = malloc(E4_ESCAPE_SIZE(len));
-	if (esc)
-		e4_escape((const uint8_t *)target, len, esc, 0);
-	free(target);
-	return esc;
-}
-
-/* One time as ISO 8601, UTC, with nanoseconds. */
-static size_t iso_time(const struct e4_timestamp *ts, char *buf, size_t len)
-{
-	time_t t = (time_t)ts->sec;
-	struct tm tm;
-	size_t n;
-
-	if (!gmtime_r(&t, &tm) || !(n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm)))
-		return (size_t)snprintf(buf, len, "?");
-	return n + (size_t)snprintf(buf + n, len - n, ".%09uZ", (unsigned int)ts->nsec);
-}
-
-/* atime mtime ctime crtime, space-separated (crtime "-" when none). */
+/* atime mtime ctime crtime as JSON gives them, space-separated (crtime
+ * "-" when none). */
 static void iso_times(const struct e4_inode *in, char *buf, size_t len)
 {
-	size_t n = iso_time(&in->atime, buf, len);
+	char t[4][JSON_TIME_MAX] = { "-", "-", "-", "-" };
 
-	buf[n++] = ' ';
-	n += iso_time(&in->mtime, buf + n, len - n);
-	buf[n++] = ' ';
-	n += iso_time(&in->ctime, buf + n, len - n);
-	buf[n++] = ' ';
+	json_time_text(&in->atime, t[0]);
+	json_time_text(&in->mtime, t[1]);
+	json_time_text(&in->ctime, t[2]);
 	if (in->has_crtime)
-		iso_time(&in->crtime, buf + n, len - n);
-	else
-		snprintf(buf + n, len - n, "-");
+		json_time_text(&in->crtime, t[3]);
+	snprintf(buf, len, "%s %s %s %s", t[0], t[1], t[2], t[3]);
 }
 
 static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
@@ -88,7 +50,8 @@ static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 	struct ls *l = arg;
 	const char *shown = n->entry ? (l->o->recursive ? n->rel : n->rel) : n->path;
 	const struct e4_inode *in = n->inode;
-	char when[160] = "?", *target = NULL;
+	char when[4 * JSON_TIME_MAX] = "?", *target = NULL;
+	const char *state;
 	uint64_t size;
 	struct tm tm;
 	time_t t;
@@ -114,9 +77,7 @@ static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 		printf("%10u ? ????          ? ?                   %s\n", n->ino, shown);
 		return E4_WALK_CONTINUE;
 	}
-	size = in->size;
-	if (E4_ISLNK(in->mode))
-		target = symlink_target(l, n, &size);
+	target = inode_link(l->s, in, n->path, &state, &size);
 	if (l->o->full_time) {
 		iso_times(in, when, sizeof(when));
 	} else {

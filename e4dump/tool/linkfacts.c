@@ -15,21 +15,42 @@ int inode_locked(struct session *s, const struct e4_inode *in)
 	       (e4_fs_policy_key(s->fs, &c, &pk) != E4_OK || !pk.open);
 }
 
+char *inode_link(struct session *s, const struct e4_inode *in, const char *shown,
+		 const char **state, uint64_t *size)
+{
+	char nk[E4_NOKEY_NAME_MAX + 1], *target = NULL, *esc;
+	size_t len;
+
+	*size = in->size;
+	*state = NULL;
+	if (!E4_ISLNK(in->mode))
+		return NULL;
+	*state = inode_target_state(s, in);
+	/* fscrypt_symlink_getattr(): st_size is the length of what readlink
+	 * gives, by the symlink's own key (not its directory's) */
+	if (!strcmp(*state, "nokey")) {
+		if (e4_symlink_locked_target(s->fs, in, shown, nk) != E4_OK)
+			return NULL;
+		*size = strlen(nk);
+		return strdup(nk);
+	}
+	if (e4_symlink_read(s->fs, in, shown, &target, &len) != E4_OK)
+		return NULL;
+	*size = len;
+	esc = malloc(E4_ESCAPE_SIZE(len));
+	if (esc)
+		e4_escape((const uint8_t *)target, len, esc, 0);
+	free(target);
+	return esc;
+}
+
 uint64_t inode_stat_size(struct session *s, const struct e4_inode *in,
 			 const char *shown)
 {
-	uint64_t size = in->size;
-	char *target;
-	size_t len;
+	const char *state;
+	uint64_t size;
 
-	if (!E4_ISLNK(in->mode))
-		return size;
-	if (inode_locked(s, in))
-		e4_symlink_locked_size(s->fs, in, shown, &size);
-	else if (e4_symlink_read(s->fs, in, shown, &target, &len) == E4_OK) {
-		size = len;
-		free(target);
-	}
+	free(inode_link(s, in, shown, &state, &size));
 	return size;
 }
 
@@ -41,18 +62,7 @@ const char *inode_target_state(struct session *s, const struct e4_inode *in)
 char *inode_target(struct session *s, const struct e4_inode *in,
 		   const char *shown, const char **state)
 {
-	char nk[E4_NOKEY_NAME_MAX + 1], *target = NULL, *esc;
-	size_t len;
+	uint64_t size;
 
-	*state = inode_target_state(s, in);
-	if (!strcmp(*state, "nokey"))
-		return e4_symlink_locked_target(s->fs, in, shown, nk) == E4_OK ?
-		       strdup(nk) : NULL;
-	if (e4_symlink_read(s->fs, in, shown, &target, &len) != E4_OK)
-		return NULL;
-	esc = malloc(E4_ESCAPE_SIZE(len));
-	if (esc)
-		e4_escape((const uint8_t *)target, len, esc, 0);
-	free(target);
-	return esc;
+	return inode_link(s, in, shown, state, &size);
 }

@@ -23,38 +23,190 @@ static void ewf_why(libewf_error_t *err, char *why, size_t whylen)
 	e4_container_why(text, why, whylen);
 }
 
+/* What libewf has noted of the damaged chunks read so far (its list of
+ * checksum errors), copied: sectors [first, end), in libewf's order. */
+struct ewf_range {
+	uint64_t first, end;
+};
+
 /* A library handle and the pool of guarded segment files it reads
  * (libyal.h). */
 struct ewf {
 	libewf_handle_t *h;
 	libbfio_pool_t *pool;
 	uint32_t bps;       /* bytes per sector */
+	uint32_t spc;       /* sectors per chunk (0: unknown) */
+	struct ewf_range *bad;
+	uint32_t n_bad, cap_bad;
+	int bad_stale;      /* the copy may differ anywhere: fetch it whole */
+	int bad_unordered;  /* libewf's list is not sorted and apart */
 };
 
-/* Whether [off, off + len) touches a chunk whose checksum failed (or
+/* libewf's checksum error i into r; 0, or -1 when it cannot be read. */
+static int ewf_bad_get(struct ewf *e, uint32_t i, struct ewf_range *r)
+{
+	uint64_t first = 0, count = 0;
+
+	if (libewf_handle_get_checksum_error(e->h, i, &first, &count, NULL) != 1)
+		return -1;
+	r->first = first;
+	r->end = count > UINT64_MAX - first ? UINT64_MAX : first + count;
+	return 0;
+}
+
+static int ewf_bad_room(struct ewf *e, uint32_t n)
+{
+	struct ewf_range *r;
+
+	if (n <= e->cap_bad)
+		return 0;
+	if (!(r = realloc(e->bad, (size_t)n * sizeof(*r))))
+		return -1;
+	e->bad = r;
+	e->cap_bad = n;
+	return 0;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct ewf_range *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* The copy fetched whole: n calls.  A list that is not sorted and apart
+ * (libewf 20140813's is: libcdata's range list merges what touches) is
+ * sorted and merged here, and then fetched whole on every read.  0 or
+ * -1. */
+static int ewf_bad_fetch_all(struct ewf *e, uint32_t n)
+{
+	uint32_t k = 0;
+
+	e->bad_stale = 1;
+	e->n_bad = 0;
+	if (ewf_bad_room(e, n))
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		if (ewf_bad_get(e, i, &e->bad[i]))
+			return -1;
+	for (uint32_t i = 1; i < n && !e->bad_unordered; i++)
+		if (e->bad[i - 1].end > e->bad[i].first)
+			e->bad_unordered = 1;
+	if (e->bad_unordered && n) {
+		qsort(e->bad, n, sizeof(*e->bad), range_cmp);
+		for (uint32_t i = 1; i < n; i++) {
+			if (e->bad[i].first <= e->bad[k].end) {
+				if (e->bad[i].end > e->bad[k].end)
+					e->bad[k].end = e->bad[i].end;
+			} else {
+				e->bad[++k] = e->bad[i];
+			}
+		}
+		n = k + 1;
+	}
+	e->n_bad = n;
+	e->bad_stale = e->bad_unordered;
+	return 0;
+}
+
+/* The first range of the copy that ends at or after sector s. */
+static uint32_t ewf_bad_find(const struct ewf *e, uint64_t s)
+{
+	uint32_t lo = 0, hi = e->n_bad;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (e->bad[mid].end < s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The copy brought up to libewf's list (of n ranges) after a read of the
+ * chunks of sectors [rs, re): libewf notes a chunk when it reads it, so
+ * only ranges touching these chunks can have been added, grown or merged
+ * (the count alone does not tell: a damaged chunk next to one already
+ * noted grows that range); those are fetched again, with the ranges
+ * around them to check that nothing else moved.  0, or -1: fetch whole. */
+static int ewf_bad_update(struct ewf *e, uint64_t rs, uint64_t re, uint32_t n)
+{
+	uint32_t lo = ewf_bad_find(e, rs), hi = lo, in;
+	int64_t now;
+	struct ewf_range *got, r;
+	int same;
+
+	while (hi < e->n_bad && e->bad[hi].first <= re)
+		hi++;
+	in = hi - lo;
+	now = (int64_t)in + (int64_t)n - (int64_t)e->n_bad;
+	if (now < 0)
+		return -1;
+	if (!now && !in)
+		return 0;
+	same = now == in;
+	if (!(got = malloc((size_t)(now ? now : 1) * sizeof(*got))))
+		return -1;
+	for (uint32_t i = 0; i < (uint32_t)now; i++) {
+		if (ewf_bad_get(e, lo + i, &got[i]) || got[i].end < rs || got[i].first > re ||
+		    (i && got[i - 1].end > got[i].first)) {
+			free(got);
+			return -1;
+		}
+		if (now != in || memcmp(&got[i], &e->bad[lo + i], sizeof(r)))
+			same = 0;
+	}
+	if (same) {
+		free(got);
+		return 0;
+	}
+	/* the neighbours are where they were, and apart from what changed */
+	if ((lo && (ewf_bad_get(e, lo - 1, &r) || memcmp(&r, &e->bad[lo - 1], sizeof(r)) ||
+		    (now && r.end > got[0].first))) ||
+	    (hi < e->n_bad && (ewf_bad_get(e, lo + (uint32_t)now, &r) ||
+			       memcmp(&r, &e->bad[hi], sizeof(r)) ||
+			       (now && got[now - 1].end > r.first))) ||
+	    ewf_bad_room(e, n)) {
+		free(got);
+		return -1;
+	}
+	memmove(e->bad + lo + now, e->bad + hi, (e->n_bad - hi) * sizeof(r));
+	memcpy(e->bad + lo, got, (size_t)now * sizeof(r));
+	e->n_bad = n;
+	free(got);
+	return 0;
+}
+
+/* Whether [off, off + got) touches a chunk whose checksum failed (or
  * whose data did not decompress) when this handle read it: libewf gives
  * such a chunk's bytes (zeros, or what the damaged data decoded to) and
  * only notes the sectors in its list of checksum errors, also on later
- * reads from its cache.  1 when it does or the list cannot be read. */
-static int ewf_damaged(struct ewf *e, uint64_t off, size_t len)
+ * reads from its cache.  The list is copied and kept up to date by the
+ * chunks each read asked for ([off, off + asked)), so that a read costs
+ * a search, not a walk of the list.  1 when it does or the list cannot
+ * be read. */
+static int ewf_damaged(struct ewf *e, uint64_t off, size_t asked, size_t got)
 {
 	uint32_t n = 0;
+	uint64_t s0 = off / e->bps, s1, rs, re, i;
 
 	if (libewf_handle_get_number_of_checksum_errors(e->h, &n, NULL) != 1)
 		return 1;
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t first = 0, count = 0, start, end;
-
-		if (libewf_handle_get_checksum_error(e->h, i, &first, &count, NULL) != 1)
+	s1 = off / e->bps + ((off % e->bps + got + e->bps - 1) / e->bps);
+	if (e->bad_stale || !e->spc) {
+		if (ewf_bad_fetch_all(e, n))
 			return 1;
-		if (first > UINT64_MAX / e->bps)
-			continue;
-		start = first * e->bps;
-		end = count > (UINT64_MAX - start) / e->bps ? UINT64_MAX : start + count * e->bps;
-		if (start < off + len && end > off)
+	} else {
+		rs = s0 - s0 % e->spc;
+		re = off / e->bps + ((off % e->bps + asked + e->bps - 1) / e->bps);
+		re = re % e->spc && UINT64_MAX - re >= e->spc ? re - re % e->spc + e->spc : re;
+		if (ewf_bad_update(e, rs, re, n) && ewf_bad_fetch_all(e, n))
 			return 1;
 	}
-	return 0;
+	i = ewf_bad_find(e, s0 + 1);
+	return i < e->n_bad && e->bad[i].first < s1;
 }
 
 /* A read of bytes of a damaged chunk fails: they are not the evidence. */
@@ -65,7 +217,9 @@ static ssize_t ewf_read_at(void *h, void *buf, size_t len, uint64_t off)
 	ssize_t n = libewf_handle_read_random(e->h, buf, len, (off64_t)off, &err);
 
 	libewf_error_free(&err);
-	if (n > 0 && ewf_damaged(e, off, (size_t)n))
+	if (n <= 0)
+		e->bad_stale = 1; /* what it decoded before it failed is noted */
+	if (n > 0 && ewf_damaged(e, off, len, (size_t)n))
 		return -1;
 	return n;
 }
@@ -80,6 +234,7 @@ static void ewf_close(void *h)
 	}
 	if (e->pool)
 		libbfio_pool_free(&e->pool, NULL);
+	free(e->bad);
 	free(e);
 }
 
@@ -137,6 +292,9 @@ static struct ewf *ewf_open_handle(struct segments *g, char *why, size_t whylen)
 	}
 	if (libewf_handle_get_bytes_per_sector(e->h, &e->bps, NULL) != 1 || !e->bps)
 		e->bps = 512;
+	if (libewf_handle_get_sectors_per_chunk(e->h, &e->spc, NULL) != 1)
+		e->spc = 0;
+	e->bad_stale = 1;
 	return e;
 }
 
