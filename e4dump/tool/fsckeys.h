@@ -11,6 +11,7 @@
 #include "fscrypt_tool.h"
 #include "keystore.h"
 #include "options.h"
+#include "policydirs.h"
 #include "report.h"
 
 struct fsc_protector {
@@ -26,7 +27,9 @@ struct fsc_link {
 	struct e4_fsc_link l;   /* path points into data */
 	uint8_t *data;
 	long target;            /* index of the protector it reaches, or -1 */
-	char why[160];          /* why not */
+	int by_path;            /* reached by its PATH= (mount point), not
+				 * by its UUID= */
+	char why[600];          /* why not */
 };
 
 struct fsc_policy {
@@ -67,7 +70,9 @@ long fsc_unlock(struct fsc_state *st, struct e4_keystore *ks,
 		struct report *r);
 
 /* info and keyid: every protector, policy and link, without secrets;
- * fs gives each policy's inode count. */
-void fsc_print(const struct fsc_state *st, struct e4_fs *fs, int json);
+ * fs gives each policy's inode count, pd (NULL: not listed) the top
+ * directories of each policy. */
+void fsc_print(const struct fsc_state *st, struct e4_fs *fs,
+	       const struct policy_dirs *pd, int json);
 
 #endif
