@@ -420,7 +420,7 @@ static int opened(struct fsc_protector *p, const char *path, struct report *r)
 
 long fsc_unlock(struct fsc_state *st, struct e4_keystore *ks,
 		const struct options *o, const struct secret *sec, size_t n_sec,
-		struct report *r)
+		size_t *opened_by_sec, struct report *r)
 {
 	uint64_t max_mem = o->argon2_max_memory ? o->argon2_max_memory :
 						  E4_FSC_DEFAULT_MAX_MEMORY_KIB;
@@ -482,7 +482,6 @@ long fsc_unlock(struct fsc_state *st, struct e4_keystore *ks,
 	/* passphrases against login and custom passphrase protectors */
 	for (size_t k = 0; k < n_sec && !fatal; k++) {
 		size_t len;
-		int any = 0;
 
 		if (keyload_fscrypt_passphrase(&sec[k], pass, &len, r))
 			continue;
@@ -508,8 +507,8 @@ long fsc_unlock(struct fsc_state *st, struct e4_keystore *ks,
 					     e4_status_str(s));
 			e4_wipe(wk, sizeof(wk));
 			if (s == E4_OK) {
-				any = 1;
 				count++;
+				opened_by_sec[k]++;
 				opened(p, sec[k].path, r);
 				fatal = open_policies(st, i, pk, ks, o, r) != 0;
 			} else if (s == E4_BAD_KEY) {
@@ -518,9 +517,6 @@ long fsc_unlock(struct fsc_state *st, struct e4_keystore *ks,
 			}
 			e4_wipe(pk, sizeof(pk));
 		}
-		if (!any && !fatal && fsc_passphrase_protectors(st))
-			report_error(r, "passphrase file %s opens none of the image's fscrypt passphrase protectors",
-				     sec[k].path);
 	}
 	if (raw) {
 		e4_wipe(raw, n_raw * sizeof(*raw));

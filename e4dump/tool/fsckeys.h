@@ -62,12 +62,15 @@ size_t fsc_passphrase_protectors(const struct fsc_state *st);
  * none) and protector key files against every protector of their kind,
  * unwrap the policy keys of those that open, check each against its
  * policy's descriptor and add it to ks (and to --write-policy-keys).
- * Returns the number of protectors opened, or -1 after a fatal error
- * (a key file that cannot be read, DIR that cannot be written). */
+ * opened_by_sec[k] (n_sec of them, zeroed by the caller) counts the
+ * protectors passphrase k opened: whether one that opened none is an
+ * error is the caller's to say, as the passphrase may be an e4crypt
+ * one.  Returns the number of protectors opened, or -1 after a fatal
+ * error (a key file that cannot be read, DIR that cannot be written). */
 struct secret;
 long fsc_unlock(struct fsc_state *st, struct e4_keystore *ks,
 		const struct options *o, const struct secret *sec, size_t n_sec,
-		struct report *r);
+		size_t *opened_by_sec, struct report *r);
 
 /* info and keyid: every protector, policy and link, without secrets;
  * fs gives each policy's inode count, pd (NULL: not listed) the top

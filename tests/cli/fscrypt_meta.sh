@@ -200,6 +200,53 @@ check "... byte-exact with --key-file's" 'diff -r -x .fscrypt "$W/ref" "$W/bypat
 check "info --json: the link resolved by mount_path, not dangling" \
 	'grep "\"type\": *\"fscrypt_link\"" "$W/pathlink.json" | grep "\"resolved_by\": *\"mount_path\"" | grep -q "\"dangling\": *false"'
 
+# A passphrase is tried as an fscrypt protector's and as e4crypt's: on a
+# copy of good.img (its passphrase protector intact) with a non-zero
+# s_encrypt_pw_salt, /secret/empty's context names the key e4crypt
+# derives from another passphrase (computed here with
+# tests/vectors/verify_vectors.py's e4crypt_passphrase_key, from
+# e2fsprogs' misc/e4crypt.c).  That passphrase opens no protector, and is
+# no error: what it opened is said.
+cp "$W/good.img" "$W/e4salt.img"
+printf 'the e4crypt passphrase\n' >"$M/e4.pass"
+SALT=00112233-4455-6677-8899-aabbccddeeff
+export top
+E4DESC=$($PY - "$W/e4salt.img" "$SALT" <<'PY'
+import os, sys, uuid
+top = os.environ["top"]
+sys.path.insert(0, os.path.join(top, "tests", "lib"))
+sys.path.insert(0, os.path.join(top, "tests", "vectors"))
+import ext4img, verify_vectors
+img, salt = sys.argv[1], uuid.UUID(sys.argv[2]).bytes
+key = verify_vectors.e4crypt_passphrase_key(b"the e4crypt passphrase", salt)
+desc = verify_vectors.e4crypt_descriptor(key)
+im = ext4img.Image(img, write=True)
+im.write_superblock({"encrypt_pw_salt": salt})
+secret = im.lookup(b"/secret")
+empty = [d.ino for d in im.dir_entries(secret) if d.name not in (b".", b"..")
+         and im.inode(d.ino).is_dir() and
+         not [e for e in im.dir_entries(d.ino) if e.name not in (b".", b"..")]]
+assert len(empty) == 1, empty
+x = im.find_xattr(empty[0], ext4img.XATTR_INDEX_ENCRYPTION, b"c")
+im.set_xattr_value(empty[0], x, x.value[:4] + desc + x.value[12:])
+print(desc.hex())
+PY
+)
+check "the e4crypt descriptor was made ($E4DESC); dumpe2fs shows the salt" \
+	'[ ${#E4DESC} = 16 ] && dumpe2fs -h "$W/e4salt.img" 2>/dev/null | grep -q "Encryption PW Salt: *$SALT"'
+expect "the e4crypt passphrase with fscrypt protectors and a salt: said what it opened, no error" 0 \
+	"passphrase file .*e4\.pass opens none of the image's fscrypt passphrase protectors; the key e4crypt derives from it names policy $E4DESC" -- \
+	"$E4DUMP" info --passphrase-file "$M/e4.pass" "$W/e4salt.img"
+check "... no error line; info lists the policy its e4crypt key names" \
+	'! grep -q "error:" "$W/err" && grep -q "policy v1: .* descriptor $E4DESC, inodes 1," "$W/out"'
+expect "the fscrypt passphrase on the same image: its protector opens, no error" 0 \
+	"passphrase file .*/pass: opened 1 fscrypt protector" -- \
+	"$E4DUMP" -v ls --passphrase-file "$M/pass" "$W/e4salt.img" /secret
+check "... the decrypted names" 'grep -q hello.txt "$W/out" && ! grep -q "error:" "$W/err"'
+expect "a passphrase that opens neither: the error says both" 1 \
+	"passphrase file .*wrong\.pass opens none of the image's fscrypt passphrase protectors, and the key e4crypt derives from it names no policy of the image" -- \
+	"$E4DUMP" ls --passphrase-file "$M/wrong.pass" "$W/e4salt.img" /plain
+
 # --write-policy-keys
 expect "--write-policy-keys warns that they are secrets" 0 'they are secrets' -- \
 	"$E4DUMP" ls --passphrase-file "$M/pass" --write-policy-keys "$W/keys" "$W/good.img"
