@@ -237,12 +237,31 @@ static void note_unused_keys(struct session *s, const struct info_counts *k,
 	}
 }
 
+/* The walk that finds each policy's directories meets what ls and
+ * extract report as errors (a loop, an unreadable directory, a broken
+ * context): info lists facts, so they are warnings here. */
+struct info_diag {
+	struct report *r;
+	int walking;
+};
+
+static void info_diag(void *arg, const struct e4_diag *d)
+{
+	struct info_diag *g = arg;
+	struct e4_diag w = *d;
+
+	if (g->walking && w.level == E4_DIAG_ERROR)
+		w.level = E4_DIAG_WARNING;
+	report_diag(g->r, &w);
+}
+
 int cmd_info(const struct options *o, struct report *r)
 {
 	struct session s;
 	struct e4_fs_info info;
 	struct info_counts *k;
-	int rc = session_open(&s, o, r, 1);
+	struct info_diag g = { r, 0 };
+	int rc = session_open_diag(&s, o, r, 1, info_diag, &g);
 
 	if (rc) {
 		if (o->json)
@@ -262,8 +281,11 @@ int cmd_info(const struct options *o, struct report *r)
 	/* which directories each policy covers: a walk of the tree, when
 	 * the index holds an encrypted directory */
 	memset(&k->tops, 0, sizeof(k->tops));
-	if (k->dirs)
+	if (k->dirs) {
+		g.walking = 1;
 		policy_dirs_collect(s.fs, r, &k->tops);
+		g.walking = 0;
+	}
 	else
 		k->tops.walked = 1; /* none to find */
 	if (o->json) {
