@@ -239,7 +239,8 @@ static void note_unused_keys(struct session *s, const struct info_counts *k,
 
 /* The walk that finds each policy's directories meets what ls and
  * extract report as errors (a loop, an unreadable directory, a broken
- * context): info lists facts, so they are warnings here. */
+ * context): info lists facts, so they are warnings here.  That a policy
+ * has no key is said on its own line, not again by the walk. */
 struct info_diag {
 	struct report *r;
 	int walking;
@@ -250,6 +251,8 @@ static void info_diag(void *arg, const struct e4_diag *d)
 	struct info_diag *g = arg;
 	struct e4_diag w = *d;
 
+	if (g->walking && w.problem == E4_P_NO_KEY)
+		return;
 	if (g->walking && w.level == E4_DIAG_ERROR)
 		w.level = E4_DIAG_WARNING;
 	report_diag(g->r, &w);
