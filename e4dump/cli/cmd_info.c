@@ -8,6 +8,7 @@
 #include "jsonout.h"
 #include "record.h"
 #include "modes.h"
+#include "policydirs.h"
 #include "session.h"
 
 #define MAX_POLICIES 64
@@ -45,6 +46,7 @@ struct info_counts {
 	struct policy_count pol[MAX_POLICIES];
 	size_t npol, flagged, dirs, regs, links, other;
 	size_t bad_ctx, ctx_unflagged, more_policies;
+	struct policy_dirs tops;    /* each policy's top directories */
 };
 
 static void count_inodes(struct session *s, struct info_counts *k)
@@ -115,6 +117,16 @@ static void print_facts(struct session *s, const struct e4_fs_info *info)
 	printf("\n");
 }
 
+/* A policy's top directories, under its line. */
+static void list_dirs(const struct info_counts *k, const struct e4_context *c)
+{
+	size_t more;
+
+	if (k->tops.walked && !policy_dirs_emit_ctx(&k->tops, c, NULL, "    ", &more) &&
+	    !more)
+		printf("    no directory has this policy\n");
+}
+
 static void print_counts(struct session *s, const struct info_counts *k)
 {
 	printf("encrypted inodes: %zu (directories %zu, regular files %zu, symlinks %zu, other %zu)\n",
@@ -137,9 +149,12 @@ static void print_counts(struct session *s, const struct info_counts *k)
 		       c->filenames_mode, c->flags, flags,
 		       c->version == E4_CONTEXT_V1 ? "descriptor" : "identifier",
 		       hex, k->pol[j].inodes, how);
+		list_dirs(k, c);
 	}
 	if (k->more_policies)
 		printf("  (%zu inodes in further policies not shown)\n", k->more_policies);
+	if (k->tops.more)
+		printf("  (%zu top directories of further policies not listed)\n", k->tops.more);
 }
 
 static void json_add_u64(json_object *rec, const char *key, uint64_t v)
@@ -184,11 +199,20 @@ static void emit_info_record(struct session *s, const struct e4_fs_info *info,
 	json_emit(rec);
 }
 
-static void emit_policy_record(struct session *s, const struct policy_count *pc)
+static void emit_policy_record(struct session *s, const struct info_counts *k,
+			       const struct policy_count *pc)
 {
 	json_object *p = record_policy("policy", &pc->ctx, 0);
 
 	json_add_u64(p, "inodes", pc->inodes);
+	if (k->tops.walked) {
+		json_object *d = json_object_new_array();
+		size_t more;
+
+		policy_dirs_emit_ctx(&k->tops, &pc->ctx, d, NULL, &more);
+		json_object_object_add(p, "directories", d);
+		json_add_u64(p, "directories_not_listed", more);
+	}
 	record_policy_key(p, s, &pc->ctx);
 	json_emit(p);
 }
@@ -213,12 +237,34 @@ static void note_unused_keys(struct session *s, const struct info_counts *k,
 	}
 }
 
+/* The walk that finds each policy's directories meets what ls and
+ * extract report as errors (a loop, an unreadable directory, a broken
+ * context): info lists facts, so they are warnings here.  That a policy
+ * has no key is said on its own line, not again by the walk. */
+struct info_diag {
+	struct report *r;
+	int walking;
+};
+
+static void info_diag(void *arg, const struct e4_diag *d)
+{
+	struct info_diag *g = arg;
+	struct e4_diag w = *d;
+
+	if (g->walking && w.problem == E4_P_NO_KEY)
+		return;
+	if (g->walking && w.level == E4_DIAG_ERROR)
+		w.level = E4_DIAG_WARNING;
+	report_diag(g->r, &w);
+}
+
 int cmd_info(const struct options *o, struct report *r)
 {
 	struct session s;
 	struct e4_fs_info info;
 	struct info_counts *k;
-	int rc = session_open(&s, o, r, 1);
+	struct info_diag g = { r, 0 };
+	int rc = session_open_diag(&s, o, r, 1, info_diag, &g);
 
 	if (rc) {
 		if (o->json)
@@ -235,20 +281,31 @@ int cmd_info(const struct options *o, struct report *r)
 	if (!o->json)
 		print_facts(&s, &info);
 	count_inodes(&s, k);
+	/* which directories each policy covers: a walk of the tree, when
+	 * the index holds an encrypted directory */
+	memset(&k->tops, 0, sizeof(k->tops));
+	if (k->dirs) {
+		g.walking = 1;
+		policy_dirs_collect(s.fs, r, &k->tops);
+		g.walking = 0;
+	}
+	else
+		k->tops.walked = 1; /* none to find */
 	if (o->json) {
 		emit_info_record(&s, &info, k);
 		for (size_t j = 0; j < k->npol; j++)
-			emit_policy_record(&s, &k->pol[j]);
+			emit_policy_record(&s, k, &k->pol[j]);
 	} else {
 		print_counts(&s, k);
 	}
 	if (session_fscrypt(&s, o) == 0 && s.fsc->present)
-		fsc_print(s.fsc, s.fs, o->json);
+		fsc_print(s.fsc, s.fs, &k->tops, o->json);
 	note_unused_keys(&s, k, r);
 	/* policies no key opens are facts here, not failures */
 	rc = r->errors ? EXIT_SKIPPED : EXIT_DONE;
 	if (o->json)
 		json_emit(json_summary("info", r, rc));
+	policy_dirs_free(&k->tops);
 	free(k);
 	session_close(&s);
 	return finish_stdout(rc, r);

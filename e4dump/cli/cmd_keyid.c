@@ -158,7 +158,7 @@ int cmd_keyid(const struct options *o, struct report *r)
 			printf("  opens nothing in %s\n", s.image);
 	}
 	if (session_fscrypt(&s, o) == 0 && s.fsc->present)
-		fsc_print(s.fsc, s.fs, o->json);
+		fsc_print(s.fsc, s.fs, NULL, o->json);
 	/* a policy no key opens is what this reports, not a failure */
 	rc = r->errors ? EXIT_SKIPPED : EXIT_DONE;
 	session_close(&s);

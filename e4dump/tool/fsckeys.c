@@ -85,6 +85,34 @@ static void load_protectors(struct fsc_state *st, struct e4_fsmeta_dir *d,
 	}
 }
 
+/* Does the link's PATH= name the mount point the kernel last recorded in
+ * the superblock (s_last_mounted)? */
+static int mounted_at(const struct e4_fs_info *fi, const struct e4_fsc_link *l)
+{
+	return fi->last_mounted_len && l->path_len == fi->last_mounted_len &&
+	       !memcmp(l->path, fi->last_mounted, l->path_len);
+}
+
+/* Link l reaches --fscrypt-root: its protectors are read once (rd). */
+static void follow_to_root(struct fsc_state *st, struct fsc_link *l,
+			   struct e4_fs *root, struct e4_fsmeta_dir *rd,
+			   int *have_rd, struct report *r)
+{
+	if (!*have_rd) {
+		enum e4_status s = e4_fsmeta_read(root, "protectors", E4_FSC_MAX_FILE, rd);
+
+		*have_rd = 1;
+		if (s != E4_OK && s != E4_NOT_FOUND)
+			report_error(r, "--fscrypt-root: /.fscrypt/protectors cannot be read: %s",
+				     e4_status_str(s));
+	}
+	load_protectors(st, rd, 1, l->descriptor, r);
+	l->target = find_protector(st, l->descriptor, 1);
+	if (l->target < 0)
+		snprintf(l->why, sizeof(l->why), "--fscrypt-root has no protector %s",
+			 l->descriptor);
+}
+
 static void load_links(struct fsc_state *st, struct e4_fsmeta_dir *d,
 		       struct e4_fs *fs, struct e4_fs *root, struct report *r)
 {
@@ -126,33 +154,47 @@ static void load_links(struct fsc_state *st, struct e4_fsmeta_dir *d,
 			report_warning(r, "%s: %s; the protector it names is not found", l->file, why);
 			continue;
 		}
+		/* fscrypt's getMountFromLink: the filesystem of the UUID;
+		 * when none has it (or the link gives none), the one mounted
+		 * at PATH (offline: the one the kernel last mounted there) */
 		if (l->l.has_uuid && !memcmp(l->l.uuid, me.uuid, 16)) {
 			l->target = find_protector(st, l->descriptor, 0);
 			if (l->target < 0)
 				snprintf(l->why, sizeof(l->why), "names this filesystem, which has no protector %s",
 					 l->descriptor);
-		} else if (!root) {
-			snprintf(l->why, sizeof(l->why),
-				 "names another filesystem by UUID (give it with --fscrypt-root IMAGE)");
-		} else if (!l->l.has_uuid || memcmp(l->l.uuid, ri.uuid, 16)) {
-			snprintf(l->why, sizeof(l->why), "%s",
-				 l->l.has_uuid ? "names a filesystem by a UUID other than --fscrypt-root's" :
-						 "names a filesystem by mount point only, not by UUID");
-		} else {
-			if (!have_rd) {
-				enum e4_status s = e4_fsmeta_read(root, "protectors",
-								  E4_FSC_MAX_FILE, &rd);
-
-				have_rd = 1;
-				if (s != E4_OK && s != E4_NOT_FOUND)
-					report_error(r, "--fscrypt-root: /.fscrypt/protectors cannot be read: %s",
-						     e4_status_str(s));
-			}
-			load_protectors(st, &rd, 1, l->descriptor, r);
-			l->target = find_protector(st, l->descriptor, 1);
+		} else if (l->l.has_uuid && root && !memcmp(l->l.uuid, ri.uuid, 16)) {
+			follow_to_root(st, l, root, &rd, &have_rd, r);
+		} else if (l->l.path_len && root && mounted_at(&ri, &l->l)) {
+			l->by_path = 1;
+			follow_to_root(st, l, root, &rd, &have_rd, r);
+			if (l->target >= 0)
+				report_note(r, "%s: %s; followed by its PATH= to --fscrypt-root, which the kernel last mounted there (s_last_mounted), as fscrypt falls back to the mount point",
+					    l->file, l->l.has_uuid ?
+					    "its UUID names neither this filesystem nor --fscrypt-root" :
+					    "it names no UUID");
+		} else if (l->l.path_len && mounted_at(&me, &l->l)) {
+			l->by_path = 1;
+			l->target = find_protector(st, l->descriptor, 0);
 			if (l->target < 0)
-				snprintf(l->why, sizeof(l->why), "--fscrypt-root has no protector %s",
+				snprintf(l->why, sizeof(l->why), "names this filesystem by its mount point, and it has no protector %s",
 					 l->descriptor);
+		} else if (!root) {
+			snprintf(l->why, sizeof(l->why), "%s", l->l.has_uuid ?
+				 "names another filesystem by UUID (give it with --fscrypt-root IMAGE)" :
+				 "names a filesystem by its mount point only (give it with --fscrypt-root IMAGE)");
+		} else if (!l->l.path_len) {
+			snprintf(l->why, sizeof(l->why), "names a filesystem by a UUID other than --fscrypt-root's");
+		} else {
+			char p[E4_ESCAPE_SIZE(48)], m[E4_ESCAPE_SIZE(64)];
+
+			e4_escape(l->l.path, l->l.path_len < 48 ? l->l.path_len : 48, p, 0);
+			e4_escape((const uint8_t *)ri.last_mounted, ri.last_mounted_len, m, 0);
+			snprintf(l->why, sizeof(l->why), "%s mount point %s%s, and --fscrypt-root %s%s",
+				 l->l.has_uuid ? "names a UUID of neither filesystem and the" :
+						 "names a filesystem only by its",
+				 p, l->l.path_len > 48 ? "..." : "",
+				 ri.last_mounted_len ? "was last mounted on " :
+				 "records no mount point (its s_last_mounted is empty)", m);
 		}
 		if (l->target < 0)
 			report_warning(r, "%s: a dangling link: %s", l->file, l->why);
@@ -378,7 +420,7 @@ static int opened(struct fsc_protector *p, const char *path, struct report *r)
 
 long fsc_unlock(struct fsc_state *st, struct e4_keystore *ks,
 		const struct options *o, const struct secret *sec, size_t n_sec,
-		struct report *r)
+		size_t *opened_by_sec, struct report *r)
 {
 	uint64_t max_mem = o->argon2_max_memory ? o->argon2_max_memory :
 						  E4_FSC_DEFAULT_MAX_MEMORY_KIB;
@@ -440,7 +482,6 @@ long fsc_unlock(struct fsc_state *st, struct e4_keystore *ks,
 	/* passphrases against login and custom passphrase protectors */
 	for (size_t k = 0; k < n_sec && !fatal; k++) {
 		size_t len;
-		int any = 0;
 
 		if (keyload_fscrypt_passphrase(&sec[k], pass, &len, r))
 			continue;
@@ -466,8 +507,8 @@ long fsc_unlock(struct fsc_state *st, struct e4_keystore *ks,
 					     e4_status_str(s));
 			e4_wipe(wk, sizeof(wk));
 			if (s == E4_OK) {
-				any = 1;
 				count++;
+				opened_by_sec[k]++;
 				opened(p, sec[k].path, r);
 				fatal = open_policies(st, i, pk, ks, o, r) != 0;
 			} else if (s == E4_BAD_KEY) {
@@ -476,9 +517,6 @@ long fsc_unlock(struct fsc_state *st, struct e4_keystore *ks,
 			}
 			e4_wipe(pk, sizeof(pk));
 		}
-		if (!any && !fatal && fsc_passphrase_protectors(st))
-			report_error(r, "passphrase file %s opens none of the image's fscrypt passphrase protectors",
-				     sec[k].path);
 	}
 	if (raw) {
 		e4_wipe(raw, n_raw * sizeof(*raw));
@@ -544,7 +582,8 @@ static json_object *protector_json(const struct fsc_protector *p)
 	return o;
 }
 
-void fsc_print(const struct fsc_state *st, struct e4_fs *fs, int json)
+void fsc_print(const struct fsc_state *st, struct e4_fs *fs,
+	       const struct policy_dirs *pd, int json)
 {
 	size_t dangling = 0;
 
@@ -592,6 +631,15 @@ void fsc_print(const struct fsc_state *st, struct e4_fs *fs, int json)
 				json_object_new_string(st->prot[p->opened_by].p.descriptor) : NULL);
 			json_object_object_add(o, "file", json_object_new_string(p->file));
 			json_object_object_add(o, "inodes", json_object_new_uint64(inodes));
+			if (pd) {
+				json_object *d = json_object_new_array();
+				size_t more;
+
+				policy_dirs_emit(pd, p->p.version, p->p.descriptor, d, NULL, &more);
+				json_object_object_add(o, "directories", d);
+				json_object_object_add(o, "directories_not_listed",
+						       json_object_new_uint64(more));
+			}
 			json_emit(o);
 			continue;
 		}
@@ -607,6 +655,13 @@ void fsc_print(const struct fsc_state *st, struct e4_fs *fs, int json)
 			printf("; opened by %s\n", st->prot[p->opened_by].p.descriptor);
 		else
 			printf("; locked\n");
+		if (pd) {
+			size_t more;
+
+			if (!policy_dirs_emit(pd, p->p.version, p->p.descriptor, NULL,
+					      "    ", &more) && !more)
+				printf("    no directory of the image has this policy\n");
+		}
 	}
 	for (size_t i = 0; i < st->n_links; i++) {
 		const struct fsc_link *l = &st->links[i];
@@ -627,13 +682,17 @@ void fsc_print(const struct fsc_state *st, struct e4_fs *fs, int json)
 			json_object_object_add(o, "uuid", l->l.has_uuid ? json_object_new_string(uuid) : NULL);
 			json_object_object_add(o, "mount_path", str_or_null(path));
 			json_object_object_add(o, "dangling", json_object_new_boolean(l->target < 0));
+			json_object_object_add(o, "resolved_by", l->target < 0 ? NULL :
+					       json_object_new_string(l->by_path ? "mount_path" : "uuid"));
 			json_object_object_add(o, "why", l->target < 0 ? json_object_new_string(l->why) : NULL);
 			json_emit(o);
 		} else {
-			printf("  fscrypt link %s: UUID %s, mount point %s: %s%s\n", l->file,
+			printf("  fscrypt link %s: UUID %s, mount point %s: %s%s%s%s\n", l->file,
 			       *uuid ? uuid : "none", path ? path : "none",
 			       l->target < 0 ? "dangling, " : "reaches ",
-			       l->target < 0 ? l->why : st->prot[l->target].file);
+			       l->target < 0 ? "" : st->prot[l->target].on_root ? "--fscrypt-root " : "",
+			       l->target < 0 ? l->why : st->prot[l->target].file,
+			       l->target >= 0 && l->by_path ? " (by its mount point)" : "");
 		}
 		free(path);
 	}

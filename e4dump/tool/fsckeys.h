@@ -11,6 +11,7 @@
 #include "fscrypt_tool.h"
 #include "keystore.h"
 #include "options.h"
+#include "policydirs.h"
 #include "report.h"
 
 struct fsc_protector {
@@ -26,7 +27,9 @@ struct fsc_link {
 	struct e4_fsc_link l;   /* path points into data */
 	uint8_t *data;
 	long target;            /* index of the protector it reaches, or -1 */
-	char why[160];          /* why not */
+	int by_path;            /* reached by its PATH= (mount point), not
+				 * by its UUID= */
+	char why[600];          /* why not */
 };
 
 struct fsc_policy {
@@ -59,15 +62,20 @@ size_t fsc_passphrase_protectors(const struct fsc_state *st);
  * none) and protector key files against every protector of their kind,
  * unwrap the policy keys of those that open, check each against its
  * policy's descriptor and add it to ks (and to --write-policy-keys).
- * Returns the number of protectors opened, or -1 after a fatal error
- * (a key file that cannot be read, DIR that cannot be written). */
+ * opened_by_sec[k] (n_sec of them, zeroed by the caller) counts the
+ * protectors passphrase k opened: whether one that opened none is an
+ * error is the caller's to say, as the passphrase may be an e4crypt
+ * one.  Returns the number of protectors opened, or -1 after a fatal
+ * error (a key file that cannot be read, DIR that cannot be written). */
 struct secret;
 long fsc_unlock(struct fsc_state *st, struct e4_keystore *ks,
 		const struct options *o, const struct secret *sec, size_t n_sec,
-		struct report *r);
+		size_t *opened_by_sec, struct report *r);
 
 /* info and keyid: every protector, policy and link, without secrets;
- * fs gives each policy's inode count. */
-void fsc_print(const struct fsc_state *st, struct e4_fs *fs, int json);
+ * fs gives each policy's inode count, pd (NULL: not listed) the top
+ * directories of each policy. */
+void fsc_print(const struct fsc_state *st, struct e4_fs *fs,
+	       const struct policy_dirs *pd, int json);
 
 #endif

@@ -44,6 +44,50 @@ int session_open(struct session *s, const struct options *o, struct report *r,
 	return session_open_diag(s, o, r, listing, report_diag, r);
 }
 
+/* The policy of the image that key i of ks names by hash (its e4crypt
+ * descriptor as a v1 descriptor, its identifier as a v2 one): its
+ * descriptor or identifier as hex into hex; 0 when none does. */
+static int names_a_policy(struct session *s, size_t i, char hex[33])
+{
+	const struct e4_enc_inode *v;
+	size_t n;
+
+	if (e4_fs_encrypted_inodes(s->fs, &v, &n, NULL) != E4_OK)
+		return 0;
+	for (size_t j = 0; j < n; j++)
+		if (v[j].flagged && v[j].ctx_status == E4_OK &&
+		    e4_keystore_match(s->keys, &v[j].ctx) == (long)i) {
+			e4_context_key_id_hex(&v[j].ctx, hex);
+			return 1;
+		}
+	return 0;
+}
+
+/* A passphrase is tried as fscrypt protectors' and as e4crypt's: say
+ * what it opened; an error only when it opened nothing (key: its e4crypt
+ * key's index in the store, or -1 when none was derived). */
+static void passphrase_outcome(struct session *s, const struct secret *sec,
+			       size_t opened, long key, struct report *r)
+{
+	char hex[33];
+	int e4 = key >= 0 && names_a_policy(s, (size_t)key, hex);
+
+	if (opened && e4)
+		report_info(r, "passphrase file %s: opened %zu fscrypt protector%s, and the key e4crypt derives from it names policy %s",
+			    sec->path, opened, opened == 1 ? "" : "s", hex);
+	else if (opened)
+		report_info(r, "passphrase file %s: opened %zu fscrypt protector%s",
+			    sec->path, opened, opened == 1 ? "" : "s");
+	else if (e4)
+		report_note(r, "passphrase file %s opens none of the image's fscrypt passphrase protectors; the key e4crypt derives from it names policy %s",
+			    sec->path, hex);
+	else
+		report_error(r, "passphrase file %s opens none of the image's fscrypt passphrase protectors%s",
+			     sec->path, key >= 0 ?
+			     ", and the key e4crypt derives from it names no policy of the image" :
+			     " (and no e4crypt key was derived from it)");
+}
+
 int session_open_diag(struct session *s, const struct options *o,
 		      struct report *r, int listing, e4_diag_fn diag,
 		      void *diag_arg)
@@ -52,7 +96,9 @@ int session_open_diag(struct session *s, const struct options *o,
 	uint8_t salt[256];
 	long salt_len = 0;
 	struct secret *sec = NULL;
-	size_t n_sec = 0;
+	size_t n_sec = 0, *opened = NULL;
+	long *e4key = NULL;
+	int derive = 1;
 
 	memset(s, 0, sizeof(*s));
 	s->report = r;
@@ -89,7 +135,9 @@ int session_open_diag(struct session *s, const struct options *o,
 	s->secrets = o->n_key_files || o->n_pass_files || o->n_protector_key_files;
 	if (o->n_pass_files || o->n_protector_key_files || o->fscrypt_root) {
 		sec = calloc(o->n_pass_files + 1, sizeof(*sec));
-		if (!sec) {
+		opened = calloc(o->n_pass_files + 1, sizeof(*opened));
+		e4key = calloc(o->n_pass_files + 1, sizeof(*e4key));
+		if (!sec || !opened || !e4key) {
 			report_error(r, "out of memory");
 			goto fail;
 		}
@@ -97,7 +145,7 @@ int session_open_diag(struct session *s, const struct options *o,
 			if (keyload_read_passphrase(o->pass_files[i], &sec[i], r))
 				goto fail;
 		if (session_fscrypt(s, o) ||
-		    fsc_unlock(s->fsc, s->keys, o, sec, n_sec, r) < 0)
+		    fsc_unlock(s->fsc, s->keys, o, sec, n_sec, opened, r) < 0)
 			goto fail;
 	}
 	if (o->n_pass_files) {
@@ -108,28 +156,41 @@ int session_open_diag(struct session *s, const struct options *o,
 			memcpy(salt, info.encrypt_pw_salt, 16);
 			salt_len = 16;
 			if (!memcmp(salt, (uint8_t[16]){ 0 }, 16)) {
-				if (s->fsc && s->fsc->present) {
-					/* fscrypt's passphrases do not use it */
-					report_info(r, "%s: s_encrypt_pw_salt is zero: no e4crypt key derived (give --salt SALT for one)",
-						    s->image);
-					goto done;
+				if (!s->fsc || !s->fsc->present) {
+					report_error(r, "%s: s_encrypt_pw_salt is zero: give --salt SALT",
+						     s->image);
+					goto fail;
 				}
-				report_error(r, "%s: s_encrypt_pw_salt is zero: give --salt SALT",
-					     s->image);
-				goto fail;
+				/* fscrypt's passphrases do not use it */
+				report_info(r, "%s: s_encrypt_pw_salt is zero: no e4crypt key derived (give --salt SALT for one)",
+					    s->image);
+				derive = 0;
 			}
 		}
-		for (size_t i = 0; i < o->n_pass_files; i++)
-			if (keyload_e4crypt(s->keys, &sec[i], salt,
-					    (size_t)salt_len, r))
+		for (size_t i = 0; i < o->n_pass_files; i++) {
+			e4key[i] = -1;
+			if (!derive)
+				continue;
+			if (keyload_e4crypt(s->keys, &sec[i], salt, (size_t)salt_len, r))
 				goto fail;
+			e4key[i] = (long)e4_keystore_count(s->keys) - 1;
+		}
+		/* with the fscrypt tool's passphrase protectors, a passphrase
+		 * that opens nothing either way is an error */
+		if (s->fsc && fsc_passphrase_protectors(s->fsc))
+			for (size_t i = 0; i < n_sec; i++)
+				passphrase_outcome(s, &sec[i], opened[i], e4key[i], r);
 	}
-done:
+	e4_wipe(salt, sizeof(salt));
 	wipe_secrets(sec, n_sec);
+	free(opened);
+	free(e4key);
 	return 0;
 fail:
 	e4_wipe(salt, sizeof(salt));
 	wipe_secrets(sec, n_sec);
+	free(opened);
+	free(e4key);
 	session_close(s);
 	return EXIT_FATAL;
 }

@@ -45,7 +45,7 @@ put() {
 	debugfs -w -f "$W/$1.debugfs" "$2" >"$W/$1.debugfs.out" 2>&1 ||
 		give_up "debugfs -w $1"
 }
-for v in good truncated costly miswrapped wrongdesc linked; do
+for v in good truncated costly miswrapped wrongdesc linked pathlink; do
 	put $v "$W/$v.img"
 done
 check "debugfs wrote the protector files" \
@@ -162,6 +162,91 @@ expect "the login passphrase with --fscrypt-root" 0 '' -- \
 	-o "$W/bylogin" "$W/linked.img"
 check "the login protector's extract is byte-exact with --key-file's (its own /.fscrypt aside)" 'diff -r -x .fscrypt "$W/ref" "$W/bylogin" >/dev/null && [ -s "$W/bylogin/secret/hello.txt" ]'
 
+# a link by mount point only (PATH=/, no UUID), as fscrypt v0.3.3's
+# makeLink writes one when it cannot tell the UUID; its getMountFromLink
+# tries the UUID first, then the filesystem mounted at PATH.  Offline, the
+# filesystem the kernel last mounted at PATH: s_last_mounted, which
+# mke2fs -M sets here and dumpe2fs reads back.
+mke2fs -q -t ext4 -M / -d "$M/root" "$W/root-slash.img" 4M >/dev/null 2>&1 ||
+	give_up "mke2fs -M / -d root"
+mke2fs -q -t ext4 -M /home -d "$M/root" "$W/root-home.img" 4M >/dev/null 2>&1 ||
+	give_up "mke2fs -M /home -d root"
+check "dumpe2fs: root-slash.img was last mounted on /, root.img nowhere" \
+	'dumpe2fs -h "$W/root-slash.img" 2>/dev/null | grep -qx "Last mounted on: *[/]" &&
+	 dumpe2fs -h "$W/root.img" 2>/dev/null | grep -qx "Last mounted on: *<not available>"'
+expect "PATH=/ only, --fscrypt-root last mounted on /: followed, the login passphrase opens it" 0 \
+	"protectors/$DLOGIN\.link: it names no UUID; followed by its PATH= to --fscrypt-root, which the kernel last mounted there" -- \
+	"$E4DUMP" extract --passphrase-file "$M/login.pass" --fscrypt-root "$W/root-slash.img" \
+	-o "$W/bypath" "$W/pathlink.img"
+check "... byte-exact with --key-file's" 'diff -r -x .fscrypt "$W/ref" "$W/bypath" >/dev/null && [ -s "$W/bypath/secret/hello.txt" ]'
+expect "PATH=/ only, --fscrypt-root never mounted: dangling, said why" 1 \
+	"protectors/$DLOGIN\.link: a dangling link: names a filesystem only by its mount point /, and --fscrypt-root records no mount point" -- \
+	"$E4DUMP" extract --passphrase-file "$M/login.pass" --fscrypt-root "$W/root.img" \
+	-o "$W/bypath2" "$W/pathlink.img"
+check "... nothing decrypted" '[ ! -e "$W/bypath2/secret/hello.txt" ]'
+expect "PATH=/ only, --fscrypt-root last mounted on /home: dangling, said why" 1 \
+	"a dangling link: names a filesystem only by its mount point /, and --fscrypt-root was last mounted on /home" -- \
+	"$E4DUMP" extract --passphrase-file "$M/login.pass" --fscrypt-root "$W/root-home.img" \
+	-o "$W/bypath3" "$W/pathlink.img"
+expect "PATH=/ only, no --fscrypt-root: dangling" 1 \
+	"a dangling link: names a filesystem by its mount point only \(give it with --fscrypt-root IMAGE\)" -- \
+	"$E4DUMP" extract --passphrase-file "$M/login.pass" -o "$W/bypath4" "$W/pathlink.img"
+expect "UUID= of neither filesystem and PATH=/: the mount point, as fscrypt falls back" 0 \
+	"protectors/$DLOGIN\.link: its UUID names neither this filesystem nor --fscrypt-root; followed by its PATH=" -- \
+	"$E4DUMP" extract --passphrase-file "$M/login.pass" --fscrypt-root "$W/root-slash.img" \
+	-o "$W/bypath5" "$W/linked.img"
+check "... byte-exact with --key-file's" 'diff -r -x .fscrypt "$W/ref" "$W/bypath5" >/dev/null'
+"$E4DUMP" info --json --fscrypt-root "$W/root-slash.img" "$W/pathlink.img" >"$W/pathlink.json" 2>/dev/null
+check "info --json: the link resolved by mount_path, not dangling" \
+	'grep "\"type\": *\"fscrypt_link\"" "$W/pathlink.json" | grep "\"resolved_by\": *\"mount_path\"" | grep -q "\"dangling\": *false"'
+
+# A passphrase is tried as an fscrypt protector's and as e4crypt's: on a
+# copy of good.img (its passphrase protector intact) with a non-zero
+# s_encrypt_pw_salt, /secret/empty's context names the key e4crypt
+# derives from another passphrase (computed here with
+# tests/vectors/verify_vectors.py's e4crypt_passphrase_key, from
+# e2fsprogs' misc/e4crypt.c).  That passphrase opens no protector, and is
+# no error: what it opened is said.
+cp "$W/good.img" "$W/e4salt.img"
+printf 'the e4crypt passphrase\n' >"$M/e4.pass"
+SALT=00112233-4455-6677-8899-aabbccddeeff
+export top
+E4DESC=$($PY - "$W/e4salt.img" "$SALT" <<'PY'
+import os, sys, uuid
+top = os.environ["top"]
+sys.path.insert(0, os.path.join(top, "tests", "lib"))
+sys.path.insert(0, os.path.join(top, "tests", "vectors"))
+import ext4img, verify_vectors
+img, salt = sys.argv[1], uuid.UUID(sys.argv[2]).bytes
+key = verify_vectors.e4crypt_passphrase_key(b"the e4crypt passphrase", salt)
+desc = verify_vectors.e4crypt_descriptor(key)
+im = ext4img.Image(img, write=True)
+im.write_superblock({"encrypt_pw_salt": salt})
+secret = im.lookup(b"/secret")
+empty = [d.ino for d in im.dir_entries(secret) if d.name not in (b".", b"..")
+         and im.inode(d.ino).is_dir() and
+         not [e for e in im.dir_entries(d.ino) if e.name not in (b".", b"..")]]
+assert len(empty) == 1, empty
+x = im.find_xattr(empty[0], ext4img.XATTR_INDEX_ENCRYPTION, b"c")
+im.set_xattr_value(empty[0], x, x.value[:4] + desc + x.value[12:])
+print(desc.hex())
+PY
+)
+check "the e4crypt descriptor was made ($E4DESC); dumpe2fs shows the salt" \
+	'[ ${#E4DESC} = 16 ] && dumpe2fs -h "$W/e4salt.img" 2>/dev/null | grep -q "Encryption PW Salt: *$SALT"'
+expect "the e4crypt passphrase with fscrypt protectors and a salt: said what it opened, no error" 0 \
+	"passphrase file .*e4\.pass opens none of the image's fscrypt passphrase protectors; the key e4crypt derives from it names policy $E4DESC" -- \
+	"$E4DUMP" info --passphrase-file "$M/e4.pass" "$W/e4salt.img"
+check "... no error line; info lists the policy its e4crypt key names" \
+	'! grep -q "error:" "$W/err" && grep -q "policy v1: .* descriptor $E4DESC, inodes 1," "$W/out"'
+expect "the fscrypt passphrase on the same image: its protector opens, no error" 0 \
+	"passphrase file .*/pass: opened 1 fscrypt protector" -- \
+	"$E4DUMP" -v ls --passphrase-file "$M/pass" "$W/e4salt.img" /secret
+check "... the decrypted names" 'grep -q hello.txt "$W/out" && ! grep -q "error:" "$W/err"'
+expect "a passphrase that opens neither: the error says both" 1 \
+	"passphrase file .*wrong\.pass opens none of the image's fscrypt passphrase protectors, and the key e4crypt derives from it names no policy of the image" -- \
+	"$E4DUMP" ls --passphrase-file "$M/wrong.pass" "$W/e4salt.img" /plain
+
 # --write-policy-keys
 expect "--write-policy-keys warns that they are secrets" 0 'they are secrets' -- \
 	"$E4DUMP" ls --passphrase-file "$M/pass" --write-policy-keys "$W/keys" "$W/good.img"
@@ -192,14 +277,15 @@ n=0
 for args in "info --passphrase-file $M/pass $W/good.img" \
 	"info --fscrypt-root $W/root.img $W/linked.img" \
 	"keyid --protector-key-file $M/raw.key $W/good.img" \
-	"info $W/truncated.img"; do
+	"info $W/truncated.img" \
+	"info --fscrypt-root $W/root-slash.img $W/pathlink.img"; do
 	n=$((n + 1))
 	# shellcheck disable=SC2086
 	"$E4DUMP" $args --json >"$W/j/$n" 2>"$W/j/$n.err"
 	echo $? >"$W/j/$n.rc"
 done
 checker schema $PY "$top/tests/cli/schema_check.py" "$top/schema/e4dump-records.schema.json" \
-	fscrypt_protector,fscrypt_policy,fscrypt_link "$W"/j/1 "$W"/j/2 "$W"/j/3 "$W"/j/4
+	fscrypt_protector,fscrypt_policy,fscrypt_link "$W"/j/1 "$W"/j/2 "$W"/j/3 "$W"/j/4 "$W"/j/5
 check "JSON: the policy names its protectors and who opened it" \
 	'grep "\"type\": *\"fscrypt_policy\"" "$W/j/1" | grep -q "\"opened_by\": *\"$DPASS\""'
 

@@ -21,7 +21,8 @@ usage:
       DIR/pass (the passphrase, with a newline), DIR/raw.key (32 bytes),
       DIR/root/.fscrypt/protectors/<login protector> and
       DIR/linked/... (a policy whose slot is a login protector linked by
-      UUID to the root filesystem DIR/root.uuid names), DIR/login.pass,
+      UUID to the root filesystem DIR/root.uuid names; DIR/pathlink/...
+      the same linked by PATH=/ alone), DIR/login.pass,
       DIR/descs (NAME DESCRIPTOR per protector)
   fscrypt_meta_craft.py kat
       prints the values the unit test's known answers hold
@@ -180,6 +181,12 @@ def make_set(top, policy_key, policy_desc):
     put("%s/linked/protectors/%s.link" % (top, d_other),
         ("UUID=%s\nPATH=/\n" % uuid.uuid4()).encode())
     put("%s/linked/policies/%s" % (top, policy_desc),
+        policy(policy_desc, 1, [(d_login, wrap(pk_login, policy_key,
+                                                 rnd(16)))]))
+    # the same login protector linked by mount point only, as fscrypt's
+    # makeLink writes a link when it cannot tell the filesystem's UUID
+    put("%s/pathlink/protectors/%s.link" % (top, d_login), b"PATH=/\n")
+    put("%s/pathlink/policies/%s" % (top, policy_desc),
         policy(policy_desc, 1, [(d_login, wrap(pk_login, policy_key,
                                                  rnd(16)))]))
     with open(top + "/descs", "w") as f:

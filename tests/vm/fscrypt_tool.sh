@@ -78,6 +78,45 @@ done
 . "$top/tests/vm/nokey_compare.sh"
 nokey_compare "$img"
 
+# ---- info: the directories each policy covers ------------------------------------------
+# The guest's manifest says which directory it set up with which policy
+# (`tree DIR enc|enc2 KEYID ...`); info must list exactly that directory
+# for that policy, in the kernel's policy records and in the fscrypt
+# tool's, and for no other policy.
+"$E4DUMP" info --json "$img" >"$W/info.json" 2>"$W/info.err"
+echo $? >"$W/info.json.rc"
+checker info-dirs /usr/bin/python3 - "$man" "$W/info.json" <<'EOF'
+import json, sys
+want = {}
+for line in open(sys.argv[1], encoding="ascii"):
+    w = line.split()
+    if w[:1] == ["tree"] and w[2] in ("enc", "enc2"):
+        want[w[3]] = ["/" + w[1]]
+got = {"policy": {}, "fscrypt_policy": {}}
+for line in open(sys.argv[2], encoding="utf-8"):
+    r = json.loads(line)
+    if r["type"] in got:
+        key = r.get("descriptor") or r.get("identifier")
+        got[r["type"]][key] = ([d["path"] for d in r["directories"]],
+                               r["directories_not_listed"],
+                               [d["inside_policy"] for d in r["directories"]])
+bad = 0
+for kind, pols in got.items():
+    if sorted(pols) != sorted(want):
+        print(f"{kind}: policies {sorted(pols)}, manifest {sorted(want)}")
+        bad += 1
+    for key, dirs in sorted(want.items()):
+        g = pols.get(key)
+        if g != (dirs, 0, [None] * len(dirs)):
+            print(f"{kind} {key}: directories {g}, manifest {dirs}")
+            bad += 1
+        else:
+            print(f"ok {kind} {key}: {dirs[0]}")
+sys.exit(1 if bad or not want else 0)
+EOF
+checker info-schema /usr/bin/python3 "$top/tests/cli/schema_check.py" \
+	"$top/schema/e4dump-records.schema.json" policy,fscrypt_policy "$W/info.json"
+
 # ---- the user's secrets given to e4dump (issue 29's interface) -------------------------
 # no file under DIR holds the plaintext of a file of an encrypted tree
 no_plaintext() {

@@ -115,6 +115,10 @@ struct e4_fs_info {
 	uint8_t encryption_level;   /* s_encryption_level */
 	uint8_t encrypt_algos[4];   /* s_encrypt_algos */
 	uint8_t encrypt_pw_salt[16];
+	char last_mounted[64];      /* s_last_mounted: where the kernel last
+				     * mounted it (bytes as stored, not
+				     * NUL-terminated when all 64 are used) */
+	size_t last_mounted_len;    /* up to the first NUL */
 	uint64_t max_file_size;     /* s_maxbytes as ext4 computes it */
 	uint64_t max_bitmap_file_size; /* s_bitmap_maxbytes (no extents) */
 	uint64_t declared_size;     /* s_blocks_count x block size */

@@ -108,6 +108,8 @@ static void fill_info(struct e4_fs *fs)
 	i->encryption_level = sb->s_encryption_level;
 	memcpy(i->encrypt_algos, sb->s_encrypt_algos, 4);
 	memcpy(i->encrypt_pw_salt, sb->s_encrypt_pw_salt, 16);
+	memcpy(i->last_mounted, sb->s_last_mounted, sizeof(sb->s_last_mounted));
+	i->last_mounted_len = strnlen(i->last_mounted, sizeof(sb->s_last_mounted));
 	i->max_file_size = max_file_size(bits, ext2fs_has_feature_huge_file(sb));
 	i->max_bitmap_file_size = max_bitmap_size(bits,
 						  ext2fs_has_feature_huge_file(sb));
