@@ -378,6 +378,8 @@ int dfxml_fileobject(struct dfxml *x, const struct record *r)
 	}
 	if (r->have_inode && r->enc.present)
 		encryption(x, &r->enc);
+	if (r->xattrs_error)
+		el(x, "e4:xattrs_error", r->xattrs_error);
 	if (r->hashes.ciphertext_sha256[0])
 		el(x, "e4:ciphertext_sha256", r->hashes.ciphertext_sha256);
 	if (r->unreadable)

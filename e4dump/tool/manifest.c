@@ -19,6 +19,7 @@ struct manifest {
 	struct dfxml *x;        /* --dfxml, or NULL */
 	pthread_mutex_t lock;
 	int failed;
+	int xattrs_quiet;       /* the DFXML's reading of xattrs reports nothing */
 };
 
 /* A new file, never one that exists. */
@@ -177,7 +178,8 @@ struct manifest_row *manifest_row_entry(struct manifest *m, struct session *s,
 	}
 	if (!(row = manifest_row_new("extracted")))
 		return NULL;
-	row->rec.without_xattrs = 1;
+	/* read for e4:xattrs_error alone */
+	row->rec.xattrs_quiet = m->xattrs_quiet;
 	/* where its bytes are: when its map was read without an error */
 	if (record_from_node(&row->rec, s, n) || record_set_output(&row->rec, out_path) ||
 	    (map_read && record_read_runs(&row->rec, s))) {
@@ -186,6 +188,12 @@ struct manifest_row *manifest_row_entry(struct manifest *m, struct session *s,
 	}
 	manifest_row_ct(row, ct_sha256_hex);
 	return row;
+}
+
+void manifest_xattrs_quiet(struct manifest *m)
+{
+	if (m)
+		m->xattrs_quiet = 1;
 }
 
 void manifest_row_free(struct manifest_row *row)

@@ -137,6 +137,8 @@ void record_free(struct record *r)
 	free(r->unreadable);
 	json_object_put(r->xattrs);
 	r->xattrs = NULL;
+	free(r->xattrs_error);
+	r->xattrs_error = NULL;
 	r->path = r->name = r->target = r->output_path = r->unreadable = NULL;
 	r->raw_name = NULL;
 	r->runs = NULL;
@@ -358,7 +360,8 @@ int record_from_inode(struct record *r, struct session *s, uint32_t ino,
 	target_of(r, s);
 	if (r->without_xattrs)
 		return 0;
-	return (r->xattrs = xattrs_json(s->fs, in, path)) ? 0 : -1;
+	return (r->xattrs = xattrs_json(s->fs, in, path, r->xattrs_quiet,
+					&r->xattrs_error)) ? 0 : -1;
 }
 
 /* What a saved copy of an inode (a journal's, an export's) gives its
@@ -527,8 +530,14 @@ json_object *record_json(const struct record *r)
 		ADD(o, "encryption", encryption_json(&r->enc));
 		if (E4_ISLNK(in->mode))
 			ADD(o, "target", r->target ? STR(r->target) : NULL);
-		if (r->xattrs)
+		/* what could not be read is never shown as none */
+		if (r->xattrs_error) {
+			ADD(o, "xattrs", json_object_array_length(r->xattrs) ?
+			    json_object_get(r->xattrs) : NULL);
+			ADD(o, "xattrs_error", STR(r->xattrs_error));
+		} else if (r->xattrs) {
 			ADD(o, "xattrs", json_object_get(r->xattrs));
+		}
 		if (r->have_runs)
 			ADD(o, "byte_runs", runs_json(r));
 	}

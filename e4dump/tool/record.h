@@ -115,6 +115,14 @@ struct record {
 				  * (xattrs_json: {"name", "value_hex",
 				  * "value"} or {"name", "error"}); NULL:
 				  * none read (a journal copy's: no field) */
+	char *xattrs_error;      /* "xattrs_error": what of them could not
+				  * be read ("xattr block N: bad xattr block
+				  * magic"; DFXML's e4:xattrs_error), or NULL;
+				  * then "xattrs" has only what could be read,
+				  * null when that is nothing */
+	int xattrs_quiet;        /* set before record_from_*: damage to the
+				  * xattrs is not reported (another reading
+				  * of them reports it) */
 	const char *status;      /* "status": complete, partial, locked,
 				  * not_recovered, skipped, error; NULL: none */
 	struct record_run *runs; /* "byte_runs" when have_runs (record_set_runs,
