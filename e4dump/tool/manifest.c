@@ -276,13 +276,14 @@ int manifest_write(struct manifest *m, struct manifest_row *row,
 	pthread_mutex_lock(&m->lock);
 	/* the TSV: regular files written, the columns of MANIFEST_COLUMNS */
 	if (m->f && r->output_path && !E4_ISDIR(in->mode) && !E4_ISLNK(in->mode) &&
-	    fprintf(m->f, "%s\t%" PRIu32 "\t%" PRIu64 "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+	    fprintf(m->f, "%s\t%" PRIu32 "\t%" PRIu64 "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\n",
 		    r->path, r->ino, in->size, hashes,
 		    r->hashes.ciphertext_sha256[0] ? r->hashes.ciphertext_sha256 : "-",
 		    tsv_time(&in->atime, t[0]), tsv_time(&in->mtime, t[1]),
 		    tsv_time(&in->ctime, t[2]),
 		    in->has_crtime ? tsv_time(&in->crtime, t[3]) : "-",
-		    r->unreadable ? r->unreadable : "-", r->output_path, r->hashes.of) < 0)
+		    r->unreadable ? r->unreadable : "-", r->output_path, r->hashes.of,
+		    record_hashes_partial(r) ? "-partial" : "") < 0)
 		m->failed = rc = -1;
 	if (m->x && dfxml_fileobject(m->x, r))
 		m->failed = rc = -1;

@@ -289,7 +289,7 @@ static json_object *hex_or_null(const char *h)
 	return *h ? STR(h) : NULL;
 }
 
-static json_object *hashes_json(const struct record_hashes *h)
+static json_object *hashes_json(const struct record_hashes *h, int partial)
 {
 	json_object *o = json_object_new_object();
 
@@ -297,16 +297,24 @@ static json_object *hashes_json(const struct record_hashes *h)
 	ADD(o, "md5", hex_or_null(h->md5));
 	ADD(o, "sha1", hex_or_null(h->sha1));
 	ADD(o, "sha256", hex_or_null(h->sha256));
+	if (partial)
+		ADD(o, "partial", json_object_new_boolean(1));
 	return o;
 }
 
-json_object *record_hashes_json(const char *of, const char *tsv)
+json_object *record_hashes_json(const char *of, const char *tsv, const char *status)
 {
 	struct record r;
 
 	record_init(&r, NULL);
 	record_set_hashes(&r, of, tsv);
-	return hashes_json(&r.hashes);
+	r.status = status;
+	return hashes_json(&r.hashes, record_hashes_partial(&r));
+}
+
+int record_hashes_partial(const struct record *r)
+{
+	return r->hashes.of && r->status && !strcmp(r->status, "partial");
 }
 
 /* The inode's context and the key that opens it. */
@@ -542,7 +550,7 @@ json_object *record_json(const struct record *r)
 			ADD(o, "byte_runs", runs_json(r));
 	}
 	if (r->hashes.of)
-		ADD(o, "hashes", hashes_json(&r->hashes));
+		ADD(o, "hashes", hashes_json(&r->hashes, record_hashes_partial(r)));
 	if (r->output_path)
 		ADD(o, "output_path", STR(r->output_path));
 	if (r->status)
