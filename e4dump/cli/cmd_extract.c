@@ -914,7 +914,7 @@ static int run(const struct options *o, struct report *r)
 	/* security.* and trusted.* need CAP_SYS_ADMIN (trusted) or an LSM's
 	 * consent: asked for without root, most would fail one by one */
 	if (o->xattrs == 2 && geteuid() != 0) {
-		report_error(r, "extract: --xattrs=all restores security.* and trusted.* attributes: run it as root (or use --xattrs for user.* only)");
+		report_error(r, "extract: --xattrs=all restores security.* and trusted.* attributes and POSIX ACLs: run it as root (or use --xattrs for user.* only)");
 		return EXIT_FATAL;
 	}
 	rc = session_open(&s, o, r, 0);
