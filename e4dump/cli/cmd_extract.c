@@ -161,6 +161,18 @@ static void restore_xattrs(struct extract *x, const struct e4_walk_node *n,
 	xattrs_set_free(set);
 }
 
+/* Which reading of an entry's xattrs reports their damage, once: the
+ * restore (--xattrs), else the JSON record, else the DFXML's, else the
+ * sidecar of --keep-locked.  Whether reader who is quiet. */
+enum { XR_RESTORE, XR_JSON, XR_DFXML, XR_SIDECAR };
+static int xattrs_quiet(const struct extract *x, int who)
+{
+	int reporter = x->o->xattrs ? XR_RESTORE : x->o->json ? XR_JSON :
+		       x->o->dfxml ? XR_DFXML : XR_SIDECAR;
+
+	return who != reporter;
+}
+
 /* --json: the record of an entry written (or not) at rel in DIR. */
 static json_object *record(struct extract *x, const struct e4_walk_node *n,
 			   const char *rel, const char *status)
@@ -172,6 +184,7 @@ static json_object *record(struct extract *x, const struct e4_walk_node *n,
 		return NULL;
 	record_init(&rec, "extracted");
 	rec.status = status;
+	rec.xattrs_quiet = xattrs_quiet(x, XR_JSON);
 	if (!record_from_node(&rec, x->s, n) && !record_set_output(&rec, rel))
 		o = record_json(&rec);
 	record_free(&rec);
@@ -417,6 +430,7 @@ static void write_dir_file(struct extract *x, struct xdir *d,
 	}
 	/* its record, and what decrypting its names later needs */
 	record_init(&rec, "kept_directory");
+	rec.xattrs_quiet = xattrs_quiet(x, XR_SIDECAR);
 	if (!record_from_node(&rec, x->s, n) && !record_set_output(&rec, rel) &&
 	    (o = record_json(&rec)) && (later = kept_later_json(&rec, NULL))) {
 		json_object_object_add(o, "names_locked", json_object_new_boolean(d->locked));
@@ -692,6 +706,7 @@ static enum e4_walk_action entry(void *arg, const struct e4_walk_node *n)
 
 		record_init(&rec, "locked");
 		rec.status = "locked";
+		rec.xattrs_quiet = xattrs_quiet(x, x->o->json ? XR_JSON : XR_SIDECAR);
 		rc = !rel || record_from_node(&rec, x->s, n) || record_set_output(&rec, rel) ? -1 :
 		     write_locked(x, d, name, n, &rec, hashes, side);
 		if (rc && !rel)
@@ -899,7 +914,7 @@ static int run(const struct options *o, struct report *r)
 	/* security.* and trusted.* need CAP_SYS_ADMIN (trusted) or an LSM's
 	 * consent: asked for without root, most would fail one by one */
 	if (o->xattrs == 2 && geteuid() != 0) {
-		report_error(r, "extract: --xattrs=all restores security.* and trusted.* attributes: run it as root (or use --xattrs for user.* only)");
+		report_error(r, "extract: --xattrs=all restores security.* and trusted.* attributes and POSIX ACLs: run it as root (or use --xattrs for user.* only)");
 		return EXIT_FATAL;
 	}
 	rc = session_open(&s, o, r, 0);
@@ -951,6 +966,8 @@ static int run(const struct options *o, struct report *r)
 		session_close(&s);
 		return EXIT_FATAL;
 	}
+	if (xattrs_quiet(&x, XR_DFXML))
+		manifest_xattrs_quiet(x.man);
 	/* modes are set exactly as in the image (outdir_file_open) */
 	umask(0);
 	x.writer = filewriter_start(s.fs, &x.od, r, session_extra_threads(&s, o, FILEWRITER_MAX_THREADS), 64);

@@ -528,8 +528,9 @@ static int context_text(struct mount *m, uint32_t ino, char *out, size_t size)
 }
 
 /* The image's attributes the caller would see on the kernel's mount of
- * it: what ext4 lists (xattrs.h), but not the POSIX ACLs (stored in
- * ext4's own format, which the kernel converts); trusted.* only for root
+ * it: what ext4 lists (xattrs.h; the POSIX ACLs in the VFS form the
+ * kernel converts ext4's own to, one Linux would refuse giving EIO);
+ * trusted.* only for root
  * (ext4_xattr_trusted_list: CAP_SYS_ADMIN; getxattr is checked by the
  * VFS itself); user.* only on files and directories (Linux refuses them
  * elsewhere before asking). */
@@ -540,8 +541,6 @@ static int served(const struct e4_inode *in, const struct xattr_one *x, uid_t ca
 		return E4_ISREG(in->mode) || E4_ISDIR(in->mode);
 	case E4_XATTR_INDEX_TRUSTED:
 		return caller == 0;
-	case 2: case 3:         /* system.posix_acl_access, _default */
-		return 0;
 	default:
 		return 1;
 	}
@@ -745,7 +744,19 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t n, int mode, off_t off,
 	rofs(req);
 }
 
+/* The POSIX ACLs: the kernel asks getxattr for system.posix_acl_* only
+ * when the connection handles them (else it answers EOPNOTSUPP itself),
+ * and then applies them in its permission checks (default_permissions),
+ * as its own mount of the image does. */
+static void op_init(void *userdata, struct fuse_conn_info *conn)
+{
+	(void)userdata;
+	if (conn->capable & FUSE_CAP_POSIX_ACL)
+		conn->want |= FUSE_CAP_POSIX_ACL;
+}
+
 static const struct fuse_lowlevel_ops ops = {
+	.init = op_init,
 	.lookup = op_lookup,
 	.getattr = op_getattr,
 	.readlink = op_readlink,

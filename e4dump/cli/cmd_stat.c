@@ -175,7 +175,8 @@ int cmd_stat(const struct options *o, struct report *r)
 		json_emit(json_summary("stat", r, rc));
 	} else if (rec) {
 		print_text(rec);
-		xattrs_print(stdout, s.fs, &in, shown);
+		/* inode_info's record read them and reported their damage */
+		xattrs_print(stdout, s.fs, &in, shown, 1);
 		json_object_put(rec);
 	}
 	free(shown);

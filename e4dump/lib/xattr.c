@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <string.h>
 #include "xattr.h"
 
@@ -208,4 +209,140 @@ const char *e4_xattr_prefix(uint8_t index, int *listed)
 	if (listed)
 		*listed = 0;
 	return "";
+}
+
+/* ---- POSIX ACLs ------------------------------------------------------- */
+
+#define ACL_USER_OBJ 0x01
+#define ACL_USER 0x02
+#define ACL_GROUP_OBJ 0x04
+#define ACL_GROUP 0x08
+#define ACL_MASK 0x10
+#define ACL_OTHER 0x20
+#define EXT4_ACL_VERSION 1
+#define POSIX_ACL_XATTR_VERSION 2
+#define ACL_HEADER 4
+#define ACL_SHORT 4     /* ext4_acl_entry_short */
+#define ACL_LONG 8      /* ext4_acl_entry, posix_acl_xattr_entry */
+
+static uint16_t le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)v);
+	put16(p + 2, (uint16_t)(v >> 16));
+}
+
+enum e4_status e4_acl_to_vfs(const uint8_t *in, size_t n, uint8_t *out,
+			     size_t *out_len, const char **why)
+{
+	size_t body, count, at = ACL_HEADER, o = ACL_HEADER;
+
+	*out_len = 0;
+	if (n < ACL_HEADER) {
+		*why = "ACL shorter than its header";
+		return E4_CORRUPT;
+	}
+	if (le32(in) != EXT4_ACL_VERSION) {
+		*why = "ACL header not version 1 (ext4's format)";
+		return E4_CORRUPT;
+	}
+	/* ext4_acl_count: the first four entries counted short */
+	body = n - ACL_HEADER;
+	if (body < 4 * ACL_SHORT) {
+		if (body % ACL_SHORT) {
+			*why = "ACL size fits no count of entries";
+			return E4_CORRUPT;
+		}
+		count = body / ACL_SHORT;
+	} else {
+		if ((body - 4 * ACL_SHORT) % ACL_LONG) {
+			*why = "ACL size fits no count of entries";
+			return E4_CORRUPT;
+		}
+		count = (body - 4 * ACL_SHORT) / ACL_LONG + 4;
+	}
+	put32(out, POSIX_ACL_XATTR_VERSION);
+	for (size_t i = 0; i < count; i++) {
+		uint16_t tag, perm;
+		uint32_t id = 0xffffffffu;   /* ACL_UNDEFINED_ID */
+
+		if (n - at < ACL_SHORT) {
+			*why = "ACL entry past the end of the value";
+			return E4_CORRUPT;
+		}
+		tag = le16(in + at);
+		perm = le16(in + at + 2);
+		switch (tag) {
+		case ACL_USER_OBJ:
+		case ACL_GROUP_OBJ:
+		case ACL_MASK:
+		case ACL_OTHER:
+			at += ACL_SHORT;
+			break;
+		case ACL_USER:
+		case ACL_GROUP:
+			if (n - at < ACL_LONG) {
+				*why = "ACL entry past the end of the value";
+				return E4_CORRUPT;
+			}
+			id = le32(in + at + 4);
+			at += ACL_LONG;
+			break;
+		default:
+			*why = "ACL entry of an unknown tag";
+			return E4_CORRUPT;
+		}
+		put16(out + o, tag);
+		put16(out + o + 2, perm);
+		put32(out + o + 4, id);
+		o += ACL_LONG;
+	}
+	if (at != n) {
+		*why = "ACL bytes after its last entry";
+		return E4_CORRUPT;
+	}
+	*out_len = o;
+	return E4_OK;
+}
+
+enum e4_status e4_acl_text(const uint8_t *v, size_t n, char *out)
+{
+	char *p = out;
+
+	*p = 0;
+	if (n < ACL_HEADER || (n - ACL_HEADER) % ACL_LONG ||
+	    le32(v) != POSIX_ACL_XATTR_VERSION)
+		return E4_CORRUPT;
+	for (size_t at = ACL_HEADER; at < n; at += ACL_LONG) {
+		uint16_t tag = le16(v + at), perm = le16(v + at + 2);
+		uint32_t id = le32(v + at + 4);
+		const char *name;
+
+		switch (tag) {
+		case ACL_USER_OBJ: case ACL_USER: name = "user"; break;
+		case ACL_GROUP_OBJ: case ACL_GROUP: name = "group"; break;
+		case ACL_MASK: name = "mask"; break;
+		case ACL_OTHER: name = "other"; break;
+		default:
+			*out = 0;
+			return E4_CORRUPT;
+		}
+		/* at most "group:4294967295:rwx," (21) */
+		p += sprintf(p, "%s%s:", p == out ? "" : ",", name);
+		if (tag == ACL_USER || tag == ACL_GROUP)
+			p += sprintf(p, "%u", (unsigned)id);
+		p += sprintf(p, ":%c%c%c", perm & 4 ? 'r' : '-', perm & 2 ? 'w' : '-',
+			     perm & 1 ? 'x' : '-');
+	}
+	return E4_OK;
 }

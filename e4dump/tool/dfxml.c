@@ -296,12 +296,16 @@ static void byte_runs(struct dfxml *x, const struct record *r)
 	end(x);
 }
 
+/* A hashdigest; of a file only partly read (status partial), the same as
+ * e4:partial_hashdigest: a DFXML reader takes hashdigest for the file's
+ * hash, and this is only of what was written (unreadable blocks as
+ * zeros). */
 static void hashdigest(struct dfxml *x, const struct record_hashes *h, const char *type,
-		       const char *digest)
+		       const char *digest, int partial)
 {
 	if (!*digest || x->failed)
 		return; /* not hashed (MANIFEST_MAX_HASHED) */
-	start(x, "hashdigest");
+	start(x, partial ? "e4:partial_hashdigest" : "hashdigest");
 	attr(x, "type", type);
 	if (!strcmp(h->of, "ciphertext"))
 		attr(x, "e4:of", h->of); /* --keep-locked */
@@ -358,10 +362,10 @@ int dfxml_fileobject(struct dfxml *x, const struct record *r)
 	}
 	text_el(x, "link_target", r->target, 1);
 	byte_runs(x, r);
-	if (r->hashes.of) {
-		hashdigest(x, &r->hashes, "md5", r->hashes.md5);
-		hashdigest(x, &r->hashes, "sha1", r->hashes.sha1);
-		hashdigest(x, &r->hashes, "sha256", r->hashes.sha256);
+	if (r->hashes.of && !record_hashes_partial(r)) {
+		hashdigest(x, &r->hashes, "md5", r->hashes.md5, 0);
+		hashdigest(x, &r->hashes, "sha1", r->hashes.sha1, 0);
+		hashdigest(x, &r->hashes, "sha256", r->hashes.sha256, 0);
 	}
 	/* e4dump's own elements, after the schema's */
 	if (r->have_name) {
@@ -378,6 +382,13 @@ int dfxml_fileobject(struct dfxml *x, const struct record *r)
 	}
 	if (r->have_inode && r->enc.present)
 		encryption(x, &r->enc);
+	if (r->xattrs_error)
+		el(x, "e4:xattrs_error", r->xattrs_error);
+	if (r->hashes.of && record_hashes_partial(r)) {
+		hashdigest(x, &r->hashes, "md5", r->hashes.md5, 1);
+		hashdigest(x, &r->hashes, "sha1", r->hashes.sha1, 1);
+		hashdigest(x, &r->hashes, "sha256", r->hashes.sha256, 1);
+	}
 	if (r->hashes.ciphertext_sha256[0])
 		el(x, "e4:ciphertext_sha256", r->hashes.ciphertext_sha256);
 	if (r->unreadable)

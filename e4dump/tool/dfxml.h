@@ -33,7 +33,7 @@ struct dfxml *dfxml_open(int fd, const char *path, const char *image,
  * name_type, filesize, alloc (unalloc for a deleted name; orphan when its
  * name is lost), inode, meta_type, mode, nlink, uid, gid, the times,
  * dtime, link_target, byte_runs, a hashdigest per hash, then e4dump's
- * name_state, raw_name_hex, encryption, ciphertext_sha256,
+ * name_state, raw_name_hex, encryption, xattrs_error, ciphertext_sha256,
  * unreadable_blocks, output_path and status.  0 or -1. */
 int dfxml_fileobject(struct dfxml *x, const struct record *r);
 

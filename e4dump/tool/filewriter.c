@@ -131,7 +131,8 @@ static void emit_record(struct file_job *job, const char *status,
 	if (!job->rec)
 		return;
 	if (hashes)
-		json_object_object_add(job->rec, "hashes", record_hashes_json("plaintext", hashes));
+		json_object_object_add(job->rec, "hashes",
+				       record_hashes_json("plaintext", hashes, status));
 	json_object_object_add(job->rec, "status", json_object_new_string(status));
 	json_object_object_add(job->rec, "unreadable_blocks", json_object_new_uint64(bad));
 	json_object_object_add(job->rec, "unreadable",

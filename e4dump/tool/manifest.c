@@ -19,6 +19,7 @@ struct manifest {
 	struct dfxml *x;        /* --dfxml, or NULL */
 	pthread_mutex_t lock;
 	int failed;
+	int xattrs_quiet;       /* the DFXML's reading of xattrs reports nothing */
 };
 
 /* A new file, never one that exists. */
@@ -177,7 +178,8 @@ struct manifest_row *manifest_row_entry(struct manifest *m, struct session *s,
 	}
 	if (!(row = manifest_row_new("extracted")))
 		return NULL;
-	row->rec.without_xattrs = 1;
+	/* read for e4:xattrs_error alone */
+	row->rec.xattrs_quiet = m->xattrs_quiet;
 	/* where its bytes are: when its map was read without an error */
 	if (record_from_node(&row->rec, s, n) || record_set_output(&row->rec, out_path) ||
 	    (map_read && record_read_runs(&row->rec, s))) {
@@ -186,6 +188,12 @@ struct manifest_row *manifest_row_entry(struct manifest *m, struct session *s,
 	}
 	manifest_row_ct(row, ct_sha256_hex);
 	return row;
+}
+
+void manifest_xattrs_quiet(struct manifest *m)
+{
+	if (m)
+		m->xattrs_quiet = 1;
 }
 
 void manifest_row_free(struct manifest_row *row)
@@ -268,13 +276,14 @@ int manifest_write(struct manifest *m, struct manifest_row *row,
 	pthread_mutex_lock(&m->lock);
 	/* the TSV: regular files written, the columns of MANIFEST_COLUMNS */
 	if (m->f && r->output_path && !E4_ISDIR(in->mode) && !E4_ISLNK(in->mode) &&
-	    fprintf(m->f, "%s\t%" PRIu32 "\t%" PRIu64 "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+	    fprintf(m->f, "%s\t%" PRIu32 "\t%" PRIu64 "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\n",
 		    r->path, r->ino, in->size, hashes,
 		    r->hashes.ciphertext_sha256[0] ? r->hashes.ciphertext_sha256 : "-",
 		    tsv_time(&in->atime, t[0]), tsv_time(&in->mtime, t[1]),
 		    tsv_time(&in->ctime, t[2]),
 		    in->has_crtime ? tsv_time(&in->crtime, t[3]) : "-",
-		    r->unreadable ? r->unreadable : "-", r->output_path, r->hashes.of) < 0)
+		    r->unreadable ? r->unreadable : "-", r->output_path, r->hashes.of,
+		    record_hashes_partial(r) ? "-partial" : "") < 0)
 		m->failed = rc = -1;
 	if (m->x && dfxml_fileobject(m->x, r))
 		m->failed = rc = -1;

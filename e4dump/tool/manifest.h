@@ -35,6 +35,10 @@ struct manifest *manifest_open(const char *tsv, const char *dfxml,
 struct manifest *manifest_open_for(const char *tsv, const char *dfxml,
 				   const char *image, struct e4_fs *fs, int deleted,
 				   int argc, char **argv, struct report *r);
+/* The DFXML's rows read the xattrs of an entry (for e4:xattrs_error)
+ * without reporting their damage: another reading of them (the JSON
+ * record, --xattrs) reports it. */
+void manifest_xattrs_quiet(struct manifest *m);
 /* 0, or -1 after an error (a write failed). */
 int manifest_close(struct manifest *m, struct report *r);
 

@@ -72,8 +72,8 @@ static const struct opt_def defs[] = {
 	  "keep setuid and setgid bits (dropped by default)" },
 	{ OPT_XATTRS, 0, "xattrs", "[=all]",
 	  "restore the image's user.* extended attributes on what\n"
-	  "                      is written (as tar --xattrs); =all: security.* and\n"
-	  "                      trusted.* too (root only)" },
+	  "                      is written (as tar --xattrs); =all: security.*,\n"
+	  "                      trusted.* and the POSIX ACLs too (root only)" },
 	{ OPT_JSON, 0, "json", NULL,
 	  "JSON Lines on stdout: one object per record (entry,\n"
 	  "                      finding, diagnostic, ...), then a summary" },

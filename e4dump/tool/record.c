@@ -137,6 +137,8 @@ void record_free(struct record *r)
 	free(r->unreadable);
 	json_object_put(r->xattrs);
 	r->xattrs = NULL;
+	free(r->xattrs_error);
+	r->xattrs_error = NULL;
 	r->path = r->name = r->target = r->output_path = r->unreadable = NULL;
 	r->raw_name = NULL;
 	r->runs = NULL;
@@ -287,7 +289,7 @@ static json_object *hex_or_null(const char *h)
 	return *h ? STR(h) : NULL;
 }
 
-static json_object *hashes_json(const struct record_hashes *h)
+static json_object *hashes_json(const struct record_hashes *h, int partial)
 {
 	json_object *o = json_object_new_object();
 
@@ -295,16 +297,24 @@ static json_object *hashes_json(const struct record_hashes *h)
 	ADD(o, "md5", hex_or_null(h->md5));
 	ADD(o, "sha1", hex_or_null(h->sha1));
 	ADD(o, "sha256", hex_or_null(h->sha256));
+	if (partial)
+		ADD(o, "partial", json_object_new_boolean(1));
 	return o;
 }
 
-json_object *record_hashes_json(const char *of, const char *tsv)
+json_object *record_hashes_json(const char *of, const char *tsv, const char *status)
 {
 	struct record r;
 
 	record_init(&r, NULL);
 	record_set_hashes(&r, of, tsv);
-	return hashes_json(&r.hashes);
+	r.status = status;
+	return hashes_json(&r.hashes, record_hashes_partial(&r));
+}
+
+int record_hashes_partial(const struct record *r)
+{
+	return r->hashes.of && r->status && !strcmp(r->status, "partial");
 }
 
 /* The inode's context and the key that opens it. */
@@ -358,7 +368,8 @@ int record_from_inode(struct record *r, struct session *s, uint32_t ino,
 	target_of(r, s);
 	if (r->without_xattrs)
 		return 0;
-	return (r->xattrs = xattrs_json(s->fs, in, path)) ? 0 : -1;
+	return (r->xattrs = xattrs_json(s->fs, in, path, r->xattrs_quiet,
+					&r->xattrs_error)) ? 0 : -1;
 }
 
 /* What a saved copy of an inode (a journal's, an export's) gives its
@@ -527,13 +538,19 @@ json_object *record_json(const struct record *r)
 		ADD(o, "encryption", encryption_json(&r->enc));
 		if (E4_ISLNK(in->mode))
 			ADD(o, "target", r->target ? STR(r->target) : NULL);
-		if (r->xattrs)
+		/* what could not be read is never shown as none */
+		if (r->xattrs_error) {
+			ADD(o, "xattrs", json_object_array_length(r->xattrs) ?
+			    json_object_get(r->xattrs) : NULL);
+			ADD(o, "xattrs_error", STR(r->xattrs_error));
+		} else if (r->xattrs) {
 			ADD(o, "xattrs", json_object_get(r->xattrs));
+		}
 		if (r->have_runs)
 			ADD(o, "byte_runs", runs_json(r));
 	}
 	if (r->hashes.of)
-		ADD(o, "hashes", hashes_json(&r->hashes));
+		ADD(o, "hashes", hashes_json(&r->hashes, record_hashes_partial(r)));
 	if (r->output_path)
 		ADD(o, "output_path", STR(r->output_path));
 	if (r->status)

@@ -49,7 +49,8 @@ struct record_encryption {
 				  * it, else "locked" */
 };
 
-/* "hashes": {"of", "md5", "sha1", "sha256"} */
+/* "hashes": {"of", "md5", "sha1", "sha256", and "partial": true when
+ * the record's status is partial (record_hashes_partial)} */
 struct record_hashes {
 	const char *of;          /* "plaintext" or "ciphertext"; NULL: the
 				  * record has no hashes (no "hashes" field) */
@@ -115,6 +116,14 @@ struct record {
 				  * (xattrs_json: {"name", "value_hex",
 				  * "value"} or {"name", "error"}); NULL:
 				  * none read (a journal copy's: no field) */
+	char *xattrs_error;      /* "xattrs_error": what of them could not
+				  * be read ("xattr block N: bad xattr block
+				  * magic"; DFXML's e4:xattrs_error), or NULL;
+				  * then "xattrs" has only what could be read,
+				  * null when that is nothing */
+	int xattrs_quiet;        /* set before record_from_*: damage to the
+				  * xattrs is not reported (another reading
+				  * of them reports it) */
 	const char *status;      /* "status": complete, partial, locked,
 				  * not_recovered, skipped, error; NULL: none */
 	struct record_run *runs; /* "byte_runs" when have_runs (record_set_runs,
@@ -216,8 +225,15 @@ int record_set_name(struct record *r, enum e4_name_state state,
 /* Take hashes "MD5\tSHA1\tSHA256" as manifest_hash gives them ("-" for
  * one not computed). */
 void record_set_hashes(struct record *r, const char *of, const char *tsv);
-/* The "hashes" object of such hashes. */
-json_object *record_hashes_json(const char *of, const char *tsv);
+/* The "hashes" object of such hashes, for a record of status (NULL:
+ * none). */
+json_object *record_hashes_json(const char *of, const char *tsv, const char *status);
+/* The record's hashes cover only what was read: its status is partial
+ * (unreadable blocks written as zeros), so they are of what was written,
+ * not the file's.  JSON "partial": true in "hashes", the manifest's
+ * hashes_of "plaintext-partial" / "ciphertext-partial", DFXML's
+ * e4:partial_hashdigest instead of hashdigest. */
+int record_hashes_partial(const struct record *r);
 
 /* Set a string field from raw bytes (escaped): output_path, target. */
 int record_set_output(struct record *r, const char *raw);

@@ -26,9 +26,22 @@ int xattrs_is_text(const uint8_t *v, size_t n)
 	return 1;
 }
 
+/* The text of a POSIX ACL in its VFS form (malloc'd), or NULL. */
+static char *acl_text(const struct e4_xattr_item *x)
+{
+	char *t = x->stored ? malloc(E4_ACL_TEXT_MAX(x->value_len)) : NULL;
+
+	if (t && e4_acl_text(x->value, x->value_len, t) != E4_OK) {
+		free(t);
+		t = NULL;
+	}
+	return t;
+}
+
 static int to_json(void *arg, const struct e4_xattr_item *x)
 {
 	json_object *o;
+	char *acl;
 
 	if (!x->listed)
 		return 0;
@@ -38,20 +51,35 @@ static int to_json(void *arg, const struct e4_xattr_item *x)
 		json_object_object_add(o, "error", json_object_new_string(x->error));
 	} else {
 		json_object_object_add(o, "value_hex", json_hex(x->value, x->value_len));
-		if (xattrs_is_text(x->value, x->value_len))
+		if ((acl = acl_text(x))) {
+			json_object_object_add(o, "acl", json_object_new_string(acl));
+			json_object_object_add(o, "stored_hex", json_hex(x->stored, x->stored_len));
+			free(acl);
+		} else if (x->acl_error) {
+			json_object_object_add(o, "acl_error", json_object_new_string(x->acl_error));
+		} else if (xattrs_is_text(x->value, x->value_len)) {
 			json_object_object_add(o, "value", json_object_new_string_len(
 				(const char *)x->value, (int)x->value_len));
+		}
 	}
 	json_object_array_add(arg, o);
 	return 0;
 }
 
 json_object *xattrs_json(struct e4_fs *fs, const struct e4_inode *in,
-			 const char *shown)
+			 const char *shown, int quiet, char **error)
 {
 	json_object *a = json_object_new_array();
+	char why[E4_XATTRS_WHY_MAX];
 
-	e4_inode_xattrs(fs, in, shown, to_json, a);
+	*error = NULL;
+	if (!a)
+		return NULL;
+	e4_inode_xattrs_why(fs, in, shown, to_json, a, quiet, why, sizeof(why));
+	if (why[0] && !(*error = strdup(why))) {
+		json_object_put(a);
+		return NULL;
+	}
 	return a;
 }
 
@@ -97,6 +125,12 @@ static int print_one(void *arg, const struct e4_xattr_item *x)
 		fprintf(f, "): value not read: %s\n", x->error);
 		return 0;
 	}
+	if ((e = acl_text(x))) {
+		/* the ACL as getfacl shows it */
+		fprintf(f, ", ACL, %zu bytes stored): %s\n", x->stored_len, e);
+		free(e);
+		return 0;
+	}
 	fprintf(f, ", %zu bytes): ", x->value_len);
 	e = malloc(E4_ESCAPE_SIZE(x->value_len));
 	if (e) {
@@ -104,28 +138,33 @@ static int print_one(void *arg, const struct e4_xattr_item *x)
 		fputs(e, f);
 		free(e);
 	}
+	if (x->acl_error)
+		fprintf(f, " [as stored: not an ACL Linux reads: %s]", x->acl_error);
 	fputc('\n', f);
 	return 0;
 }
 
 void xattrs_print(FILE *f, struct e4_fs *fs, const struct e4_inode *in,
-		  const char *shown)
+		  const char *shown, int quiet)
 {
 	static const char *head[3] = { "xattrs:\n", "", "xattrs Linux does not list:\n" };
 	struct print_arg p = { { NULL, NULL, NULL }, { 0, 0, 0 } };
-	char *text[3] = { NULL, NULL, NULL };
+	char *text[3] = { NULL, NULL, NULL }, why[E4_XATTRS_WHY_MAX];
 	size_t len[3];
 
 	for (int i = 0; i < 3; i++)
 		p.f[i] = open_memstream(&text[i], &len[i]);
-	e4_inode_xattrs(fs, in, shown, print_one, &p);
+	e4_inode_xattrs_why(fs, in, shown, print_one, &p, quiet, why, sizeof(why));
 	for (int i = 0; i < 3; i++) {
 		if (p.f[i])
 			fclose(p.f[i]);
-		if (i == 0 && !p.n[0])
-			fprintf(f, "xattrs: none\n");
-		else if (p.n[i] && text[i])
+		if (p.n[i] && text[i])
 			fprintf(f, "%s%s", head[i], text[i]);
+		/* "none" only when every area was read */
+		if (i == 0 && why[0])
+			fprintf(f, "xattrs: unreadable: %s\n", why);
+		else if (i == 0 && !p.n[0])
+			fprintf(f, "xattrs: none\n");
 		free(text[i]);
 	}
 }
@@ -147,12 +186,15 @@ static int collect_one(void *arg, const struct e4_xattr_item *x)
 	o->index = x->index;
 	o->len = x->value_len;
 	o->error = x->error;
-	if (x->value) {
+	if (x->acl_error) {
+		/* Linux's getxattr refuses it (EINVAL): not served, not set */
+		o->error = x->acl_error;
+	} else if (x->value) {
 		o->value = malloc(x->value_len ? x->value_len : 1);
 		if (o->value)
 			memcpy(o->value, x->value, x->value_len);
 	}
-	if (!o->name || (x->value && !o->value)) {
+	if (!o->name || (x->value && !x->acl_error && !o->value)) {
 		free(o->name);
 		free(o->value);
 		return 1;
@@ -188,7 +230,9 @@ static int restored(uint8_t index, int level)
 {
 	return index == E4_XATTR_INDEX_USER ||
 	       (level >= 2 && (index == E4_XATTR_INDEX_SECURITY ||
-			       index == E4_XATTR_INDEX_TRUSTED));
+			       index == E4_XATTR_INDEX_TRUSTED ||
+			       index == E4_XATTR_INDEX_POSIX_ACL_ACCESS ||
+			       index == E4_XATTR_INDEX_POSIX_ACL_DEFAULT));
 }
 
 struct xattr_set *xattrs_for_restore(struct e4_fs *fs, const struct e4_inode *in,

@@ -15,16 +15,25 @@
  * security., the POSIX ACLs, gnu.), in its order: each
  * {"name": display form, "value_hex": hex, "value": text (only when the
  * value is UTF-8 without a control character)}; an attribute whose value
- * cannot be read has "error" instead of the value fields.  The encryption
- * context (index 9) and system.data are not in it. */
+ * cannot be read has "error" instead of the value fields.  A POSIX ACL:
+ * value_hex its VFS form (what getxattr gives), "acl" its text as
+ * getfacl's short form, "stored_hex" ext4's form; one Linux would refuse:
+ * value_hex as stored and "acl_error".  The encryption context (index 9)
+ * and system.data are not in it.  *error: what could not be read
+ * (malloc'd: "xattr block N: bad xattr block magic"; the array then has
+ * only what could), else NULL; quiet: not reported (else reported by the
+ * library).  NULL when out of memory. */
 json_object *xattrs_json(struct e4_fs *fs, const struct e4_inode *in,
-			 const char *shown);
+			 const char *shown, int quiet, char **error);
 
 /* stat's text: one line per attribute (name and value escaped, where it
- * is stored), then those Linux does not list (the encryption context
- * first, as "encryption context"). */
+ * is stored; a POSIX ACL as getfacl's short text), "xattrs: unreadable:
+ * REASON" when an area could not be read ("xattrs: none" only when all
+ * were and hold none), then those Linux does not list (the encryption
+ * context first, as "encryption context").  quiet: damage not reported
+ * (the record's reading of them reported it). */
 void xattrs_print(FILE *f, struct e4_fs *fs, const struct e4_inode *in,
-		  const char *shown);
+		  const char *shown, int quiet);
 
 /* The value is text: UTF-8 that e4_escape shows as it is (no control,
  * no bidirectional control), a backslash allowed. */
@@ -34,7 +43,9 @@ int xattrs_is_text(const uint8_t *v, size_t n);
 struct xattr_one {
 	char *name;
 	uint8_t index;
-	uint8_t *value;         /* NULL: not read (error says why) */
+	uint8_t *value;         /* NULL: not read, or an ACL Linux would
+				 * refuse (error says why); a POSIX ACL in
+				 * its VFS form */
 	size_t len;
 	const char *error;
 };
@@ -51,7 +62,8 @@ enum e4_status xattrs_collect(struct e4_fs *fs, const struct e4_inode *in,
 void xattrs_free(struct xattr_set *set);
 
 /* extract --xattrs: set the attributes of set that level restores (1:
- * user.*; 2: also security.* and trusted.*) on an output file: fd, or
+ * user.*; 2: also security.*, trusted.* and the POSIX ACLs, in their
+ * VFS form) on an output file: fd, or
  * when fd < 0 the symlink name in dirfd.  Each one that cannot be set
  * (or whose value could not be read) is reported as an error naming path
  * (the entry in the image), inode ino, the attribute and why.  The number

@@ -28,6 +28,7 @@ usage: dfxml_check.py DFXML [--schema 1.1.1|2.0] [--tsv MANIFEST.tsv]
 4. --tsv: every row of extract --manifest is the regular fileobject with
    its filename (path in the image), and the same inode, size, hashes,
    times, unreadable blocks, output path and what the hashes are of
+   ("-partial" added for e4:partial_hashdigest)
    (hashes_of "ciphertext" exactly for a file whose e4:encryption state
    is locked, its hashdigests all e4:of="ciphertext"; else "plaintext",
    no e4:of); every regular fileobject is a row.
@@ -408,6 +409,13 @@ def hashes(fo):
     return {h.get("type"): h.text for h in fo.findall("{%s}hashdigest" % D)}
 
 
+def partial_hashes(fo):
+    """e4:partial_hashdigest: of a file only partly read (e4:status
+    partial), what was written with its unreadable blocks as zeros; never
+    a hashdigest, which a reader would take for the file's hash."""
+    return {h.get("type"): h.text for h in fo.findall("{%s}partial_hashdigest" % E4)}
+
+
 def check_out(c, a, by_out):
     out = os.fsencode(a.out)
     kinds = {"r": 0o100000, "d": 0o040000, "l": 0o120000}
@@ -426,14 +434,18 @@ def check_out(c, a, by_out):
             if not locked:
                 c.check(int(t(fo, "filesize")) == st.st_size,
                         f"{op}: filesize {t(fo, 'filesize')}, {st.st_size} in DIR")
-            if "sha256" in hashes(fo):
+            partial = t(fo, "status", E4) == "partial"
+            c.check(not (partial and hashes(fo)) and not (partial_hashes(fo) and not partial),
+                    f"{op}: e4:status {t(fo, 'status', E4)}, hashdigest {sorted(hashes(fo))}, "
+                    f"e4:partial_hashdigest {sorted(partial_hashes(fo))}")
+            if "sha256" in hashes(fo) or "sha256" in partial_hashes(fo):
                 files[p] = fo
         if nt == "l":
             c.check(undo(t(fo, "link_target") or "") == os.readlink(p),
                     f"{op}: link_target {t(fo, 'link_target')!r}, readlink {os.readlink(p)!r}")
     for p, digest in sha256sum(files).items():
-        c.check(hashes(files[p])["sha256"] == digest,
-                f"{p}: hashdigest sha256 {hashes(files[p])['sha256']}, sha256sum {digest}")
+        mine = hashes(files[p]).get("sha256") or partial_hashes(files[p]).get("sha256")
+        c.check(mine == digest, f"{p}: hashdigest sha256 {mine}, sha256sum {digest}")
     c.check(files or not by_out, "no file hashed")
     if a.all:
         seen = set()
@@ -465,7 +477,7 @@ def check_tsv(c, tsv, by_path):
         fo = by_path.get(r[0])
         if not c.check(fo is not None, f"manifest row {r[0]!r}: no fileobject of that path"):
             continue
-        h = hashes(fo)
+        h = hashes(fo) or partial_hashes(fo)
         got = [t(fo, "filename"), t(fo, "inode"), t(fo, "filesize"),
                h.get("md5", "-"), h.get("sha1", "-"), h.get("sha256", "-"),
                t(fo, "ciphertext_sha256", E4) or "-"] + \
@@ -474,11 +486,14 @@ def check_tsv(c, tsv, by_path):
         # kept locked (--keep-locked): the hashes are of the ciphertext
         # file written, in both
         locked = t(fo, "encryption/{%s}state" % E4, E4) == "locked"
-        of = {h.get("{%s}of" % E4) for h in fo.findall("{%s}hashdigest" % D)}
+        of = {h.get("{%s}of" % E4) for h in fo.findall("{%s}hashdigest" % D) +
+              fo.findall("{%s}partial_hashdigest" % E4)}
         c.check(of <= {"ciphertext" if locked else None},
                 f"{r[0]}: hashdigest e4:of {of}, e4:encryption state "
                 f"{'locked' if locked else 'not locked'}")
-        got.append("ciphertext" if locked else "plaintext")
+        # hashes of a file only partly read: "-partial" (e4:partial_hashdigest)
+        got.append(("ciphertext" if locked else "plaintext") +
+                   ("-partial" if partial_hashes(fo) else ""))
         c.check(got == r, f"manifest row {r}, fileobject {got}")
     regular = {p for p, fo in by_path.items() if t(fo, "name_type") == "r" and
                t(fo, "output_path", E4) is not None}

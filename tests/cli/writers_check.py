@@ -14,7 +14,7 @@ dfxml  every fileobject of DFXML (extract or undelete --dfxml) is the
        dtime, link_target (target), e4:name_state, e4:raw_name_hex,
        e4:encryption (policy_version, modes, flags, descriptor or
        identifier, nonce, key, state), the hashdigests (and e4:of) its
-       hashes, e4:unreadable_blocks, e4:output_path and e4:status;
+       hashes (e4:partial_hashdigest for hashes marked partial), e4:unreadable_blocks, e4:output_path and e4:status;
        unalloc exactly for a deleted record.
 body   every line of BODY (timeline, -m P) is the record of JSONL
        (timeline --json) of its inode and path, as TSK 3.x writes one: P
@@ -124,14 +124,21 @@ def mode_dfxml(args):
                 "nonce": je["nonce"], "state": je["state"]}
             if je.get("key") is not None:
                 exp["encryption"]["key"] = je["key"]
-        # the hashes of what was written, and what they are of
-        digests = {h.get("type"): h.text for h in fo.findall("{%s}hashdigest" % D)}
-        of = {h.get("{%s}of" % E4) or "plaintext" for h in fo.findall("{%s}hashdigest" % D)}
+        # the hashes of what was written, and what they are of; of a file
+        # only partly read (JSON "partial": true) e4:partial_hashdigest
+        # instead of hashdigest
+        full = fo.findall("{%s}hashdigest" % D)
+        part = fo.findall("{%s}partial_hashdigest" % E4)
+        digests = {h.get("type"): h.text for h in full + part}
+        of = {h.get("{%s}of" % E4) or "plaintext" for h in full + part}
         jh = o.get("hashes")
         if jh is not None or digests:
-            got["hashes"] = (of.pop() if len(of) == 1 else sorted(of), digests)
+            got["hashes"] = (of.pop() if len(of) == 1 else sorted(of), digests,
+                             "partial" if part and not full else "whole" if full and not part
+                             else "mixed")
             exp["hashes"] = (jh.get("of"), {k: v for k, v in jh.items()
-                                            if k != "of" and v is not None}) if jh else None
+                                            if k not in ("of", "partial") and v is not None},
+                             "partial" if jh.get("partial") else "whole") if jh else None
         if "unreadable" in o:
             got["unreadable"], exp["unreadable"] = t(fo, "unreadable_blocks", E4), o["unreadable"]
         for k2 in exp:

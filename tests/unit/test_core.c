@@ -585,6 +585,60 @@ START_TEST(xattr_rules)
 }
 END_TEST
 
+/* POSIX ACLs: ext4's stored form (fs/ext4/acl.h) to the VFS form
+ * (include/uapi/linux/posix_acl_xattr.h), by hand from those headers */
+START_TEST(acl_convert)
+{
+	/* user::rw-, user:1000:r--, group::r--, mask::r--, other::r-- */
+	static const uint8_t disk[] = {
+		1, 0, 0, 0,  1, 0, 6, 0,  2, 0, 4, 0, 0xe8, 3, 0, 0,
+		4, 0, 4, 0,  0x10, 0, 4, 0,  0x20, 0, 4, 0 };
+	static const uint8_t vfs[] = {
+		2, 0, 0, 0,
+		1, 0, 6, 0, 0xff, 0xff, 0xff, 0xff,  2, 0, 4, 0, 0xe8, 3, 0, 0,
+		4, 0, 4, 0, 0xff, 0xff, 0xff, 0xff,  0x10, 0, 4, 0, 0xff, 0xff, 0xff, 0xff,
+		0x20, 0, 4, 0, 0xff, 0xff, 0xff, 0xff };
+	uint8_t in[sizeof(disk) + 8], out[E4_ACL_VFS_MAX(sizeof(in))];
+	char text[E4_ACL_TEXT_MAX(sizeof(out))];
+	const char *why;
+	size_t n;
+
+	ck_assert_int_eq(e4_acl_to_vfs(disk, sizeof(disk), out, &n, &why), E4_OK);
+	ck_assert_uint_eq(n, sizeof(vfs));
+	ck_assert(!memcmp(out, vfs, n));
+	ck_assert_int_eq(e4_acl_text(out, n, text), E4_OK);
+	ck_assert_str_eq(text, "user::rw-,user:1000:r--,group::r--,mask::r--,other::r--");
+	/* the header alone: no entries (Linux: no ACL) */
+	ck_assert_int_eq(e4_acl_to_vfs(disk, 4, out, &n, &why), E4_OK);
+	ck_assert_uint_eq(n, 4);
+	/* every shorter size, and every size with bytes after: refused or
+	 * converted within bounds, never read past n (ASan) */
+	for (size_t len = 0; len <= sizeof(in); len++) {
+		uint8_t *cut = malloc(len ? len : 1);
+
+		memcpy(cut, disk, len < sizeof(disk) ? len : sizeof(disk));
+		if (len > sizeof(disk))
+			memset(cut + sizeof(disk), 0x20, len - sizeof(disk));
+		if (e4_acl_to_vfs(cut, len, out, &n, &why) == E4_OK)
+			ck_assert_uint_le(n, E4_ACL_VFS_MAX(len));
+		free(cut);
+	}
+	/* a size no count fits; bytes after the last entry (the long entry
+	 * counted as two short ones); a bad version; an unknown tag */
+	ck_assert_int_eq(e4_acl_to_vfs(disk, 6, out, &n, &why), E4_CORRUPT);
+	ck_assert_int_eq(e4_acl_to_vfs(disk, 20, out, &n, &why), E4_CORRUPT);
+	memcpy(in, disk, sizeof(disk));
+	in[0] = 2;
+	ck_assert_int_eq(e4_acl_to_vfs(in, sizeof(disk), out, &n, &why), E4_CORRUPT);
+	in[0] = 1;
+	in[4] = 0x40;
+	ck_assert_int_eq(e4_acl_to_vfs(in, sizeof(disk), out, &n, &why), E4_CORRUPT);
+	ck_assert_str_eq(why, "ACL entry of an unknown tag");
+	/* the text refuses what is not a VFS-form ACL */
+	ck_assert_int_eq(e4_acl_text(disk, sizeof(disk), text), E4_CORRUPT);
+}
+END_TEST
+
 /* every entry of an area, only once all are valid; names by the kernel's
  * indexes (fs/ext4/xattr.h, as e2fsprogs prints them) */
 static int count_entries(void *arg, const struct e4_xattr *x)
@@ -769,6 +823,7 @@ Suite *core_suite(void)
 	tcase_add_test(tc, dirblock_rules);
 	tcase_add_test(tc, dx_root_rules);
 	tcase_add_test(tc, xattr_rules);
+	tcase_add_test(tc, acl_convert);
 	tcase_add_test(tc, xattr_each);
 	tcase_add_test(tc, blockset_grows);
 	tcase_add_test(tc, blockset_owners);

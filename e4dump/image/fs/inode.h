@@ -125,6 +125,15 @@ struct e4_xattr_item {
 				 * block it is stored in */
 	uint32_t value_inum;    /* the EA inode the value was read from, or 0 */
 	const char *error;      /* why value is NULL (also reported) */
+	const uint8_t *stored;  /* a POSIX ACL (system.posix_acl_access,
+				 * _default): its bytes as ext4 stores them,
+				 * stored_len; value is then its VFS form, as
+				 * getxattr gives it (e4_acl_to_vfs).  NULL
+				 * for other attributes and bad ACLs */
+	size_t stored_len;
+	const char *acl_error;  /* a POSIX ACL Linux would refuse (EINVAL):
+				 * why (also reported); value is then the
+				 * stored bytes */
 };
 
 /* Called for each attribute; the pointers are valid during the call.
@@ -137,11 +146,22 @@ typedef int (*e4_xattr_item_fn)(void *arg, const struct e4_xattr_item *x);
  * value in an EA inode (ea_inode feature) is read from it (at most
  * 64 KiB, the inode flagged EA_INODE and of the value's size); when it
  * cannot be, the attribute comes with value NULL and error set.
+ * A POSIX ACL is passed in its VFS form (stored: as ext4 stores it);
+ * one Linux would refuse is passed as stored, with acl_error.
  * E4_OK, E4_STOPPED (fn), E4_NOMEM, or E4_CORRUPT / E4_IO (reported,
  * naming path or the inode) when an area could not be read -- the other
  * area's attributes have been passed. */
 enum e4_status e4_inode_xattrs(struct e4_fs *fs, const struct e4_inode *in,
 			       const char *path, e4_xattr_item_fn fn, void *arg);
+
+/* The same, and what could not be read said in why[why_size] (when why
+ * is not NULL; "" when all was read): "in the inode: REASON", "xattr
+ * block N: REASON", both joined by "; ".  quiet: nothing is reported
+ * (the caller, or another reading of the same inode, reports it). */
+#define E4_XATTRS_WHY_MAX 160
+enum e4_status e4_inode_xattrs_why(struct e4_fs *fs, const struct e4_inode *in,
+				   const char *path, e4_xattr_item_fn fn, void *arg,
+				   int quiet, char *why, size_t why_size);
 
 /* A symlink's target: decrypted when encrypted (E4_NO_KEY when its policy
  * is locked), in a malloc'd NUL-terminated buffer of *len bytes.  E4_CORRUPT

@@ -2,6 +2,7 @@
  * encryption context, inline data and the listing of all of them.  The
  * in-inode area is searched first, then the xattr block, as
  * ext4_xattr_get() does. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "blockmap.h"
@@ -21,8 +22,8 @@ static unsigned int ibody_start(struct e4_fs *fs, const struct e4_inode *in)
 
 /* Read xattr block acl into buf (a block): E4_OK, or E4_CORRUPT / E4_IO
  * with *why. */
-static enum e4_status read_xattr_block(struct e4_fs *fs, uint64_t acl, uint8_t *buf,
-				       const char **why)
+static enum e4_status read_xattr_block(struct e4_fs *fs, const struct e4_inode *in,
+				       uint64_t acl, uint8_t *buf, const char **why)
 {
 	if (acl <= fs->range.first_data_block || acl >= fs->range.blocks) {
 		*why = "xattr block outside the filesystem";
@@ -31,6 +32,15 @@ static enum e4_status read_xattr_block(struct e4_fs *fs, uint64_t acl, uint8_t *
 	if (e4_read_blocks(fs, acl, 1, buf) != E4_OK) {
 		*why = "xattr block cannot be read";
 		return E4_IO;
+	}
+	/* metadata_csum: ext4_xattr_block_csum_verify refuses the block
+	 * (EFSBADCRC); the magic first, the checksum's field is in it */
+	if (ext2fs_has_feature_metadata_csum(fs->ext2->super) &&
+	    buf[0] == 0x00 && buf[1] == 0x00 && buf[2] == 0x02 && buf[3] == 0xea &&
+	    !ext2fs_ext_attr_block_csum_verify(fs->ext2, in->ino, acl,
+					       (struct ext2_ext_attr_header *)buf)) {
+		*why = "checksum does not match (metadata_csum)";
+		return E4_CORRUPT;
 	}
 	return E4_OK;
 }
@@ -68,7 +78,7 @@ static enum e4_status get_xattr(struct e4_fs *fs, const struct e4_inode *in,
 		blk = malloc(bs);
 		if (!blk)
 			return E4_NOMEM;
-		st = read_xattr_block(fs, acl, blk, why);
+		st = read_xattr_block(fs, in, acl, blk, why);
 		if (st != E4_OK) {
 			free(blk);
 			return st;
@@ -166,6 +176,7 @@ struct list_arg {
 	uint64_t block;
 	e4_xattr_item_fn fn;
 	void *arg;
+	int quiet;
 };
 
 /* The value of an attribute stored in EA inode inum, size bytes
@@ -245,7 +256,9 @@ static int list_one(void *arg, const struct e4_xattr *x)
 	const char *prefix = e4_xattr_prefix(x->index, &it.listed);
 	size_t plen = strlen(prefix);
 	char name[64 + 256];
-	uint8_t *owned = NULL;
+	uint8_t *owned = NULL, *vfs = NULL;
+	const char *acl_why;
+	size_t vfs_len;
 	int stop;
 
 	memcpy(name, prefix, plen);
@@ -258,32 +271,79 @@ static int list_one(void *arg, const struct e4_xattr *x)
 	it.value = x->value;
 	it.value_len = x->value_len;
 	it.error = NULL;
+	it.stored = NULL;
+	it.stored_len = 0;
+	it.acl_error = NULL;
 	if (x->value_inum) {
 		owned = ea_inode_value(l->fs, x->value_inum, x->value_len,
 				       l->path, &it.error);
 		it.value = owned;
-		if (!owned)
+		if (!owned && !l->quiet)
 			e4_report(l->fs, E4_DIAG_ERROR, E4_CORRUPT, l->in->ino, l->path,
 				  "xattr %s: value in EA inode %u not read: %s",
 				  name, (unsigned)x->value_inum, it.error);
 	}
+	/* a POSIX ACL: the VFS form getxattr gives (ext4_get_acl, then
+	 * posix_acl_to_xattr) */
+	if (it.value && (x->index == E4_XATTR_INDEX_POSIX_ACL_ACCESS ||
+			 x->index == E4_XATTR_INDEX_POSIX_ACL_DEFAULT)) {
+		if (!(vfs = malloc(E4_ACL_VFS_MAX(it.value_len)))) {
+			free(owned);
+			return 1;
+		}
+		if (e4_acl_to_vfs(it.value, it.value_len, vfs, &vfs_len, &acl_why) == E4_OK) {
+			it.stored = it.value;
+			it.stored_len = it.value_len;
+			it.value = vfs;
+			it.value_len = vfs_len;
+		} else {
+			it.acl_error = acl_why;
+			if (!l->quiet)
+				e4_report(l->fs, E4_DIAG_ERROR, E4_CORRUPT, l->in->ino, l->path,
+					  "xattr %s: not an ACL Linux reads: %s; shown as stored",
+					  name, acl_why);
+		}
+	}
 	stop = l->fn(l->arg, &it);
 	free(owned);
+	free(vfs);
 	return stop;
+}
+
+/* Add "what: reason" to out[size] (a "; " between). */
+static void damage(char *out, size_t size, const char *what, const char *reason)
+{
+	size_t at;
+
+	if (!out || !size)
+		return;
+	at = strlen(out);
+	if (at + 1 < size)
+		snprintf(out + at, size - at, "%s%s: %s", at ? "; " : "", what, reason);
 }
 
 enum e4_status e4_inode_xattrs(struct e4_fs *fs, const struct e4_inode *in,
 			       const char *path, e4_xattr_item_fn fn, void *arg)
 {
+	return e4_inode_xattrs_why(fs, in, path, fn, arg, 0, NULL, 0);
+}
+
+enum e4_status e4_inode_xattrs_why(struct e4_fs *fs, const struct e4_inode *in,
+				   const char *path, e4_xattr_item_fn fn, void *arg,
+				   int quiet, char *damaged, size_t damaged_size)
+{
 	unsigned int isize = EXT2_INODE_SIZE(fs->ext2->super);
 	unsigned int bs = fs->info.block_size;
 	unsigned int start = ibody_start(fs, in);
-	struct list_arg l = { fs, in, path, 0, fn, arg };
+	struct list_arg l = { fs, in, path, 0, fn, arg, quiet };
 	enum e4_status st, ret = E4_OK;
 	const char *why = NULL;
 	const uint8_t *ib;
 	uint8_t *buf;
+	char where[48];
 
+	if (damaged && damaged_size)
+		damaged[0] = 0;
 	buf = malloc(isize > bs ? isize : bs);
 	if (!buf)
 		return E4_NOMEM;
@@ -292,8 +352,11 @@ enum e4_status e4_inode_xattrs(struct e4_fs *fs, const struct e4_inode *in,
 	if (start) {
 		st = e4_inode_bytes(fs, in->ino, &ib);
 		if (st != E4_OK) {
-			e4_report(fs, E4_DIAG_ERROR, E4_IO, in->ino, path,
-				  "xattrs in the inode: the inode cannot be read again");
+			why = "the inode cannot be read again";
+			if (!quiet)
+				e4_report(fs, E4_DIAG_ERROR, E4_IO, in->ino, path,
+					  "xattrs in the inode: %s", why);
+			damage(damaged, damaged_size, "in the inode", why);
 			ret = E4_IO;
 		} else {
 			memcpy(buf, ib + start, isize - start);
@@ -303,15 +366,17 @@ enum e4_status e4_inode_xattrs(struct e4_fs *fs, const struct e4_inode *in,
 				return st;
 			}
 			if (st == E4_CORRUPT) {
-				e4_report(fs, E4_DIAG_ERROR, E4_CORRUPT, in->ino, path,
-					  "xattrs in the inode: %s", why);
+				if (!quiet)
+					e4_report(fs, E4_DIAG_ERROR, E4_CORRUPT, in->ino, path,
+						  "xattrs in the inode: %s", why);
+				damage(damaged, damaged_size, "in the inode", why);
 				ret = E4_CORRUPT;
 			}
 		}
 	}
 	if (in->file_acl) {
 		l.block = in->file_acl;
-		st = read_xattr_block(fs, l.block, buf, &why);
+		st = read_xattr_block(fs, in, l.block, buf, &why);
 		if (st == E4_OK)
 			st = e4_xattr_each_block(buf, bs, list_one, &l, &why);
 		if (st == E4_STOPPED) {
@@ -319,8 +384,12 @@ enum e4_status e4_inode_xattrs(struct e4_fs *fs, const struct e4_inode *in,
 			return st;
 		}
 		if (st != E4_OK) {
-			e4_report(fs, E4_DIAG_ERROR, st, in->ino, path, "xattr block %llu: %s",
-				  (unsigned long long)l.block, why);
+			snprintf(where, sizeof(where), "xattr block %llu",
+				 (unsigned long long)l.block);
+			if (!quiet)
+				e4_report(fs, E4_DIAG_ERROR, st, in->ino, path, "%s: %s",
+					  where, why);
+			damage(damaged, damaged_size, where, why);
 			ret = st;
 		}
 	}
