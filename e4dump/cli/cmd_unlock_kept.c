@@ -35,15 +35,11 @@
 /* directories deeper are not entered (each level holds two descriptors
  * and a frame of about 2 KiB) */
 #define MAX_DEPTH 1024
-/* a policy's key is trusted on this much evidence (image/fs/keys.c) */
-#define TRIAL_EVIDENCE_BITS 32
-#define TRIAL_EVIDENCE_MIN 16
-#define TRIAL_NAMES 256
 
 /* A policy (by its key identifier), the key that opens it, and while it
  * is undecided, each key's trial on the names of its locked directories
- * (image/fs/keys.c's rule: bits from directories most of whose names
- * verify; a trial ends after TRIAL_NAMES names). */
+ * (the library's rule, as image/fs/keys.c: bits from directories most of
+ * whose names verify, e4_trial_ended, e4_trial_accepts). */
 struct pol {
 	struct e4_context ctx;
 	int decided;
@@ -234,7 +230,7 @@ static void trial_unit(struct uk *u, struct pol *p, size_t k, json_object *ents,
 	struct e4_cipher *c;
 	struct e4_evidence ev;
 
-	if (p->bits[k] >= TRIAL_EVIDENCE_BITS || p->names[k] >= TRIAL_NAMES) {
+	if (e4_trial_ended(p->bits[k], p->names[k])) {
 		p->cut[k] = 1;
 		return;
 	}
@@ -250,7 +246,7 @@ static void trial_unit(struct uk *u, struct pol *p, size_t k, json_object *ents,
 
 /* Pass 1: the v1 keys tried on the names of every locked directory of
  * the export, one directory read at a time (each key's trial of a policy
- * ends after TRIAL_NAMES names: linear work, memory of one directory). */
+ * ends after E4_TRIAL_NAMES names: linear work, memory of one directory). */
 static void scan(struct uk *u, int dirfd, unsigned int depth)
 {
 	json_object *d = read_json(dirfd, KEPT_DIR_FILE);
@@ -306,9 +302,7 @@ static unsigned int trial_bits(const struct pol *p, long k)
 {
 	if (k < 0 || !p->bits)
 		return 0;
-	/* less evidence does when every name of the policy was tried */
-	return p->bits[k] >= TRIAL_EVIDENCE_BITS ||
-	       (!p->cut[k] && p->bits[k] >= TRIAL_EVIDENCE_MIN) ? p->bits[k] : 0;
+	return e4_trial_accepts(p->bits[k], !p->cut[k]) ? p->bits[k] : 0;
 }
 
 /* The key that opens ctx's policy (decided once per policy, on the

@@ -370,3 +370,13 @@ int e4_evidence_trusted(const struct e4_evidence *ev)
 {
 	return ev->verified && 2 * ev->verified > ev->names;
 }
+
+int e4_trial_ended(unsigned int bits, size_t names)
+{
+	return bits >= E4_TRIAL_EVIDENCE_BITS || names >= E4_TRIAL_NAMES;
+}
+
+int e4_trial_accepts(unsigned int bits, int complete)
+{
+	return bits >= E4_TRIAL_EVIDENCE_BITS || (complete && bits >= E4_TRIAL_EVIDENCE_MIN);
+}

@@ -94,4 +94,15 @@ void e4_evidence_add(struct e4_evidence *ev, int ok, const uint8_t *plain,
 /* Most names verify. */
 int e4_evidence_trusted(const struct e4_evidence *ev);
 
+/* A key's trial on a v1 policy adds the bits of the units (a directory's
+ * names, a symlink target) that are trusted.  It ends after
+ * E4_TRIAL_NAMES names or on enough evidence, and accepts the key on
+ * E4_TRIAL_EVIDENCE_BITS, or on E4_TRIAL_EVIDENCE_MIN once every name of
+ * the policy was tried (complete). */
+#define E4_TRIAL_EVIDENCE_BITS 32
+#define E4_TRIAL_EVIDENCE_MIN 16
+#define E4_TRIAL_NAMES 256
+int e4_trial_ended(unsigned int bits, size_t names);
+int e4_trial_accepts(unsigned int bits, int complete);
+
 #endif

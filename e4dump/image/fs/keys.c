@@ -10,14 +10,6 @@
 #include "kdf.h"
 #include "symlink.h"
 
-/* A key is accepted on this many bits of evidence from directories (and
- * symlinks) where most names verify ... */
-#define TRIAL_EVIDENCE_BITS 32
-/* ... or on this many once every one of the policy's was tried. */
-#define TRIAL_EVIDENCE_MIN 16
-/* A trial ends after this many names. */
-#define TRIAL_NAMES 256
-
 static int same_id(const struct e4_context *a, const struct e4_context *b)
 {
 	return a->version == b->version && a->key_id_size == b->key_id_size &&
@@ -36,7 +28,7 @@ struct trial {
 
 static int trial_done(const struct trial *t)
 {
-	return t->bits >= TRIAL_EVIDENCE_BITS || t->names >= TRIAL_NAMES;
+	return e4_trial_ended(t->bits, t->names);
 }
 
 static void end_unit(struct trial *t)
@@ -59,7 +51,7 @@ static int trial_dirent(void *arg, const struct e4_dirent *de)
 	ok = e4_decrypt_name(t->c, de->name, de->name_len, plain, &n) == E4_OK;
 	e4_evidence_add(&t->unit, ok, plain, de->name_len, n);
 	e4_wipe(plain, sizeof(plain));
-	return t->names + t->unit.names >= TRIAL_NAMES;
+	return t->names + t->unit.names >= E4_TRIAL_NAMES;
 }
 
 /* Quiet: a trial's failures are not the user's concern. */
@@ -214,7 +206,7 @@ static unsigned int trial_key(struct e4_fs *fs, const struct e4_master_key *k,
 	hint = trial_hint(fs, &t, k, policy);
 	fs->opt.diag = diag;
 	if (trial_done(&t))
-		return t.bits >= TRIAL_EVIDENCE_BITS ? t.bits : 0;
+		return e4_trial_accepts(t.bits, 0) ? t.bits : 0;
 	/* the index next, with its diagnostics (the trial is quiet) */
 	if (e4_fs_encrypted_inodes(fs, &v, &n, NULL) == E4_NOMEM)
 		return 0;
@@ -234,10 +226,7 @@ static unsigned int trial_key(struct e4_fs *fs, const struct e4_master_key *k,
 		trial_unit(fs, &t, k, &v[i].ctx, &in);
 	}
 	fs->opt.diag = diag;
-	/* less evidence does when every name of the policy was tried */
-	if (t.bits >= TRIAL_EVIDENCE_BITS || (u == count && t.bits >= TRIAL_EVIDENCE_MIN))
-		return t.bits;
-	return 0;
+	return e4_trial_accepts(t.bits, u == count) ? t.bits : 0;
 }
 
 static void decide(struct e4_fs *fs, struct e4_policy_slot *s)
