@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 #include "adiantum.h"
 #include "chacha.h"
+#include "byteorder.h"
 
 #define BLOCK 16
 #define NH_UNIT 16            /* message bytes per NH step */
@@ -24,12 +25,6 @@ struct e4_adiantum {
 	EVP_MAC_CTX *mac;                         /* Poly1305 */
 };
 
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
 static EVP_MAC_CTX *new_poly1305(void)
 {
 	EVP_MAC *m = EVP_MAC_fetch(NULL, "POLY1305", NULL);
@@ -47,7 +42,7 @@ static void nhpoly_setkey(struct nhpoly *k, const uint8_t *key)
 	memcpy(k->poly_key, key, 16);
 	memset(k->poly_key + 16, 0, 16);
 	for (int i = 0; i < NH_KEY_WORDS; i++)
-		k->nh_key[i] = get_le32(key + 16 + 4 * i);
+		k->nh_key[i] = e4_le32(key + 16 + 4 * i);
 }
 
 /* NH: add the hash of len bytes (a multiple of 16) to sums, with the key
@@ -56,8 +51,8 @@ static void nh(const uint32_t *key, const uint8_t *m, size_t len,
 	       uint64_t sums[4])
 {
 	for (; len; len -= NH_UNIT, m += NH_UNIT, key += 4) {
-		uint32_t m0 = get_le32(m), m1 = get_le32(m + 4);
-		uint32_t m2 = get_le32(m + 8), m3 = get_le32(m + 12);
+		uint32_t m0 = e4_le32(m), m1 = e4_le32(m + 4);
+		uint32_t m2 = e4_le32(m + 8), m3 = e4_le32(m + 12);
 
 		for (int p = 0; p < 4; p++) {
 			const uint32_t *k = key + 4 * p;
@@ -188,7 +183,7 @@ static void sub128(uint8_t r[16], const uint8_t x[16], const uint8_t y[16])
 	}
 }
 
-/* H_T = Poly1305_{K_T}(le64(8 * bulk length) || 0^64 || T). */
+/* H_T = Poly1305_{K_T}(e4_le64(8 * bulk length) || 0^64 || T). */
 static int header_hash(struct e4_adiantum *a, size_t bulk,
 		       const uint8_t tweak[E4_ADIANTUM_TWEAK_SIZE],
 		       uint8_t out[16])

@@ -1,12 +1,7 @@
 #include <string.h>
 #include <openssl/crypto.h>
 #include "chacha.h"
-
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
+#include "byteorder.h"
 
 static void put_le32(uint8_t *p, uint32_t v)
 {
@@ -57,9 +52,9 @@ static void init_state(uint32_t s[16], const uint8_t key[32],
 	s[2] = 0x79622d32;
 	s[3] = 0x6b206574;
 	for (int i = 0; i < 8; i++)
-		s[4 + i] = get_le32(key + 4 * i);
+		s[4 + i] = e4_le32(key + 4 * i);
 	for (int i = 0; i < 4; i++)
-		s[12 + i] = get_le32(in + 4 * i);
+		s[12 + i] = e4_le32(in + 4 * i);
 }
 
 void e4_hchacha(const uint8_t key[E4_CHACHA_KEY_SIZE], const uint8_t in[16],

@@ -1,26 +1,16 @@
 #include <string.h>
 #include "dirblock.h"
+#include "byteorder.h"
 
 #define DX_ROOT_INFO 0x18    /* struct dx_root_info in block 0 */
 #define DX_ROOT_ENTRIES 0x20 /* after the 8-byte info */
 #define DX_NODE_ENTRIES 0x08 /* after the empty entry's header */
 
-static unsigned int le16(const uint8_t *p)
-{
-	return (unsigned int)p[0] | (unsigned int)p[1] << 8;
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
 /* ext2fs_get_rec_len: 0 and 65535 mean a whole 64 KiB block; the low two
  * bits carry bits 16-17 of larger lengths. */
 static uint32_t rec_len(const uint8_t *p, size_t block_size)
 {
-	unsigned int len = le16(p);
+	unsigned int len = e4_le16(p);
 
 	if (len == 65535 || len == 0)
 		return (uint32_t)block_size;
@@ -51,7 +41,7 @@ enum e4_status e4_dirblock_next(const uint8_t *blk,
 		return E4_CORRUPT;
 	}
 	p = blk + o;
-	de->inode = le32(p);
+	de->inode = e4_le32(p);
 	de->rec_len = rec_len(p + 4, size);
 	de->name_len = p[6];
 	de->file_type = p[7];
@@ -95,8 +85,8 @@ enum e4_status e4_dirblock_next(const uint8_t *blk,
 		const uint8_t *h = p + ((E4_DIRENT_HEADER + de->name_len + 3) & ~3u);
 
 		de->has_hash = 1;
-		de->hash = le32(h);
-		de->minor_hash = le32(h + 4);
+		de->hash = e4_le32(h);
+		de->minor_hash = e4_le32(h + 4);
 	}
 	*off = o + de->rec_len;
 	return E4_OK;
@@ -112,8 +102,8 @@ static size_t dx_limit(size_t space, int csum)
 static enum e4_status countlimit(const uint8_t *p, size_t want_limit,
 				 struct e4_dx_node *out, const char **why)
 {
-	out->limit = le16(p);
-	out->count = le16(p + 2);
+	out->limit = e4_le16(p);
+	out->count = e4_le16(p + 2);
 	out->entries = p;
 	if (out->limit != want_limit) {
 		*why = "dx limit does not match the block size";
@@ -137,13 +127,13 @@ enum e4_status e4_dx_root_parse(const uint8_t *blk, size_t block_size,
 		return E4_CORRUPT;
 	}
 	/* "." at 0 (rec_len 12), ".." at 12 over the rest of the block. */
-	if (le16(blk + 4) != 12 || blk[6] != 1 || blk[8] != '.' ||
+	if (e4_le16(blk + 4) != 12 || blk[6] != 1 || blk[8] != '.' ||
 	    blk[12 + 6] != 2 || blk[12 + 8] != '.' || blk[12 + 9] != '.' ||
 	    rec_len(blk + 12 + 4, block_size) != block_size - 12) {
 		*why = "dx_root without its \".\" and \"..\" entries";
 		return E4_CORRUPT;
 	}
-	if (le32(blk + DX_ROOT_INFO) != 0) {
+	if (e4_le32(blk + DX_ROOT_INFO) != 0) {
 		*why = "dx_root reserved_zero is not zero";
 		return E4_CORRUPT;
 	}
@@ -175,7 +165,7 @@ enum e4_status e4_dx_node_parse(const uint8_t *blk, size_t block_size,
 		*why = "bad block size";
 		return E4_CORRUPT;
 	}
-	if (le32(blk) != 0 || rec_len(blk + 4, block_size) != block_size) {
+	if (e4_le32(blk) != 0 || rec_len(blk + 4, block_size) != block_size) {
 		*why = "dx_node without its empty entry over the block";
 		return E4_CORRUPT;
 	}
@@ -188,6 +178,6 @@ void e4_dx_entry(const struct e4_dx_node *n, unsigned int i, uint32_t *hash,
 {
 	const uint8_t *e = n->entries + 8 * (size_t)i;
 
-	*hash = i ? le32(e) : 0;
-	*lblk = le32(e + 4);
+	*hash = i ? e4_le32(e) : 0;
+	*lblk = e4_le32(e + 4);
 }

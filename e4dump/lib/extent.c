@@ -2,17 +2,7 @@
 #include <string.h>
 #include "blockset.h"
 #include "extent.h"
-
-static unsigned int le16(const uint8_t *p)
-{
-	return (unsigned int)p[0] | (unsigned int)p[1] << 8;
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
+#include "byteorder.h"
 
 void e4_extent_node_entry(const struct e4_extent_node *node, unsigned int i,
 			  struct e4_extent *out)
@@ -20,19 +10,19 @@ void e4_extent_node_entry(const struct e4_extent_node *node, unsigned int i,
 	const uint8_t *e = node->buf + E4_EXTENT_HEADER_SIZE +
 			   (size_t)i * E4_EXTENT_ENTRY_SIZE;
 
-	out->lblk = le32(e);
+	out->lblk = e4_le32(e);
 	if (node->depth == 0) {
 		/* struct ext4_extent: ee_block, ee_len, ee_start_hi, ee_start_lo */
-		unsigned int len = le16(e + 4);
+		unsigned int len = e4_le16(e + 4);
 
 		out->unwritten = len > E4_EXTENT_INIT_MAX_LEN;
 		out->len = out->unwritten ? len - E4_EXTENT_INIT_MAX_LEN : len;
-		out->pblk = (uint64_t)le16(e + 6) << 32 | le32(e + 8);
+		out->pblk = (uint64_t)e4_le16(e + 6) << 32 | e4_le32(e + 8);
 	} else {
 		/* struct ext4_extent_idx: ei_block, ei_leaf_lo, ei_leaf_hi */
 		out->unwritten = 0;
 		out->len = 0;
-		out->pblk = (uint64_t)le16(e + 8) << 32 | le32(e + 4);
+		out->pblk = (uint64_t)e4_le16(e + 8) << 32 | e4_le32(e + 4);
 	}
 }
 
@@ -58,13 +48,13 @@ enum e4_status e4_extent_node_check(const uint8_t *buf, size_t size,
 		*why = "extent node too small";
 		return E4_CORRUPT;
 	}
-	if (le16(buf) != E4_EXTENT_MAGIC) {
+	if (e4_le16(buf) != E4_EXTENT_MAGIC) {
 		*why = "bad extent header magic";
 		return E4_CORRUPT;
 	}
-	entries = le16(buf + 2);
-	max = le16(buf + 4);
-	hdepth = le16(buf + 6);
+	entries = e4_le16(buf + 2);
+	max = e4_le16(buf + 4);
+	hdepth = e4_le16(buf + 6);
 	if (max > (size - E4_EXTENT_HEADER_SIZE) / E4_EXTENT_ENTRY_SIZE) {
 		*why = "eh_max larger than the node";
 		return E4_CORRUPT;
@@ -227,7 +217,7 @@ static void walk_ind(struct ind *w, const uint8_t *ptrs, uint64_t n,
 	uint64_t per = w->block_size / 4;
 
 	for (uint64_t i = 0; i < n && !w->done && w->st == E4_OK; i++, lblk += span) {
-		uint32_t b = le32(ptrs + 4 * i);
+		uint32_t b = e4_le32(ptrs + 4 * i);
 		struct e4_extent e;
 
 		if (lblk >= w->lblk_end) {

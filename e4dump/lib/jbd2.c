@@ -2,6 +2,7 @@
 #include "jbd2.h"
 
 #include <string.h>
+#include "byteorder.h"
 
 #define JBD2_SB_MIN 1024          /* the superblock's own size */
 #define JBD2_TAIL_SIZE 4          /* struct jbd2_journal_block_tail */
@@ -9,23 +10,13 @@
 #define JBD2_DEFAULT_FC_BLOCKS 256 /* JBD2_DEFAULT_FAST_COMMIT_BLOCKS */
 #define JBD2_UUID_SIZE 16
 
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
 int e4_jbd2_header(const uint8_t *buf, size_t len, uint32_t *type,
 		   uint32_t *sequence)
 {
-	if (len < E4_JBD2_HEADER_SIZE || be32(buf) != E4_JBD2_MAGIC)
+	if (len < E4_JBD2_HEADER_SIZE || e4_be32(buf) != E4_JBD2_MAGIC)
 		return 0;
-	*type = be32(buf + 4);
-	*sequence = be32(buf + 8);
+	*type = e4_be32(buf + 4);
+	*sequence = e4_be32(buf + 8);
 	return 1;
 }
 
@@ -50,23 +41,23 @@ enum e4_status e4_jbd2_sb_parse(const uint8_t *buf, size_t len,
 		return E4_CORRUPT;
 	}
 	sb->version = type == E4_JBD2_SUPERBLOCK_V1 ? 1 : 2;
-	sb->block_size = be32(buf + 0x0c);
-	sb->maxlen = be32(buf + 0x10);
-	sb->first = be32(buf + 0x14);
-	sb->sequence = be32(buf + 0x18);
-	sb->start = be32(buf + 0x1c);
-	sb->error = (int32_t)be32(buf + 0x20);
+	sb->block_size = e4_be32(buf + 0x0c);
+	sb->maxlen = e4_be32(buf + 0x10);
+	sb->first = e4_be32(buf + 0x14);
+	sb->sequence = e4_be32(buf + 0x18);
+	sb->start = e4_be32(buf + 0x1c);
+	sb->error = (int32_t)e4_be32(buf + 0x20);
 	if (sb->version == 2) {
 		/* the kernel reads the feature words of a v2 superblock only
 		 * (JBD2_HAS_INCOMPAT_FEATURE) */
-		sb->compat = be32(buf + 0x24);
-		sb->incompat = be32(buf + 0x28);
-		sb->ro_compat = be32(buf + 0x2c);
+		sb->compat = e4_be32(buf + 0x24);
+		sb->incompat = e4_be32(buf + 0x28);
+		sb->ro_compat = e4_be32(buf + 0x2c);
 		memcpy(sb->uuid, buf + 0x30, 16);
-		sb->nr_users = be32(buf + 0x40);
+		sb->nr_users = e4_be32(buf + 0x40);
 		sb->checksum_type = buf[0x50];
-		sb->fc_blocks = be32(buf + 0x54);
-		sb->checksum = be32(buf + 0xfc);
+		sb->fc_blocks = e4_be32(buf + 0x54);
+		sb->checksum = e4_be32(buf + 0xfc);
 	}
 	if (sb->block_size != fs_block_size) {
 		*why = "journal block size differs from the filesystem's";
@@ -136,18 +127,18 @@ enum e4_status e4_jbd2_tags(const struct e4_jbd2_sb *sb, const uint8_t *buf,
 			*why = "descriptor block without a tag";
 			return E4_CORRUPT;
 		}
-		t.fs_block = be32(p);
+		t.fs_block = e4_be32(p);
 		if (v3) {
-			t.flags = be32(p + 4);
-			t.checksum = be32(p + 12);
+			t.flags = e4_be32(p + 4);
+			t.checksum = e4_be32(p + 12);
 		} else {
-			t.checksum = be16(p + 4);
-			t.flags = be16(p + 6);
+			t.checksum = e4_be16(p + 4);
+			t.flags = e4_be16(p + 6);
 			if (!(sb->incompat & E4_JBD2_INCOMPAT_CSUM_V2))
 				t.checksum = 0;
 		}
 		if (big)
-			t.fs_block |= (uint64_t)be32(p + 8) << 32;
+			t.fs_block |= (uint64_t)e4_be32(p + 8) << 32;
 		off += tsize;
 		if (!(t.flags & E4_JBD2_FLAG_SAME_UUID)) {
 			if (off + JBD2_UUID_SIZE > end) {
@@ -171,7 +162,7 @@ enum e4_status e4_jbd2_revokes(const struct e4_jbd2_sb *sb, const uint8_t *buf,
 			       unsigned int *count, const char **why)
 {
 	size_t rec = sb->incompat & E4_JBD2_INCOMPAT_64BIT ? 8 : 4;
-	uint32_t used = be32(buf + E4_JBD2_HEADER_SIZE);
+	uint32_t used = e4_be32(buf + E4_JBD2_HEADER_SIZE);
 
 	*count = 0;
 	if (used < JBD2_REVOKE_HEADER || used > usable(sb)) {
@@ -180,8 +171,8 @@ enum e4_status e4_jbd2_revokes(const struct e4_jbd2_sb *sb, const uint8_t *buf,
 	}
 	/* a partial record at the end is ignored, as scan_revoke_records does */
 	for (size_t off = JBD2_REVOKE_HEADER; off + rec <= used; off += rec) {
-		uint64_t b = rec == 8 ? (uint64_t)be32(buf + off) << 32 | be32(buf + off + 4)
-				      : be32(buf + off);
+		uint64_t b = rec == 8 ? (uint64_t)e4_be32(buf + off) << 32 | e4_be32(buf + off + 4)
+				      : e4_be32(buf + off);
 
 		++*count;
 		if (fn && fn(arg, b))
@@ -194,7 +185,7 @@ void e4_jbd2_commit_parse(const uint8_t *buf, struct e4_jbd2_commit *out)
 {
 	out->checksum_type = buf[12];
 	out->checksum_size = buf[13];
-	out->checksum = be32(buf + 16);
-	out->sec = (uint64_t)be32(buf + 0x30) << 32 | be32(buf + 0x34);
-	out->nsec = be32(buf + 0x38);
+	out->checksum = e4_be32(buf + 16);
+	out->sec = (uint64_t)e4_be32(buf + 0x30) << 32 | e4_be32(buf + 0x34);
+	out->nsec = e4_be32(buf + 0x38);
 }

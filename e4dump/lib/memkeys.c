@@ -5,6 +5,7 @@
 #include <string.h>
 #include <openssl/crypto.h>
 #include "memkeys.h"
+#include "byteorder.h"
 
 static const uint64_t K[80] = {
 	0x428a2f98d728ae22ull, 0x7137449123ef65cdull, 0xb5c0fbcfec4d3b2full, 0xe9b5dba58189dbbcull,
@@ -39,24 +40,6 @@ static uint64_t rotr(uint64_t x, unsigned int n)
 	return x >> n | x << (64 - n);
 }
 
-static uint64_t be64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
 /* One compression (FIPS 180-4 6.4.2) of a 128-byte block into h. */
 static void compress(uint64_t h[8], const uint8_t block[128])
 {
@@ -64,7 +47,7 @@ static void compress(uint64_t h[8], const uint8_t block[128])
 		 g = h[6], hh = h[7];
 
 	for (int t = 0; t < 16; t++)
-		w[t] = be64(block + 8 * t);
+		w[t] = e4_be64(block + 8 * t);
 	for (int t = 16; t < 80; t++) {
 		uint64_t s0 = rotr(w[t - 15], 1) ^ rotr(w[t - 15], 8) ^ w[t - 15] >> 7;
 		uint64_t s1 = rotr(w[t - 2], 19) ^ rotr(w[t - 2], 61) ^ w[t - 2] >> 6;
@@ -136,14 +119,14 @@ int e4_hmac_states_match(const uint8_t *p, struct e4_hmac_states *st)
 	for (int k = 0; k < 2; k++) {
 		const uint8_t *q = p + 208 * k;
 
-		if (le64(q + 64) != 128 || le64(q + 72) != 0)
+		if (e4_le64(q + 64) != 128 || e4_le64(q + 72) != 0)
 			return 0;
 	}
 	if (memcmp(p + 80, p + 208 + 80, 128))
 		return 0;
 	for (int i = 0; i < 8; i++) {
-		s.ipad[i] = le64(p + 8 * i);
-		s.opad[i] = le64(p + 208 + 8 * i);
+		s.ipad[i] = e4_le64(p + 8 * i);
+		s.opad[i] = e4_le64(p + 208 + 8 * i);
 	}
 	e4_hmac_states_of_key(&z, zero, sizeof(zero));
 	if (!memcmp(s.ipad, IV, sizeof(IV)) || !memcmp(s.opad, IV, sizeof(IV)) ||

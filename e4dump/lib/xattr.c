@@ -1,14 +1,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "xattr.h"
+#include "byteorder.h"
 
 #define ENTRY_SIZE 16   /* struct ext4_xattr_entry without its name */
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
 
 static size_t pad4(size_t n)
 {
@@ -27,7 +22,7 @@ static enum e4_status walk(const uint8_t *first, const uint8_t *end,
 
 	*why = NULL;
 	/* the names */
-	while ((size_t)(end - e) >= 4 && le32(e) != 0) {
+	while ((size_t)(end - e) >= 4 && e4_le32(e) != 0) {
 		size_t len;
 
 		if ((size_t)(end - e) < ENTRY_SIZE) {
@@ -53,7 +48,7 @@ static enum e4_status walk(const uint8_t *first, const uint8_t *end,
 	/* the values */
 	for (e = first; e < term; e += pad4(ENTRY_SIZE + e[0])) {
 		uint32_t offs = (uint32_t)e[2] | (uint32_t)e[3] << 8;
-		uint32_t inum = le32(e + 4), size = le32(e + 8);
+		uint32_t inum = e4_le32(e + 4), size = e4_le32(e + 8);
 		const uint8_t *value;
 
 		if (size > (1u << 24)) {
@@ -75,7 +70,7 @@ static enum e4_status walk(const uint8_t *first, const uint8_t *end,
 	/* every entry checked: pass them on */
 	for (e = first; e < term; e += pad4(ENTRY_SIZE + e[0])) {
 		uint32_t offs = (uint32_t)e[2] | (uint32_t)e[3] << 8;
-		uint32_t inum = le32(e + 4), size = le32(e + 8);
+		uint32_t inum = e4_le32(e + 4), size = e4_le32(e + 8);
 		struct e4_xattr x;
 
 		x.index = e[1];
@@ -128,7 +123,7 @@ enum e4_status e4_xattr_find_ibody(const uint8_t *area, size_t size,
 {
 	*why = NULL;
 	memset(out, 0, sizeof(*out));
-	if (size < 8 || le32(area) != E4_XATTR_MAGIC)
+	if (size < 8 || e4_le32(area) != E4_XATTR_MAGIC)
 		return E4_NOT_FOUND;
 	/* IFIRST: entries right after the magic; value offsets from there */
 	return find(area + 4, area + size, area + 4, index, name, out, why);
@@ -140,11 +135,11 @@ enum e4_status e4_xattr_find_block(const uint8_t *blk, size_t size,
 {
 	*why = NULL;
 	memset(out, 0, sizeof(*out));
-	if (size < E4_XATTR_BLOCK_HEADER + 4 || le32(blk) != E4_XATTR_MAGIC) {
+	if (size < E4_XATTR_BLOCK_HEADER + 4 || e4_le32(blk) != E4_XATTR_MAGIC) {
 		*why = "bad xattr block magic";
 		return E4_CORRUPT;
 	}
-	if (le32(blk + 8) != 1) {
+	if (e4_le32(blk + 8) != 1) {
 		*why = "xattr block h_blocks is not 1";
 		return E4_CORRUPT;
 	}
@@ -156,7 +151,7 @@ enum e4_status e4_xattr_each_ibody(const uint8_t *area, size_t size,
 				   e4_xattr_fn fn, void *arg, const char **why)
 {
 	*why = NULL;
-	if (size < 8 || le32(area) != E4_XATTR_MAGIC)
+	if (size < 8 || e4_le32(area) != E4_XATTR_MAGIC)
 		return E4_NOT_FOUND;
 	return walk(area + 4, area + size, area + 4, fn, arg, why);
 }
@@ -165,11 +160,11 @@ enum e4_status e4_xattr_each_block(const uint8_t *blk, size_t size,
 				   e4_xattr_fn fn, void *arg, const char **why)
 {
 	*why = NULL;
-	if (size < E4_XATTR_BLOCK_HEADER + 4 || le32(blk) != E4_XATTR_MAGIC) {
+	if (size < E4_XATTR_BLOCK_HEADER + 4 || e4_le32(blk) != E4_XATTR_MAGIC) {
 		*why = "bad xattr block magic";
 		return E4_CORRUPT;
 	}
-	if (le32(blk + 8) != 1) {
+	if (e4_le32(blk + 8) != 1) {
 		*why = "xattr block h_blocks is not 1";
 		return E4_CORRUPT;
 	}
@@ -225,11 +220,6 @@ const char *e4_xattr_prefix(uint8_t index, int *listed)
 #define ACL_SHORT 4     /* ext4_acl_entry_short */
 #define ACL_LONG 8      /* ext4_acl_entry, posix_acl_xattr_entry */
 
-static uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
 static void put16(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)v;
@@ -252,7 +242,7 @@ enum e4_status e4_acl_to_vfs(const uint8_t *in, size_t n, uint8_t *out,
 		*why = "ACL shorter than its header";
 		return E4_CORRUPT;
 	}
-	if (le32(in) != EXT4_ACL_VERSION) {
+	if (e4_le32(in) != EXT4_ACL_VERSION) {
 		*why = "ACL header not version 1 (ext4's format)";
 		return E4_CORRUPT;
 	}
@@ -280,8 +270,8 @@ enum e4_status e4_acl_to_vfs(const uint8_t *in, size_t n, uint8_t *out,
 			*why = "ACL entry past the end of the value";
 			return E4_CORRUPT;
 		}
-		tag = le16(in + at);
-		perm = le16(in + at + 2);
+		tag = e4_le16(in + at);
+		perm = e4_le16(in + at + 2);
 		switch (tag) {
 		case ACL_USER_OBJ:
 		case ACL_GROUP_OBJ:
@@ -295,7 +285,7 @@ enum e4_status e4_acl_to_vfs(const uint8_t *in, size_t n, uint8_t *out,
 				*why = "ACL entry past the end of the value";
 				return E4_CORRUPT;
 			}
-			id = le32(in + at + 4);
+			id = e4_le32(in + at + 4);
 			at += ACL_LONG;
 			break;
 		default:
@@ -321,11 +311,11 @@ enum e4_status e4_acl_text(const uint8_t *v, size_t n, char *out)
 
 	*p = 0;
 	if (n < ACL_HEADER || (n - ACL_HEADER) % ACL_LONG ||
-	    le32(v) != POSIX_ACL_XATTR_VERSION)
+	    e4_le32(v) != POSIX_ACL_XATTR_VERSION)
 		return E4_CORRUPT;
 	for (size_t at = ACL_HEADER; at < n; at += ACL_LONG) {
-		uint16_t tag = le16(v + at), perm = le16(v + at + 2);
-		uint32_t id = le32(v + at + 4);
+		uint16_t tag = e4_le16(v + at), perm = e4_le16(v + at + 2);
+		uint32_t id = e4_le32(v + at + 4);
 		const char *name;
 
 		switch (tag) {

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "blockmap.h"
 #include "verify.h"
+#include "byteorder.h"
 
 #define DX_INFO 0x18           /* struct dx_root_info in block 0 */
 #define DX_HASH_SIPHASH 6
@@ -29,17 +30,6 @@ struct hx {
 	unsigned int tail;      /* dx_tail bytes (metadata_csum) */
 	int bad;                /* one htree.corrupt per directory is enough */
 };
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static unsigned int le16(const uint8_t *p)
-{
-	return (unsigned int)p[0] | (unsigned int)p[1] << 8;
-}
 
 static void corrupt(struct hx *h, const char *what, uint64_t lblk)
 {
@@ -121,9 +111,9 @@ static void check_leaf(struct hx *h, uint64_t lblk, uint32_t lo, uint32_t hi,
 		goto out;
 	while (pos + 8 <= h->bs) {
 		unsigned int rec_len, name_len;
-		uint32_t ino = le32(buf + pos), hash;
+		uint32_t ino = e4_le32(buf + pos), hash;
 
-		rec_len = le16(buf + pos + 4);
+		rec_len = e4_le16(buf + pos + 4);
 		if (h->bs >= 65536)
 			rec_len = rec_len == 65535 || rec_len == 0 ? h->bs :
 				  (rec_len & 65532) | ((rec_len & 3) << 16);
@@ -160,8 +150,8 @@ static void check_node(struct hx *h, const uint8_t *p, unsigned int space,
 		return;
 	}
 	want = (space - h->tail) / 8;
-	limit = le16(p);
-	count = le16(p + 2);
+	limit = e4_le16(p);
+	count = e4_le16(p + 2);
 	if (limit != want || count == 0 || count > limit) {
 		corrupt(h, "dx node count/limit out of bounds", lblk);
 		return;
@@ -175,8 +165,8 @@ static void check_node(struct hx *h, const uint8_t *p, unsigned int space,
 		return;
 	}
 	for (unsigned int i = 0; i < count; i++) {
-		hash[i] = i ? le32(p + 8 * i) : lo;
-		block[i] = le32(p + 8 * i + 4) & 0x0fffffff;
+		hash[i] = i ? e4_le32(p + 8 * i) : lo;
+		block[i] = e4_le32(p + 8 * i + 4) & 0x0fffffff;
 		if (i && ((hash[i] & ~1u) < (hash[i - 1] & ~1u) ||
 			  (hash[i] & ~1u) > hi)) {
 			corrupt(h, "dx node hashes out of order", lblk);
@@ -205,10 +195,10 @@ static void check_node(struct hx *h, const uint8_t *p, unsigned int space,
 				break;
 			}
 			if (!read_lblk(h, block[i], nb)) {
-				rl = le16(nb + 4);
+				rl = e4_le16(nb + 4);
 				if (h->bs >= 65536 && (rl == 65535 || rl == 0))
 					rl = h->bs;
-				if (le32(nb) != 0 || rl != h->bs)
+				if (e4_le32(nb) != 0 || rl != h->bs)
 					corrupt(h, "dx node without its empty dirent header", block[i]);
 				else
 					check_node(h, nb + 8, h->bs - 8, level - 1,
@@ -258,7 +248,7 @@ void verify_htree(struct verify *v, const struct e4_inode *dir,
 	levels = root[DX_INFO + 6];
 	if (h.version == DX_HASH_SIPHASH)
 		goto out; /* casefold + encrypt: hash stored in the entries */
-	if (le32(root + DX_INFO) != 0 || root[DX_INFO + 5] != 8 ||
+	if (e4_le32(root + DX_INFO) != 0 || root[DX_INFO + 5] != 8 ||
 	    h.version > EXT2_HASH_TEA || levels >= max_levels) {
 		corrupt(&h, "dx_root_info invalid (reserved word, hash version, info length or depth)", 0);
 		goto out;

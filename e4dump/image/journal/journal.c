@@ -9,6 +9,7 @@
 #include <string.h>
 #include <ext2fs/ext2fs.h>
 #include "journal.h"
+#include "byteorder.h"
 
 #define JBD2_SB_SIZE 1024
 #define JBD2_SB_CSUM_OFF 0xfc
@@ -83,11 +84,6 @@ static int csum_v2or3(const struct e4_jbd2_sb *sb)
 	return !!(sb->incompat & (E4_JBD2_INCOMPAT_CSUM_V2 | E4_JBD2_INCOMPAT_CSUM_V3));
 }
 
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 /* crc32c(seed) of blk with the 4 bytes at off taken as zero. */
 static uint32_t csum_zeroed(uint32_t seed, const uint8_t *blk, size_t size,
 			    size_t off)
@@ -108,7 +104,7 @@ static int tail_csum(const struct e4_journal *j, const uint8_t *blk)
 	if (!csum_v2or3(&j->sb))
 		return 0;
 	return csum_zeroed(j->seed, blk, bs, bs - JBD2_TAIL_SIZE) ==
-	       be32(blk + bs - JBD2_TAIL_SIZE) ? 1 : -1;
+	       e4_be32(blk + bs - JBD2_TAIL_SIZE) ? 1 : -1;
 }
 
 static int32_t age_of(const struct e4_journal *j, uint32_t seq)

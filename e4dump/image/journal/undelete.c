@@ -12,6 +12,7 @@
 #include "symlink.h"
 #include "undelete.h"
 #include "undelete_private.h"
+#include "byteorder.h"
 
 
 /* What a directory being searched for deleted names is. */
@@ -158,12 +159,6 @@ static int has_u64(const uint64_t *v, size_t n, uint64_t x)
 	return i < n && v[i] == x;
 }
 
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
 /* With metadata_csum, a directory block's tail checksum is seeded with its
  * directory's inode number and generation (ext4_dirblock_csum): a copy
  * that does not match was another directory's block then.  1 ok, 0 not,
@@ -179,14 +174,14 @@ static int dirblock_is_of(struct e4_fs *fs, const uint8_t *b, uint32_t ino,
 
 	if (!ext2fs_has_feature_metadata_csum(fs->ext2->super))
 		return 1;
-	if (le32(t) != 0 || t[4] != E4_DIRENT_TAIL_SIZE || t[5] != 0 || t[6] != 0 ||
+	if (e4_le32(t) != 0 || t[4] != E4_DIRENT_TAIL_SIZE || t[5] != 0 || t[6] != 0 ||
 	    t[7] != E4_DIRENT_TAIL_FT)
 		return 1;
 	v[0] = ino; v[1] = ino >> 8; v[2] = ino >> 16; v[3] = ino >> 24;
 	c = ext2fs_crc32c_le(fs->ext2->csum_seed, v, 4);
 	v[0] = gen; v[1] = gen >> 8; v[2] = gen >> 16; v[3] = gen >> 24;
 	c = ext2fs_crc32c_le(c, v, 4);
-	return ext2fs_crc32c_le(c, b, bs - E4_DIRENT_TAIL_SIZE) == le32(t + 8);
+	return ext2fs_crc32c_le(c, b, bs - E4_DIRENT_TAIL_SIZE) == e4_le32(t + 8);
 }
 
 /* The directory entry's file type (EXT2_FT_*) of a mode. */

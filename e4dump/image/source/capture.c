@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capture.h"
+#include "byteorder.h"
 
 #define LIME_MAGIC 0x4C694D45u
 #define LIME_HDR 32u
@@ -21,22 +22,6 @@
 #define PT_LOAD 1u
 #define PN_XNUM 0xffffu
 #define PHDR_CHUNK 64u
-
-static uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
 
 static void note(struct e4_capture *c, const char *fmt, ...)
 {
@@ -192,19 +177,19 @@ static enum e4_status read_lime(struct e4_source *src, struct e4_capture *c,
 		st = e4_source_read(src, off, h, sizeof(h));
 		if (st != E4_OK)
 			return st;
-		if (le32(h) != LIME_MAGIC) {
+		if (e4_le32(h) != LIME_MAGIC) {
 			note(c, "LiME: no header at offset %llu where range %zu should start; the rest of the file (%llu bytes) is not read",
 			     (unsigned long long)off, hdr, (unsigned long long)(c->file_size - off));
 			break;
 		}
 		c->n_headers++;
-		if (le32(h + 4) != 1) {
+		if (e4_le32(h + 4) != 1) {
 			note(c, "LiME header %zu at offset %llu: version %u (only 1 is known); it and the rest of the file are not read",
-			     hdr, (unsigned long long)off, (unsigned int)le32(h + 4));
+			     hdr, (unsigned long long)off, (unsigned int)e4_le32(h + 4));
 			break;
 		}
-		s_addr = le64(h + 8);
-		e_addr = le64(h + 16);
+		s_addr = e4_le64(h + 8);
+		e_addr = e4_le64(h + 16);
 		if (e_addr < s_addr) {
 			note(c, "LiME header %zu at offset %llu: range %#llx..%#llx runs backwards; where the next header is is unknown, the rest of the file is not read",
 			     hdr, (unsigned long long)off, (unsigned long long)s_addr,
@@ -251,14 +236,14 @@ static enum e4_status read_elf(struct e4_source *src, struct e4_capture *c,
 			e[4], e[5]);
 		return E4_UNSUPPORTED;
 	}
-	if (le16(e + 16) != 4) {
-		set_why(why, whylen, "ELF type %u is not a core (4)", le16(e + 16));
+	if (e4_le16(e + 16) != 4) {
+		set_why(why, whylen, "ELF type %u is not a core (4)", e4_le16(e + 16));
 		return E4_UNSUPPORTED;
 	}
-	phoff = le64(e + 32);
-	shoff = le64(e + 40);
-	phentsize = le16(e + 54);
-	phnum = le16(e + 56);
+	phoff = e4_le64(e + 32);
+	shoff = e4_le64(e + 40);
+	phentsize = e4_le16(e + 54);
+	phnum = e4_le16(e + 56);
 	if (phentsize < PHDR_SIZE) {
 		set_why(why, whylen, "ELF program header size %u, less than 56", phentsize);
 		return E4_CORRUPT;
@@ -274,7 +259,7 @@ static enum e4_status read_elf(struct e4_source *src, struct e4_capture *c,
 		st = e4_source_read(src, shoff, sh, sizeof(sh));
 		if (st != E4_OK)
 			return st;
-		phnum = le32(sh + 44);
+		phnum = e4_le32(sh + 44);
 	}
 	if (phnum && phoff >= c->file_size) {
 		set_why(why, whylen, "ELF program headers at offset %llu, past the end of the file (%llu bytes)",
@@ -306,10 +291,10 @@ static enum e4_status read_elf(struct e4_source *src, struct e4_capture *c,
 		for (uint64_t j = 0; j < k; j++) {
 			const uint8_t *p = buf + j * phentsize;
 
-			if (le32(p) != PT_LOAD)
+			if (e4_le32(p) != PT_LOAD)
 				continue;
-			st = add_range(c, cap, (size_t)(i + j), le64(p + 24), le64(p + 8),
-				       le64(p + 32));
+			st = add_range(c, cap, (size_t)(i + j), e4_le64(p + 24), e4_le64(p + 8),
+				       e4_le64(p + 32));
 			if (st == E4_LIMIT)
 				return E4_OK;
 			if (st != E4_OK)
@@ -341,7 +326,7 @@ enum e4_status e4_capture_read(struct e4_source *src, struct e4_capture *c,
 		c->format = E4_CAPTURE_ELF;
 		c->kind = "ELF core";
 		st = read_elf(src, c, &cap, why, whylen);
-	} else if (le32(magic) == LIME_MAGIC) {
+	} else if (e4_le32(magic) == LIME_MAGIC) {
 		c->format = E4_CAPTURE_LIME;
 		c->kind = "LiME";
 		st = read_lime(src, c, &cap);

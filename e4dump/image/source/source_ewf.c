@@ -9,6 +9,7 @@
 #include <libewf.h>
 #include "readers.h"
 #include "libyal.h"
+#include "byteorder.h"
 
 /* libewf's reason for err (then freed): the first line of its
  * backtrace, the innermost. */
@@ -308,17 +309,6 @@ static void *ewf_reopen(void *g)
 static const struct e4_handle_ops ewf_ops = { ewf_read_at, ewf_close,
 					      ewf_reopen, segments_free };
 
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
-
 /* What names a segment's set (EWF.asciidoc, "Segment file set identifier
  * GUID"): the volume (or disk) section of the first segment, the data
  * section of the others, the same 1052 bytes in EWF-E01: the media
@@ -360,8 +350,8 @@ static int ewf_segment_set(const char *path, const char *who, int follow,
 
 		if (pread(fd, d, sizeof(d), (off_t)off) != (ssize_t)sizeof(d))
 			break;
-		next = le64(d + 16);
-		len = le64(d + 24);
+		next = e4_le64(d + 16);
+		len = e4_le64(d + 24);
 		if ((!memcmp(d, "volume\0", 7) || !memcmp(d, "disk\0", 5) ||
 		     !memcmp(d, "data\0", 5)) && len >= EWF_SECTION + EWF_VOLUME &&
 		    size - off >= EWF_SECTION + EWF_VOLUME) {

@@ -11,6 +11,7 @@
 #include <libqcow.h>
 #include "readers.h"
 #include "libyal.h"
+#include "byteorder.h"
 
 /* libqcow's reason for err (then freed), as ewf_why. */
 static void qcow_why(libqcow_error_t *err, char *why, size_t whylen)
@@ -105,20 +106,6 @@ static int has_backing_file(libqcow_file_t *f, libqcow_error_t **err)
 	return rc == 1 && size > 1;
 }
 
-static uint64_t be64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 /* An L1 or L2 entry of version 2 and 3 as libqcow 20201213 reads it
  * (libqcow_file.c: offset_bit_mask, compression_flag_bit_mask), not as
  * qcow2.txt defines it (offset bits 9-55): the check below must see the
@@ -157,8 +144,8 @@ static int qcow_check_tables(const char *path, char *why, size_t whylen)
 			close(fd);
 		return 0; /* libqcow says why */
 	}
-	bits = be32(h + 20);
-	if (be32(h) != 0x514649fbu || be32(h + 4) < 2 || be32(h + 4) > 3 || bits < 9)
+	bits = e4_be32(h + 20);
+	if (e4_be32(h) != 0x514649fbu || e4_be32(h + 4) < 2 || e4_be32(h + 4) > 3 || bits < 9)
 		goto out; /* version 1, or not one libqcow opens */
 	if (bits > QCOW_MAX_BITS) {
 		/* libqcow takes up to 2^63 */
@@ -168,8 +155,8 @@ static int qcow_check_tables(const char *path, char *why, size_t whylen)
 		goto out;
 	}
 	cs = (uint64_t)1 << bits;
-	l1_off = be64(h + 40);
-	l1_n = be32(h + 36);
+	l1_off = e4_be64(h + 40);
+	l1_n = e4_be32(h + 36);
 	if (!l1_n)
 		goto out;
 	if (l1_off > size || l1_n > (size - l1_off) / 8) {
@@ -191,7 +178,7 @@ static int qcow_check_tables(const char *path, char *why, size_t whylen)
 	if (pread(fd, l1, l1_n * 8, (off_t)l1_off) != (ssize_t)(l1_n * 8))
 		goto out; /* the guard refuses it too */
 	for (uint64_t i = 0; i < l1_n && !rc; i++) {
-		uint64_t l2_off = be64(l1 + 8 * i) & QCOW_OFFSET_MASK, c;
+		uint64_t l2_off = e4_be64(l1 + 8 * i) & QCOW_OFFSET_MASK, c;
 
 		if (!l2_off)
 			continue;
@@ -213,7 +200,7 @@ static int qcow_check_tables(const char *path, char *why, size_t whylen)
 		if (pread(fd, l2, cs, (off_t)l2_off) != (ssize_t)cs)
 			break;
 		for (uint64_t j = 0; j < cs / 8; j++) {
-			uint64_t v = be64(l2 + 8 * j), off = v & QCOW_OFFSET_MASK;
+			uint64_t v = e4_be64(l2 + 8 * j), off = v & QCOW_OFFSET_MASK;
 
 			/* a compressed cluster's range libqcow bounds by the
 			 * file itself (libqcow_internal_file_read_cluster_block) */

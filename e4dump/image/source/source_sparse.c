@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sparse/sparse.h>
 #include "readers.h"
+#include "byteorder.h"
 
 #define SPARSE_MAGIC 0xed26ff3au
 #define CHUNK_RAW 0xcac1u
@@ -39,17 +40,6 @@ struct sparse {
 	struct chunk *c;  /* raw and fill chunks, by block */
 	size_t n;
 };
-
-static uint32_t le32(const uint8_t *p)
-{
-	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
 
 /* The chunk holding block b, or NULL (a don't-care gap: zeros). */
 static const struct chunk *find(const struct sparse *s, uint64_t b)
@@ -131,19 +121,19 @@ static int read_header(struct sparse *s, uint32_t *hdr, uint32_t *chdr,
 	uint8_t h[28];
 
 	if (pread(s->fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	    le32(h) != SPARSE_MAGIC) {
+	    e4_le32(h) != SPARSE_MAGIC) {
 		snprintf(why, whylen, "no sparse header");
 		return -1;
 	}
-	*hdr = le16(h + 8);
-	*chdr = le16(h + 10);
-	s->block_size = le32(h + 12);
-	*blocks = le32(h + 16);
-	*chunks = le32(h + 20);
-	if (le16(h + 4) != 1 || *hdr < 28 || *chdr < 12 || !s->block_size ||
+	*hdr = e4_le16(h + 8);
+	*chdr = e4_le16(h + 10);
+	s->block_size = e4_le32(h + 12);
+	*blocks = e4_le32(h + 16);
+	*chunks = e4_le32(h + 20);
+	if (e4_le16(h + 4) != 1 || *hdr < 28 || *chdr < 12 || !s->block_size ||
 	    s->block_size % 4 || s->block_size > (1u << 20)) {
 		snprintf(why, whylen, "unsupported header (version %u.%u, block size %u)",
-			 le16(h + 4), le16(h + 6), s->block_size);
+			 e4_le16(h + 4), e4_le16(h + 6), s->block_size);
 		return -1;
 	}
 	if (*chunks > MAX_CHUNKS) {
@@ -175,9 +165,9 @@ static int index_chunks(struct sparse *s, uint64_t size, uint32_t hdr,
 		if (off > size || size - off < chdr ||
 		    pread(s->fd, ch, sizeof(ch), (off_t)off) != (ssize_t)sizeof(ch))
 			goto bad;
-		type = le16(ch);
-		nblk = le32(ch + 4);
-		total = le32(ch + 8);
+		type = e4_le16(ch);
+		nblk = e4_le32(ch + 4);
+		total = e4_le32(ch + 8);
 		bytes = (uint64_t)nblk * s->block_size;
 		if (total < chdr || total > size - off)
 			goto bad;

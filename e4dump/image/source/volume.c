@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <blkid/blkid.h>
 #include "volume.h"
+#include "byteorder.h"
 
 #define MIB (1024u * 1024u)
 #define GPT_ARRAY_MAX (8u * MIB) /* a GPT entry array read, at most */
@@ -56,21 +57,6 @@ static void mark(struct e4_volume *v, unsigned int flag, const char *what)
 	snprintf(v->why_odd + n, sizeof(v->why_odd) - n, "%s%s", n ? "; " : "", what);
 }
 
-static uint64_t le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
 /* CRC-32 as UEFI 2.10 5.3.2 uses it (IEEE 802.3, reflected). */
 static uint32_t crc32_ieee(const uint8_t *p, size_t n)
 {
@@ -92,7 +78,7 @@ static uint32_t crc32_ieee(const uint8_t *p, size_t n)
 static void guid_text(const uint8_t *g, char *s, size_t len)
 {
 	snprintf(s, len, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 (unsigned int)le32(g), (unsigned int)(g[4] | g[5] << 8),
+		 (unsigned int)e4_le32(g), (unsigned int)(g[4] | g[5] << 8),
 		 (unsigned int)(g[6] | g[7] << 8), g[8], g[9], g[10], g[11],
 		 g[12], g[13], g[14], g[15]);
 }
@@ -196,7 +182,7 @@ static struct mbr_entry mbr_entry(const uint8_t *sector, int i)
 {
 	const uint8_t *p = sector + 446 + 16 * i;
 
-	return (struct mbr_entry){ p[4], le32(p + 8), le32(p + 12) };
+	return (struct mbr_entry){ p[4], e4_le32(p + 8), e4_le32(p + 12) };
 }
 
 static int is_extended(unsigned int type)
@@ -325,7 +311,7 @@ static void read_mbr(struct e4_source *src, struct e4_volume_table *t, const uin
 	unsigned int next = 5;
 
 	snprintf(t->scheme, sizeof(t->scheme), "dos");
-	snprintf(t->id, sizeof(t->id), "%08x", (unsigned int)le32(s + 440));
+	snprintf(t->id, sizeof(t->id), "%08x", (unsigned int)e4_le32(s + 440));
 	t->sector_size = 512;
 	for (int i = 0; i < 4; i++) {
 		struct mbr_entry e = mbr_entry(s, i);
@@ -380,22 +366,22 @@ static int gpt_header(struct e4_source *src, struct e4_volume_table *t,
 		free(h);
 		return 0;
 	}
-	hsize = le32(h + 12);
-	crc = le32(h + 16);
+	hsize = e4_le32(h + 12);
+	crc = e4_le32(h + 16);
 	g->lba = lba;
-	g->alternate = le64(h + 32);
-	g->first_usable = le64(h + 40);
-	g->last_usable = le64(h + 48);
+	g->alternate = e4_le64(h + 32);
+	g->first_usable = e4_le64(h + 40);
+	g->last_usable = e4_le64(h + 48);
 	memcpy(g->guid, h + 56, 16);
-	g->array_lba = le64(h + 72);
-	g->entries = le32(h + 80);
-	g->entry_size = le32(h + 84);
-	g->crc_ok = hsize >= 92 && hsize <= ss && le64(h + 24) == lba;
+	g->array_lba = e4_le64(h + 72);
+	g->entries = e4_le32(h + 80);
+	g->entry_size = e4_le32(h + 84);
+	g->crc_ok = hsize >= 92 && hsize <= ss && e4_le64(h + 24) == lba;
 	if (g->crc_ok) {
 		memset(h + 16, 0, 4);
 		g->crc_ok = crc32_ieee(h, hsize) == crc;
 	}
-	crc = le32(h + 88);
+	crc = e4_le32(h + 88);
 	free(h);
 	bytes = (uint64_t)g->entries * g->entry_size;
 	if (g->entry_size < 128 || g->entry_size % 8) {
@@ -471,7 +457,7 @@ static int read_gpt(struct e4_source *src, struct e4_volume_table *t, unsigned i
 	for (uint32_t i = 0; i < g->entries; i++) {
 		static const uint8_t unused[16];
 		const uint8_t *e = g->array + (size_t)i * g->entry_size;
-		uint64_t first = le64(e + 32), lastlba = le64(e + 40);
+		uint64_t first = e4_le64(e + 32), lastlba = e4_le64(e + 40);
 		struct e4_volume *v;
 
 		if (!memcmp(e, unused, 16))
@@ -581,10 +567,10 @@ int e4_has_ext_superblock(struct e4_source *s, uint64_t off)
 	/* ext2_fs.h: s_inodes_count 0x0, s_log_block_size 0x18,
 	 * s_blocks_per_group 0x20, s_inodes_per_group 0x28, s_magic 0x38,
 	 * s_rev_level 0x4c */
-	inodes = le32(sb);
-	log_block = le32(sb + 0x18);
-	blocks_per_group = le32(sb + 0x20);
-	inodes_per_group = le32(sb + 0x28);
+	inodes = e4_le32(sb);
+	log_block = e4_le32(sb + 0x18);
+	blocks_per_group = e4_le32(sb + 0x20);
+	inodes_per_group = e4_le32(sb + 0x28);
 	rev = (uint16_t)(sb[0x4c] | sb[0x4d] << 8);
 	return sb[0x38] == 0x53 && sb[0x39] == 0xef && inodes && log_block <= 6 &&
 	       blocks_per_group && inodes_per_group && rev <= 1;
