@@ -1,4 +1,4 @@
-/* Rebuilding a deleted file from its inode copy (undelete.h): the block
+/* Rebuilding a deleted file from its inode copy (recovery.h): the block
  * map as it was, data blocks read where they still are, and the checks
  * that are the only evidence the bytes are the file's (fscrypt has no
  * MAC): no block allocated now, zeros past the end of file. */
@@ -8,8 +8,8 @@
 #include "kdf.h"
 #include "nokey.h"
 #include "symlink.h"
-#include "undelete.h"
-#include "undelete_private.h"
+#include "recovery.h"
+#include "moment.h"
 
 #define CHUNK_BLOCKS 64
 

@@ -11,7 +11,7 @@
 #include "nokey.h"
 #include "symlink.h"
 #include "undelete.h"
-#include "undelete_private.h"
+#include "moment.h"
 #include "byteorder.h"
 
 

@@ -1,6 +1,9 @@
-/* Shared by undelete.c and recovery.c: block maps of inode copies. */
-#ifndef E4_UNDELETE_PRIVATE_H
-#define E4_UNDELETE_PRIVATE_H
+/* Internal to journal/: the filesystem at a moment of the journal (the
+ * core readers reading the newest copy before a transaction) and the
+ * block maps of inode copies read through it; defined in recovery.c, used
+ * by undelete.c and recovery.c. */
+#ifndef E4_JOURNAL_MOMENT_H
+#define E4_JOURNAL_MOMENT_H
 
 #include "blockmap.h"
 #include "fs_private.h"
