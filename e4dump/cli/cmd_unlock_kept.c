@@ -1232,14 +1232,47 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *in_path,
 	dir_finish(u, &d);
 }
 
+/* The keys given: key files, then passphrases with the salt given or the
+ * export's.  -1 when one cannot be loaded or none is given. */
+static int load_keys(struct uk *u)
+{
+	const struct options *o = u->o;
+	json_object *v;
+	uint8_t salt[256];
+	long salt_len = -1;
+	int rc = -1;
+
+	if (!(u->ks = e4_keystore_new()))
+		return -1;
+	for (size_t i = 0; i < o->n_key_files; i++)
+		if (keyload_file(u->ks, o->key_files[i], u->r))
+			goto out;
+	if (o->salt_hex)
+		salt_len = keyload_salt(o->salt_hex, salt, u->r);
+	else if ((v = field(u->header, "encrypt_pw_salt", json_type_string)))
+		salt_len = kept_unhex(json_object_get_string(v), salt, sizeof(salt));
+	for (size_t i = 0; i < o->n_pass_files; i++)
+		if (salt_len <= 0 || keyload_passphrase(u->ks, o->pass_files[i], salt,
+							(size_t)salt_len, u->r)) {
+			if (salt_len <= 0)
+				report_error(u->r, "no passphrase salt in the export: give --salt SALT");
+			goto out;
+		}
+	if (!e4_keystore_count(u->ks)) {
+		report_error(u->r, "unlock-kept: give --key-file or --passphrase-file");
+		goto out;
+	}
+	rc = 0;
+out:
+	e4_wipe(salt, sizeof(salt));
+	return rc;
+}
+
 static int run(const struct options *o, struct report *r)
 {
 	struct uk u;
 	const char *exp = o->args[0];
 	int src = -1, rc = EXIT_FATAL;
-	json_object *v;
-	uint8_t salt[256];
-	long salt_len = -1;
 	int64_t bs;
 
 	memset(&u, 0, sizeof(u));
@@ -1263,26 +1296,8 @@ static int run(const struct options *o, struct report *r)
 		goto out;
 	}
 	u.bs = (unsigned int)bs;
-	if (!(u.ks = e4_keystore_new()))
+	if (load_keys(&u))
 		goto out;
-	for (size_t i = 0; i < o->n_key_files; i++)
-		if (keyload_file(u.ks, o->key_files[i], r))
-			goto out;
-	if (o->salt_hex)
-		salt_len = keyload_salt(o->salt_hex, salt, r);
-	else if ((v = field(u.header, "encrypt_pw_salt", json_type_string)))
-		salt_len = kept_unhex(json_object_get_string(v), salt, sizeof(salt));
-	for (size_t i = 0; i < o->n_pass_files; i++)
-		if (salt_len <= 0 || keyload_passphrase(u.ks, o->pass_files[i], salt,
-							(size_t)salt_len, r)) {
-			if (salt_len <= 0)
-				report_error(r, "no passphrase salt in the export: give --salt SALT");
-			goto out;
-		}
-	if (!e4_keystore_count(u.ks)) {
-		report_error(r, "unlock-kept: give --key-file or --passphrase-file");
-		goto out;
-	}
 	if (mkdir(o->out_dir, 0755) && errno != EEXIST) {
 		report_error(r, "%s: cannot create: %s", o->out_dir, strerror(errno));
 		goto out;
@@ -1334,7 +1349,6 @@ out:
 	free(u.pols);
 	e4_keystore_free(u.ks);
 	json_object_put(u.header);
-	e4_wipe(salt, sizeof(salt));
 	return rc;
 }
 
