@@ -628,49 +628,6 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A kept entry left kept in OUT: its ciphertext and sidecar copied.
- * path: its path in the image (NULL: its sidecar's stays); shown: what
- * messages name it by. */
-static void keep_entry(struct uk *u, int src, const char *sname, json_object *side,
-		       int dst, const char *dname, struct nameset *names,
-		       json_object *ent, json_object *kept_out, int is_link,
-		       const char *path, const char *shown, const char *rel)
-{
-	char sc[OUTDIR_NAME_MAX + 32], hashes[MANIFEST_HASHES] = "";
-	json_object *e = json_object_get(ent);
-	json_object *later = field(side, "decrypt_later", json_type_object);
-
-	json_object *nk = field(side, "symlink_nokey_target", json_type_string);
-
-	(void)kept_sidecar_name(names, dname, (uint32_t)intfield(later, "inode", 0), sc);
-	if ((is_link ? copy_symlink(u, src, sname, dst, dname, NULL, NULL) :
-		       copy_file(u, src, sname, dst, dname, shown))) {
-		report_error_at(u->r, shown, 0, "cannot keep it: %s", strerror(errno));
-		u->skipped++;
-		json_object_put(e);
-		return;
-	}
-	/* its record says where it is now (the names decrypted above it) */
-	if (path)
-		json_object_object_add(side, "path", json_object_new_string(path));
-	json_object_object_add(side, "output_path", json_name(rel));
-	json_object_object_add(side, "ciphertext_file", json_name(dname));
-	if (kept_write_json(&u->od, dst, sc, side))
-		report_error_at(u->r, shown, 0, "cannot write its sidecar: %s", strerror(errno));
-	json_object_object_add(e, "name", json_name(dname));
-	json_object_object_add(e, "name_hex", json_hex((const uint8_t *)dname, strlen(dname)));
-	json_object_object_add(e, "sidecar", json_name(sc));
-	json_object_object_add(e, "sidecar_hex", json_hex((const uint8_t *)sc, strlen(sc)));
-	json_object_object_del(e, "plain_hex");
-	json_object_array_add(kept_out, e);
-	if (!is_link)
-		hash_of(dst, dname, hashes);
-	/* a symlink kept: its no-key target, as extract's record */
-	emit(u, path, rel, later, "locked", hashes, nk ? json_object_get_string(nk) : NULL,
-	     nk ? (size_t)json_object_get_string_len(nk) : 0);
-	u->kept++;
-}
-
 /* A subdirectory of the directory at hand, entered once that directory's
  * entries are done and released. */
 struct sub {
@@ -680,6 +637,81 @@ struct sub {
 	char *orel;             /* its path in OUT */
 	char *label;            /* what a message names it by */
 };
+
+/* One directory of the export being unlocked (unlock_dir): what its
+ * directory file says and what its entries make of it. */
+struct udir {
+	int src, dst, top;
+	unsigned int depth;
+	const char *rel;        /* its path in OUT ("" for OUT) */
+	json_object *dfile;     /* its directory file, or NULL */
+	json_object *later;     /* its own inode (held past dfile), or NULL */
+	json_object *ents;      /* dfile's entries, or NULL */
+	char *shown;            /* its path in the image, or NULL */
+	char *label;            /* what a message names it by */
+	int names_locked, keep_names;
+	struct e4_cipher *nc;   /* its names' cipher when they decrypt */
+	json_object *by_name;   /* stored name (hex): its entry; a sidecar's: null */
+	struct nameset names;   /* the names made in OUT */
+	json_object *next;      /* out_name's k to try next, per name */
+	json_object *kept_out;  /* the entries that stay kept */
+	char **list;            /* its names in the export, sorted */
+	size_t nlist;
+	struct sub *subs;       /* its subdirectories, entered last */
+	size_t nsubs, capsubs;
+};
+
+/* One entry of the directory at hand. */
+struct uentry {
+	const char *sname;              /* its name in the export */
+	char dname[OUTDIR_NAME_MAX];    /* its name in OUT */
+	json_object *ent;               /* its stored entry, or NULL */
+	json_object *side;              /* its sidecar, or NULL */
+	struct stat st;                 /* in the export */
+	char *path;                     /* its path in the image, or NULL */
+	char *orel;                     /* its path in OUT */
+	char *lab;                      /* what a message names it by */
+};
+
+/* A kept entry left kept in OUT: its ciphertext and sidecar copied.
+ * e->path: its path in the image (NULL: its sidecar's stays); e->lab:
+ * what messages name it by. */
+static void keep_entry(struct uk *u, struct udir *d, struct uentry *e, int is_link)
+{
+	char sc[OUTDIR_NAME_MAX + 32], hashes[MANIFEST_HASHES] = "";
+	json_object *o = json_object_get(e->ent);
+	json_object *later = field(e->side, "decrypt_later", json_type_object);
+
+	json_object *nk = field(e->side, "symlink_nokey_target", json_type_string);
+
+	(void)kept_sidecar_name(&d->names, e->dname, (uint32_t)intfield(later, "inode", 0), sc);
+	if ((is_link ? copy_symlink(u, d->src, e->sname, d->dst, e->dname, NULL, NULL) :
+		       copy_file(u, d->src, e->sname, d->dst, e->dname, e->lab))) {
+		report_error_at(u->r, e->lab, 0, "cannot keep it: %s", strerror(errno));
+		u->skipped++;
+		json_object_put(o);
+		return;
+	}
+	/* its record says where it is now (the names decrypted above it) */
+	if (e->path)
+		json_object_object_add(e->side, "path", json_object_new_string(e->path));
+	json_object_object_add(e->side, "output_path", json_name(e->orel));
+	json_object_object_add(e->side, "ciphertext_file", json_name(e->dname));
+	if (kept_write_json(&u->od, d->dst, sc, e->side))
+		report_error_at(u->r, e->lab, 0, "cannot write its sidecar: %s", strerror(errno));
+	json_object_object_add(o, "name", json_name(e->dname));
+	json_object_object_add(o, "name_hex", json_hex((const uint8_t *)e->dname, strlen(e->dname)));
+	json_object_object_add(o, "sidecar", json_name(sc));
+	json_object_object_add(o, "sidecar_hex", json_hex((const uint8_t *)sc, strlen(sc)));
+	json_object_object_del(o, "plain_hex");
+	json_object_array_add(d->kept_out, o);
+	if (!is_link)
+		hash_of(d->dst, e->dname, hashes);
+	/* a symlink kept: its no-key target, as extract's record */
+	emit(u, e->path, e->orel, later, "locked", hashes, nk ? json_object_get_string(nk) : NULL,
+	     nk ? (size_t)json_object_get_string_len(nk) : 0);
+	u->kept++;
+}
 
 /* What a message names an entry by: its path in the image, or when the
  * export saved none for it, where it goes in OUT. */
@@ -716,308 +748,414 @@ static char *entry_path(const char *shown, const uint8_t *plain, int pl,
 	return sp ? strdup(json_object_get_string(sp)) : NULL;
 }
 
-/* Copy (and decrypt) export directory src into dst.  in_path: its path
- * in the image as its parent's saved names give it, or NULL (then its
- * own directory file's "path"); rel: its path in OUT ("" for OUT, top).
- * Its entries are done, and its own records released, before its
- * subdirectories are entered: memory is one directory's entries and the
- * names of the subdirectories on the way down.  Then its mode, times and
- * record (not OUT's). */
-static void unlock_dir(struct uk *u, int src, int dst, const char *in_path,
-		       const char *rel, unsigned int depth, int top)
+/* d's directory file read; in_path: its path in the image as its
+ * parent's saved names give it, or NULL (then the file's "path"). */
+static void dir_open(struct uk *u, struct udir *d, const char *in_path)
 {
-	json_object *dfile = read_json(src, KEPT_DIR_FILE);
-	json_object *later = json_object_get(field(dfile, "decrypt_later", json_type_object));
-	json_object *dpath = field(dfile, "path", json_type_string);
-	json_object *ents = field(dfile, "entries", json_type_array);
-	json_object *lk = field(dfile, "names_locked", json_type_boolean);
-	json_object *by_name = json_object_new_object(), *kept_out = json_object_new_array();
-	json_object *next = json_object_new_object();
-	char *shown = in_path ? strdup(in_path) : dpath ? strdup(json_object_get_string(dpath)) : NULL;
-	char *label = label_of(u, shown, rel);
-	struct nameset names = { 0 };
-	struct e4_cipher *nc = NULL;
-	int names_locked = lk && json_object_get_boolean(lk), keep_names = 0;
-	char **list = NULL;
-	size_t nlist = 0, cap = 0, nsubs = 0, capsubs = 0;
-	struct sub *subs = NULL;
-	DIR *dp;
-	struct dirent *de;
-	int fd;
+	json_object *dpath, *lk;
 
-	if (dfile && !ents) {
-		report_error_at(u->r, label, 0, "%s without entries: copied as it is", KEPT_DIR_FILE);
+	d->dfile = read_json(d->src, KEPT_DIR_FILE);
+	d->later = json_object_get(field(d->dfile, "decrypt_later", json_type_object));
+	dpath = field(d->dfile, "path", json_type_string);
+	d->ents = field(d->dfile, "entries", json_type_array);
+	lk = field(d->dfile, "names_locked", json_type_boolean);
+	d->by_name = json_object_new_object();
+	d->kept_out = json_object_new_array();
+	d->next = json_object_new_object();
+	d->shown = in_path ? strdup(in_path) : dpath ? strdup(json_object_get_string(dpath)) : NULL;
+	d->label = label_of(u, d->shown, d->rel);
+	d->names_locked = lk && json_object_get_boolean(lk);
+	if (d->dfile && !d->ents) {
+		report_error_at(u->r, d->label, 0, "%s without entries: copied as it is", KEPT_DIR_FILE);
 		u->skipped++;
 	}
-	if (names_locked && ents) {
-		struct e4_evidence ev;
+}
 
-		memset(&ev, 0, sizeof(ev));
-		nc = cipher_of(u, later, E4_KEY_NAMES, label);
-		if (nc) {
-			decrypt_names(nc, ents, &ev, 1);
-			if (ev.names && !e4_evidence_trusted(&ev)) {
-				report_error_at(u->r, label, 0, "its names do not decrypt with the key: kept");
-				e4_cipher_free(nc);
-				nc = NULL;
-			}
+/* Locked names decrypted (each entry's "plain_hex"), and the cipher kept,
+ * only when most of them verify: a key that opens the policy but not
+ * these names leaves them kept, not turned into garbage. */
+static void open_names(struct uk *u, struct udir *d)
+{
+	struct e4_evidence ev;
+
+	if (!d->names_locked || !d->ents)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	d->nc = cipher_of(u, d->later, E4_KEY_NAMES, d->label);
+	if (d->nc) {
+		decrypt_names(d->nc, d->ents, &ev, 1);
+		if (ev.names && !e4_evidence_trusted(&ev)) {
+			report_error_at(u->r, d->label, 0, "its names do not decrypt with the key: kept");
+			e4_cipher_free(d->nc);
+			d->nc = NULL;
 		}
-		keep_names = !nc;
 	}
-	for (size_t i = 0; ents && i < json_object_array_length(ents); i++) {
-		json_object *e = json_object_array_get_idx(ents, i);
+	d->keep_names = !d->nc;
+}
+
+/* by_name: the stored entries by their name in the export; their
+ * sidecars' names map to null (not entries of their own). */
+static void index_names(struct udir *d)
+{
+	for (size_t i = 0; d->ents && i < json_object_array_length(d->ents); i++) {
+		json_object *e = json_object_array_get_idx(d->ents, i);
 		json_object *nh = field(e, "name_hex", json_type_string), *sh;
 
 		if (!nh)
 			continue;
-		json_object_object_add(by_name, json_object_get_string(nh), json_object_get(e));
+		json_object_object_add(d->by_name, json_object_get_string(nh), json_object_get(e));
 		if ((sh = field(e, "sidecar_hex", json_type_string)))
-			json_object_object_add(by_name, json_object_get_string(sh), json_object_new_null());
+			json_object_object_add(d->by_name, json_object_get_string(sh), json_object_new_null());
 	}
-	nameset_add(&names, KEPT_DIR_FILE);
-	if (top)
-		nameset_add(&names, KEPT_EXPORT_FILE);
-	if ((fd = dup(src)) < 0 || !(dp = fdopendir(fd))) {
+}
+
+/* d's names in the export, sorted (output names and messages the same
+ * whatever order readdir gives), less the export's own files; -1 when
+ * it cannot be read. */
+static int dir_list(struct uk *u, struct udir *d)
+{
+	size_t cap = 0;
+	char **v;
+	DIR *dp;
+	struct dirent *de;
+	int fd;
+
+	/* OUT's own files take these names */
+	nameset_add(&d->names, KEPT_DIR_FILE);
+	if (d->top)
+		nameset_add(&d->names, KEPT_EXPORT_FILE);
+	if ((fd = dup(d->src)) < 0 || !(dp = fdopendir(fd))) {
 		if (fd >= 0)
 			close(fd);
-		report_error_at(u->r, label, 0, "cannot read: %s", strerror(errno));
+		report_error_at(u->r, d->label, 0, "cannot read: %s", strerror(errno));
 		u->skipped++;
-		goto done;
+		return -1;
 	}
 	rewinddir(dp); /* the offset is shared with src */
 	while ((de = readdir(dp))) {
-		char **v;
-
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    !strcmp(de->d_name, KEPT_DIR_FILE) || (top && !strcmp(de->d_name, KEPT_EXPORT_FILE)))
+		    !strcmp(de->d_name, KEPT_DIR_FILE) ||
+		    (d->top && !strcmp(de->d_name, KEPT_EXPORT_FILE)))
 			continue;
-		if (nlist == cap) {
+		if (d->nlist == cap) {
 			cap = cap ? 2 * cap : 64;
-			if (!(v = realloc(list, cap * sizeof(*v))))
+			if (!(v = realloc(d->list, cap * sizeof(*v))))
 				break;
-			list = v;
+			d->list = v;
 		}
-		if (!(list[nlist] = strdup(de->d_name)))
+		if (!(d->list[d->nlist] = strdup(de->d_name)))
 			break;
-		nlist++;
+		d->nlist++;
 	}
 	closedir(dp);
-	if (nlist)
-		qsort(list, nlist, sizeof(*list), cmp_str);
-	for (size_t i = 0; i < nlist; i++) {
-		const char *sname = list[i];
-		char hexname[2 * OUTDIR_NAME_MAX + 1], dname[OUTDIR_NAME_MAX], *path = NULL, *orel = NULL;
-		char *lab = NULL;
-		json_object *ent = NULL, *side = NULL, *sh, *ph;
-		uint8_t plain[256];
-		struct stat st;
-		size_t listed = json_object_array_length(kept_out);
-		int pl = 0;
+	if (d->nlist)
+		qsort(d->list, d->nlist, sizeof(*d->list), cmp_str);
+	return 0;
+}
 
-		if (strlen(sname) >= OUTDIR_NAME_MAX)
-			continue;
-		for (size_t k = 0; sname[k]; k++)
-			snprintf(hexname + 2 * k, 3, "%02x", (uint8_t)sname[k]);
-		hexname[2 * strlen(sname)] = 0;
-		if (json_object_object_get_ex(by_name, hexname, &ent) && !ent)
-			continue; /* a sidecar */
-		if (fstatat(src, sname, &st, AT_SYMLINK_NOFOLLOW))
-			continue;
-		ph = field(ent, "plain_hex", json_type_string);
-		if (ent && names_locked && nc && ph &&
-		    (pl = (int)kept_unhex(json_object_get_string(ph), plain, 255)) > 0) {
-			out_name(&names, next, (const char *)plain, (size_t)pl,
-				 (unsigned long)intfield(ent, "inode", 0), dname);
-		} else {
-			pl = 0;
-			if (ent && names_locked && nc) {
-				report_error_at(u->r, label, 0, "an entry's name does not decrypt: kept as %s", sname);
-				u->skipped++;
-			}
-			snprintf(dname, sizeof(dname), "%s", sname);
-			nameset_add(&names, dname);
-		}
-		if (asprintf(&orel, "%s%s%s", rel, *rel ? "/" : "", dname) < 0)
-			orel = NULL;
-		sh = field(ent, "sidecar_hex", json_type_string);
-		if (sh) {
-			char sc[OUTDIR_NAME_MAX + 1];
-			long sl = kept_unhex(json_object_get_string(sh), (uint8_t *)sc, OUTDIR_NAME_MAX - 1);
+/* e's name in OUT: its name decrypted into plain (its length returned)
+ * and made unique as extract makes it, else its name in the export (0). */
+static int entry_name(struct uk *u, struct udir *d, struct uentry *e, uint8_t plain[256])
+{
+	json_object *ph = field(e->ent, "plain_hex", json_type_string);
+	int pl;
 
-			/* a name in src, never a path */
-			sc[sl > 0 ? sl : 0] = 0;
-			if (sl > 0 && !memchr(sc, '/', (size_t)sl) && !memchr(sc, 0, (size_t)sl) &&
-			    strcmp(sc, ".") && strcmp(sc, ".."))
-				side = read_json(src, sc);
-		}
-		path = entry_path(shown, plain, pl, ent, side);
-		lab = label_of(u, path, orel);
-		e4_wipe(plain, sizeof(plain));
-		if (sh && !side) {
-			report_error_at(u->r, lab, 0, "its sidecar cannot be read");
-			u->skipped++;
-			goto next;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			/* entered when this directory is done */
-			if (nsubs == capsubs) {
-				size_t c2 = capsubs ? 2 * capsubs : 16;
-				struct sub *v = realloc(subs, c2 * sizeof(*v));
-
-				if (v) {
-					subs = v;
-					capsubs = c2;
-				}
-			}
-			if (nsubs == capsubs || !orel || !lab ||
-			    !(subs[nsubs].sname = strdup(sname))) {
-				report_error_at(u->r, lab ? lab : label, 0, "out of memory: not entered");
-				u->skipped++;
-				goto next;
-			}
-			if (!(subs[nsubs].dname = strdup(dname))) {
-				free(subs[nsubs].sname);
-				report_error_at(u->r, lab, 0, "out of memory: not entered");
-				u->skipped++;
-				goto next;
-			}
-			subs[nsubs].path = path;
-			subs[nsubs].orel = orel;
-			subs[nsubs].label = lab;
-			nsubs++;
-			path = orel = lab = NULL;
-		} else if (S_ISLNK(st.st_mode) && side) {
-			json_object *sl = field(side, "decrypt_later", json_type_object);
-			json_object *blobhex = field(side, "symlink_stored_hex", json_type_string);
-			struct e4_cipher *c = cipher_of(u, sl, E4_KEY_NAMES, lab);
-			uint8_t *blob = malloc(4096), *out = malloc(4097);
-			long bl = blobhex && blob ? kept_unhex(json_object_get_string(blobhex), blob, 4096) : -1;
-			size_t tl = 0;
-
-			if (!c || !out) {
-				keep_entry(u, src, sname, side, dst, dname, &names, ent, kept_out, 1, path, lab, orel);
-			} else if (bl <= 0 || e4_symlink_decrypt(c, blob, (size_t)bl, out, &tl) != E4_OK ||
-				   !tl || memchr(out, 0, tl)) {
-				report_error_at(u->r, lab, 0, "symlink target does not decrypt: kept");
-				keep_entry(u, src, sname, side, dst, dname, &names, ent, kept_out, 1, path, lab, orel);
-				u->skipped++;
-			} else {
-				struct timespec ts[2];
-
-				out[tl] = 0;
-				later_times(sl, ts);
-				if (copy_symlink(u, src, sname, dst, dname, (char *)out, ts)) {
-					report_error_at(u->r, lab, 0, "cannot create symlink: %s", strerror(errno));
-					u->skipped++;
-				} else {
-					u->symlinks++;
-					/* its size is the target's length, as lstat
-					 * with the key gives it */
-					emit(u, path, orel, sl, "complete", NULL, (char *)out, tl);
-				}
-			}
-			if (out)
-				e4_wipe(out, 4097);
-			free(blob);
-			free(out);
-			e4_cipher_free(c);
-		} else if (S_ISLNK(st.st_mode)) {
-			if (copy_symlink(u, src, sname, dst, dname, NULL, NULL)) {
-				report_error_at(u->r, lab, 0, "cannot copy symlink: %s", strerror(errno));
-				u->skipped++;
-			} else {
-				u->copied++;
-			}
-		} else if (S_ISREG(st.st_mode) && side) {
-			json_object *sl = field(side, "decrypt_later", json_type_object);
-			struct e4_cipher *c = cipher_of(u, sl, E4_KEY_CONTENTS, lab);
-			char hashes[MANIFEST_HASHES] = "";
-			int rc = c ? decrypt_file(u, src, sname, side, dst, dname, c, lab) : -1;
-
-			if (rc == 0) {
-				u->files++;
-				if (u->man || u->o->json)
-					hash_of(dst, dname, hashes);
-				if (u->man && hashes[0]) {
-					struct e4_inode in;
-					struct manifest_row *row;
-
-					kept_later_inode(sl, &in);
-					row = manifest_row_start(orel, &in, "-");
-					/* its path in the image, as extract's rows */
-					if (row && path && manifest_row_path(row, path)) {
-						manifest_row_free(row);
-						row = NULL;
-					}
-					manifest_write(u->man, row, hashes, NULL);
-				}
-				emit(u, path, orel, sl, "complete", hashes, NULL, 0);
-			} else {
-				if (c)
-					u->skipped++;
-				if (rc != -2)
-					keep_entry(u, src, sname, side, dst, dname, &names, ent,
-						   kept_out, 0, path, lab, orel);
-			}
-			e4_cipher_free(c);
-		} else if (S_ISREG(st.st_mode)) {
-			if (copy_file(u, src, sname, dst, dname, lab))
-				u->skipped++;
-			else
-				u->copied++;
-		} else {
-			report_error_at(u->r, lab, 0, "not a file, directory or symlink: not copied");
-			u->skipped++;
-		}
-		if (keep_names && ent && json_object_array_length(kept_out) == listed) {
-			/* its name stays the stored one: listed again (made
-			 * here, so without a sidecar) */
-			json_object *e = json_tokener_parse(json_object_to_json_string(ent));
-
-			json_object_object_del(e, "sidecar");
-			json_object_object_del(e, "sidecar_hex");
-			json_object_array_add(kept_out, e);
-		}
-next:
-		json_object_put(side);
-		free(path);
-		free(orel);
-		free(lab);
+	if (e->ent && d->names_locked && d->nc && ph &&
+	    (pl = (int)kept_unhex(json_object_get_string(ph), plain, 255)) > 0) {
+		out_name(&d->names, d->next, (const char *)plain, (size_t)pl,
+			 (unsigned long)intfield(e->ent, "inode", 0), e->dname);
+		return pl;
 	}
-	/* what stays kept here: an export again */
-	if (keep_names || json_object_array_length(kept_out)) {
-		json_object *o = json_object_get(dfile);
-
-		if (!o) {
-			o = json_record("kept_directory");
-			if (shown)
-				json_object_object_add(o, "path", json_object_new_string(shown));
-		}
-		json_object_object_add(o, "names_locked", json_object_new_boolean(keep_names));
-		json_object_object_add(o, "entries", json_object_get(kept_out));
-		if (kept_write_json(&u->od, dst, KEPT_DIR_FILE, o)) {
-			report_error_at(u->r, label, 0, "cannot write %s: %s", KEPT_DIR_FILE, strerror(errno));
-			u->skipped++;
-		}
-		json_object_put(o);
+	if (e->ent && d->names_locked && d->nc) {
+		report_error_at(u->r, d->label, 0, "an entry's name does not decrypt: kept as %s", e->sname);
+		u->skipped++;
 	}
-done:
-	/* this directory's entries released before its subdirectories */
-	for (size_t i = 0; i < nlist; i++)
-		free(list[i]);
-	free(list);
-	nameset_free(&names);
-	e4_cipher_free(nc);
-	json_object_put(by_name);
-	json_object_put(next);
-	json_object_put(kept_out);
-	json_object_put(dfile);
-	for (size_t i = 0; i < nsubs; i++) {
-		struct sub *s = &subs[i];
-		int s2 = openat(src, s->sname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		int d2 = s2 >= 0 && depth < MAX_DEPTH ? outdir_mkdir(&u->od, dst, s->dname) : -1;
+	snprintf(e->dname, sizeof(e->dname), "%s", e->sname);
+	nameset_add(&d->names, e->dname);
+	return 0;
+}
 
-		if (depth >= MAX_DEPTH) {
+/* The sidecar an entry names (sh: its name in hex), or NULL.  Only a
+ * name in src, never a path. */
+static json_object *read_sidecar(int src, json_object *sh)
+{
+	char sc[OUTDIR_NAME_MAX + 1];
+	long sl = kept_unhex(json_object_get_string(sh), (uint8_t *)sc, OUTDIR_NAME_MAX - 1);
+
+	sc[sl > 0 ? sl : 0] = 0;
+	if (sl > 0 && !memchr(sc, '/', (size_t)sl) && !memchr(sc, 0, (size_t)sl) &&
+	    strcmp(sc, ".") && strcmp(sc, ".."))
+		return read_json(src, sc);
+	return NULL;
+}
+
+/* What e is before it is made: its stored entry, type, name in OUT,
+ * sidecar, path in the image and label.  Nonzero: not made (a sidecar,
+ * a name too long, gone from the export, or its sidecar unreadable). */
+static int entry_prepare(struct uk *u, struct udir *d, struct uentry *e)
+{
+	char hexname[2 * OUTDIR_NAME_MAX + 1];
+	uint8_t plain[256];
+	json_object *sh;
+	int pl;
+
+	if (strlen(e->sname) >= OUTDIR_NAME_MAX)
+		return -1;
+	for (size_t k = 0; e->sname[k]; k++)
+		snprintf(hexname + 2 * k, 3, "%02x", (uint8_t)e->sname[k]);
+	hexname[2 * strlen(e->sname)] = 0;
+	if (json_object_object_get_ex(d->by_name, hexname, &e->ent) && !e->ent)
+		return -1; /* a sidecar */
+	if (fstatat(d->src, e->sname, &e->st, AT_SYMLINK_NOFOLLOW))
+		return -1;
+	pl = entry_name(u, d, e, plain);
+	if (asprintf(&e->orel, "%s%s%s", d->rel, *d->rel ? "/" : "", e->dname) < 0)
+		e->orel = NULL;
+	sh = field(e->ent, "sidecar_hex", json_type_string);
+	if (sh)
+		e->side = read_sidecar(d->src, sh);
+	e->path = entry_path(d->shown, plain, pl, e->ent, e->side);
+	e->lab = label_of(u, e->path, e->orel);
+	e4_wipe(plain, sizeof(plain));
+	if (sh && !e->side) {
+		report_error_at(u->r, e->lab, 0, "its sidecar cannot be read");
+		u->skipped++;
+		return -1;
+	}
+	return 0;
+}
+
+/* A subdirectory queued, to be entered when d is done (its path, output
+ * path and label move to the queue); -1 when out of memory. */
+static int queue_sub(struct uk *u, struct udir *d, struct uentry *e)
+{
+	struct sub *s;
+
+	if (d->nsubs == d->capsubs) {
+		size_t c2 = d->capsubs ? 2 * d->capsubs : 16;
+		struct sub *v = realloc(d->subs, c2 * sizeof(*v));
+
+		if (v) {
+			d->subs = v;
+			d->capsubs = c2;
+		}
+	}
+	if (d->nsubs == d->capsubs || !e->orel || !e->lab ||
+	    !(d->subs[d->nsubs].sname = strdup(e->sname))) {
+		report_error_at(u->r, e->lab ? e->lab : d->label, 0, "out of memory: not entered");
+		u->skipped++;
+		return -1;
+	}
+	s = &d->subs[d->nsubs];
+	if (!(s->dname = strdup(e->dname))) {
+		free(s->sname);
+		report_error_at(u->r, e->lab, 0, "out of memory: not entered");
+		u->skipped++;
+		return -1;
+	}
+	s->path = e->path;
+	s->orel = e->orel;
+	s->label = e->lab;
+	d->nsubs++;
+	e->path = e->orel = e->lab = NULL;
+	return 0;
+}
+
+/* A locked symlink: made with its target decrypted, else kept. */
+static void unlock_symlink(struct uk *u, struct udir *d, struct uentry *e)
+{
+	json_object *sl = field(e->side, "decrypt_later", json_type_object);
+	json_object *blobhex = field(e->side, "symlink_stored_hex", json_type_string);
+	struct e4_cipher *c = cipher_of(u, sl, E4_KEY_NAMES, e->lab);
+	uint8_t *blob = malloc(4096), *out = malloc(4097);
+	long bl = blobhex && blob ? kept_unhex(json_object_get_string(blobhex), blob, 4096) : -1;
+	size_t tl = 0;
+
+	if (!c || !out) {
+		keep_entry(u, d, e, 1);
+	} else if (bl <= 0 || e4_symlink_decrypt(c, blob, (size_t)bl, out, &tl) != E4_OK ||
+		   !tl || memchr(out, 0, tl)) {
+		report_error_at(u->r, e->lab, 0, "symlink target does not decrypt: kept");
+		keep_entry(u, d, e, 1);
+		u->skipped++;
+	} else {
+		struct timespec ts[2];
+
+		out[tl] = 0;
+		later_times(sl, ts);
+		if (copy_symlink(u, d->src, e->sname, d->dst, e->dname, (char *)out, ts)) {
+			report_error_at(u->r, e->lab, 0, "cannot create symlink: %s", strerror(errno));
+			u->skipped++;
+		} else {
+			u->symlinks++;
+			/* its size is the target's length, as lstat
+			 * with the key gives it */
+			emit(u, e->path, e->orel, sl, "complete", NULL, (char *)out, tl);
+		}
+	}
+	if (out)
+		e4_wipe(out, 4097);
+	free(blob);
+	free(out);
+	e4_cipher_free(c);
+}
+
+/* The manifest row of a file decrypted to orel (later: its inode). */
+static void manifest_add(struct uk *u, json_object *later, const char *orel,
+			 const char *path, const char *hashes)
+{
+	struct e4_inode in;
+	struct manifest_row *row;
+
+	kept_later_inode(later, &in);
+	row = manifest_row_start(orel, &in, "-");
+	/* its path in the image, as extract's rows */
+	if (row && path && manifest_row_path(row, path)) {
+		manifest_row_free(row);
+		row = NULL;
+	}
+	manifest_write(u->man, row, hashes, NULL);
+}
+
+/* A locked regular file: decrypted, else kept (not when decrypt_file
+ * failed writing OUT, -2). */
+static void unlock_file(struct uk *u, struct udir *d, struct uentry *e)
+{
+	json_object *sl = field(e->side, "decrypt_later", json_type_object);
+	struct e4_cipher *c = cipher_of(u, sl, E4_KEY_CONTENTS, e->lab);
+	char hashes[MANIFEST_HASHES] = "";
+	int rc = c ? decrypt_file(u, d->src, e->sname, e->side, d->dst, e->dname, c, e->lab) : -1;
+
+	if (rc == 0) {
+		u->files++;
+		if (u->man || u->o->json)
+			hash_of(d->dst, e->dname, hashes);
+		if (u->man && hashes[0])
+			manifest_add(u, sl, e->orel, e->path, hashes);
+		emit(u, e->path, e->orel, sl, "complete", hashes, NULL, 0);
+	} else {
+		if (c)
+			u->skipped++;
+		if (rc != -2)
+			keep_entry(u, d, e, 0);
+	}
+	e4_cipher_free(c);
+}
+
+/* e made in OUT: a subdirectory queued, a locked symlink or file
+ * decrypted (or kept), anything else copied as it is.  -1: a
+ * subdirectory not queued. */
+static int entry_make(struct uk *u, struct udir *d, struct uentry *e)
+{
+	mode_t m = e->st.st_mode;
+
+	if (S_ISDIR(m))
+		return queue_sub(u, d, e);
+	if (S_ISLNK(m) && e->side) {
+		unlock_symlink(u, d, e);
+	} else if (S_ISLNK(m)) {
+		if (copy_symlink(u, d->src, e->sname, d->dst, e->dname, NULL, NULL)) {
+			report_error_at(u->r, e->lab, 0, "cannot copy symlink: %s", strerror(errno));
+			u->skipped++;
+		} else {
+			u->copied++;
+		}
+	} else if (S_ISREG(m) && e->side) {
+		unlock_file(u, d, e);
+	} else if (S_ISREG(m)) {
+		if (copy_file(u, d->src, e->sname, d->dst, e->dname, e->lab))
+			u->skipped++;
+		else
+			u->copied++;
+	} else {
+		report_error_at(u->r, e->lab, 0, "not a file, directory or symlink: not copied");
+		u->skipped++;
+	}
+	return 0;
+}
+
+/* Where d's names stay locked, an entry that keep_entry did not list
+ * (listed: kept_out's length before it) is listed again under its
+ * stored name (made here, so without a sidecar). */
+static void list_stored(struct udir *d, struct uentry *e, size_t listed)
+{
+	json_object *o;
+
+	if (!d->keep_names || !e->ent || json_object_array_length(d->kept_out) != listed)
+		return;
+	o = json_tokener_parse(json_object_to_json_string(e->ent));
+	json_object_object_del(o, "sidecar");
+	json_object_object_del(o, "sidecar_hex");
+	json_object_array_add(d->kept_out, o);
+}
+
+/* One entry of d (sname in the export), made in OUT and released. */
+static void do_entry(struct uk *u, struct udir *d, const char *sname)
+{
+	struct uentry e = { .sname = sname };
+	size_t listed = json_object_array_length(d->kept_out);
+
+	if (!entry_prepare(u, d, &e) && !entry_make(u, d, &e))
+		list_stored(d, &e, listed);
+	json_object_put(e.side);
+	free(e.path);
+	free(e.orel);
+	free(e.lab);
+}
+
+/* What stays kept in d, written as its directory file: OUT is an
+ * export again. */
+static void write_kept(struct uk *u, struct udir *d)
+{
+	json_object *o;
+
+	if (!d->keep_names && !json_object_array_length(d->kept_out))
+		return;
+	o = json_object_get(d->dfile);
+	if (!o) {
+		o = json_record("kept_directory");
+		if (d->shown)
+			json_object_object_add(o, "path", json_object_new_string(d->shown));
+	}
+	json_object_object_add(o, "names_locked", json_object_new_boolean(d->keep_names));
+	json_object_object_add(o, "entries", json_object_get(d->kept_out));
+	if (kept_write_json(&u->od, d->dst, KEPT_DIR_FILE, o)) {
+		report_error_at(u->r, d->label, 0, "cannot write %s: %s", KEPT_DIR_FILE, strerror(errno));
+		u->skipped++;
+	}
+	json_object_put(o);
+}
+
+/* d's entries released, before its subdirectories are entered. */
+static void dir_release(struct udir *d)
+{
+	for (size_t i = 0; i < d->nlist; i++)
+		free(d->list[i]);
+	free(d->list);
+	nameset_free(&d->names);
+	e4_cipher_free(d->nc);
+	json_object_put(d->by_name);
+	json_object_put(d->next);
+	json_object_put(d->kept_out);
+	json_object_put(d->dfile);
+	d->list = NULL;
+	d->nlist = 0;
+	d->nc = NULL;
+	d->by_name = d->next = d->kept_out = d->dfile = d->ents = NULL;
+}
+
+static void unlock_dir(struct uk *u, int src, int dst, const char *in_path,
+		       const char *rel, unsigned int depth, int top);
+
+/* d's queued subdirectories made in OUT and unlocked, in order. */
+static void enter_subs(struct uk *u, struct udir *d)
+{
+	for (size_t i = 0; i < d->nsubs; i++) {
+		struct sub *s = &d->subs[i];
+		int s2 = openat(d->src, s->sname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int d2 = s2 >= 0 && d->depth < MAX_DEPTH ? outdir_mkdir(&u->od, d->dst, s->dname) : -1;
+
+		if (d->depth >= MAX_DEPTH) {
 			report_error_at(u->r, s->label, 0, "directories nested deeper than %d: not entered",
 					MAX_DEPTH);
 			u->skipped++;
@@ -1025,7 +1163,7 @@ done:
 			report_error_at(u->r, s->label, 0, "cannot make directory: %s", strerror(errno));
 			u->skipped++;
 		} else {
-			unlock_dir(u, s2, d2, s->path, s->orel, depth + 1, 0);
+			unlock_dir(u, s2, d2, s->path, s->orel, d->depth + 1, 0);
 			close(d2);
 		}
 		if (s2 >= 0)
@@ -1036,30 +1174,98 @@ done:
 		free(s->orel);
 		free(s->label);
 	}
-	free(subs);
-	if (!top) {
-		/* its own mode and times, once its entries are made */
+	free(d->subs);
+	d->subs = NULL;
+	d->nsubs = d->capsubs = 0;
+}
+
+/* d's own mode, times and record (not OUT's), once its entries are made;
+ * then the rest of d released. */
+static void dir_finish(struct uk *u, struct udir *d)
+{
+	if (!d->top) {
 		struct stat st;
 		struct timespec ts[2];
 		mode_t m;
 
-		if (!fstat(src, &st)) {
+		if (!fstat(d->src, &st)) {
 			ts[0] = st.st_atim;
 			ts[1] = st.st_mtim;
 			m = st.st_mode & setid_mask(u);
-			if (later) {
-				later_times(later, ts);
-				m = (mode_t)(intfield(later, "i_mode", m) & setid_mask(u));
+			if (d->later) {
+				later_times(d->later, ts);
+				m = (mode_t)(intfield(d->later, "i_mode", m) & setid_mask(u));
 			}
-			fchmod(dst, m);
-			futimens(dst, ts);
+			fchmod(d->dst, m);
+			futimens(d->dst, ts);
 		}
 		u->dirs++;
-		emit(u, shown, rel, later, "complete", NULL, NULL, 0);
+		emit(u, d->shown, d->rel, d->later, "complete", NULL, NULL, 0);
 	}
-	json_object_put(later);
-	free(shown);
-	free(label);
+	json_object_put(d->later);
+	free(d->shown);
+	free(d->label);
+}
+
+/* Copy (and decrypt) export directory src into dst.  in_path: its path
+ * in the image as its parent's saved names give it, or NULL (then its
+ * own directory file's "path"); rel: its path in OUT ("" for OUT, top).
+ * Its entries are done, and its own records released, before its
+ * subdirectories are entered: memory is one directory's entries and the
+ * names of the subdirectories on the way down.  Then its mode, times and
+ * record (not OUT's). */
+static void unlock_dir(struct uk *u, int src, int dst, const char *in_path,
+		       const char *rel, unsigned int depth, int top)
+{
+	struct udir d = { .src = src, .dst = dst, .top = top, .depth = depth, .rel = rel };
+
+	dir_open(u, &d, in_path);
+	open_names(u, &d);
+	index_names(&d);
+	if (!dir_list(u, &d)) {
+		for (size_t i = 0; i < d.nlist; i++)
+			do_entry(u, &d, d.list[i]);
+		write_kept(u, &d);
+	}
+	dir_release(&d);
+	enter_subs(u, &d);
+	dir_finish(u, &d);
+}
+
+/* The keys given: key files, then passphrases with the salt given or the
+ * export's.  -1 when one cannot be loaded or none is given. */
+static int load_keys(struct uk *u)
+{
+	const struct options *o = u->o;
+	json_object *v;
+	uint8_t salt[256];
+	long salt_len = -1;
+	int rc = -1;
+
+	if (!(u->ks = e4_keystore_new()))
+		return -1;
+	for (size_t i = 0; i < o->n_key_files; i++)
+		if (keyload_file(u->ks, o->key_files[i], u->r))
+			goto out;
+	if (o->salt_hex)
+		salt_len = keyload_salt(o->salt_hex, salt, u->r);
+	else if ((v = field(u->header, "encrypt_pw_salt", json_type_string)))
+		salt_len = kept_unhex(json_object_get_string(v), salt, sizeof(salt));
+	for (size_t i = 0; i < o->n_pass_files; i++)
+		if (salt_len <= 0 || keyload_passphrase(u->ks, o->pass_files[i], salt,
+							(size_t)salt_len, u->r)) {
+			if (salt_len <= 0)
+				report_error(u->r, "no passphrase salt in the export: give --salt SALT");
+			goto out;
+		}
+	if (!e4_keystore_count(u->ks)) {
+		report_error(u->r, "unlock-kept: give --key-file or --passphrase-file");
+		goto out;
+	}
+	rc = 0;
+out:
+	e4_wipe(salt, sizeof(salt));
+	return rc;
 }
 
 static int run(const struct options *o, struct report *r)
@@ -1067,9 +1273,6 @@ static int run(const struct options *o, struct report *r)
 	struct uk u;
 	const char *exp = o->args[0];
 	int src = -1, rc = EXIT_FATAL;
-	json_object *v;
-	uint8_t salt[256];
-	long salt_len = -1;
 	int64_t bs;
 
 	memset(&u, 0, sizeof(u));
@@ -1093,26 +1296,8 @@ static int run(const struct options *o, struct report *r)
 		goto out;
 	}
 	u.bs = (unsigned int)bs;
-	if (!(u.ks = e4_keystore_new()))
+	if (load_keys(&u))
 		goto out;
-	for (size_t i = 0; i < o->n_key_files; i++)
-		if (keyload_file(u.ks, o->key_files[i], r))
-			goto out;
-	if (o->salt_hex)
-		salt_len = keyload_salt(o->salt_hex, salt, r);
-	else if ((v = field(u.header, "encrypt_pw_salt", json_type_string)))
-		salt_len = kept_unhex(json_object_get_string(v), salt, sizeof(salt));
-	for (size_t i = 0; i < o->n_pass_files; i++)
-		if (salt_len <= 0 || keyload_passphrase(u.ks, o->pass_files[i], salt,
-							(size_t)salt_len, r)) {
-			if (salt_len <= 0)
-				report_error(r, "no passphrase salt in the export: give --salt SALT");
-			goto out;
-		}
-	if (!e4_keystore_count(u.ks)) {
-		report_error(r, "unlock-kept: give --key-file or --passphrase-file");
-		goto out;
-	}
 	if (mkdir(o->out_dir, 0755) && errno != EEXIST) {
 		report_error(r, "%s: cannot create: %s", o->out_dir, strerror(errno));
 		goto out;
@@ -1164,7 +1349,6 @@ out:
 	free(u.pols);
 	e4_keystore_free(u.ks);
 	json_object_put(u.header);
-	e4_wipe(salt, sizeof(salt));
 	return rc;
 }
 
