@@ -61,6 +61,8 @@ struct uk {
 	size_t npols, slots;
 	struct manifest *man;
 	size_t dirs, files, symlinks, copied, kept, skipped;
+	size_t dir_files;       /* directory files written: OUT is an export */
+	size_t names_kept;      /* directories whose names stay locked */
 };
 
 /* The mode bits made: set-user-ID and set-group-ID only with
@@ -151,6 +153,8 @@ static void decrypt_names(struct e4_cipher *c, json_object *entries,
 		size_t m = 0;
 		int ok;
 
+		if (!json_object_is_type(e, json_type_object))
+			continue; /* not an entry: index_names lists none */
 		if (keep) /* only what decrypts here is a name */
 			json_object_object_del(e, "plain_hex");
 		if (len <= 0)
@@ -463,7 +467,8 @@ static int decrypt_file(struct uk *u, int src, const char *cname, json_object *s
 	struct out_file f;
 	struct stat st;
 	uint8_t *in = NULL, *out = NULL;
-	int fd, rc = -1;
+	uint64_t end = 0;       /* the data units are in ascending order, */
+	int fd, rc = -1;        /* each once: work linear in the file */
 
 	if (!units || intfield(later, "i_size", -1) < 0) {
 		report_error_at(u->r, shown, 0, "its sidecar lacks the data-unit layout");
@@ -502,6 +507,9 @@ static int decrypt_file(struct uk *u, int src, const char *cname, json_object *s
 		count = (uint64_t)json_object_get_int64(json_object_array_get_idx(r, 1));
 		if (first >= nblocks || count > nblocks - first)
 			goto bad;
+		if (first < end)
+			goto unordered;
+		end = first + count;
 		for (uint64_t b = first; b < first + count; b++) {
 			uint64_t off = b * u->bs, n = size - off < u->bs ? size - off : u->bs;
 
@@ -518,6 +526,10 @@ static int decrypt_file(struct uk *u, int src, const char *cname, json_object *s
 	goto done;
 bad:
 	report_error_at(u->r, shown, 0, "its sidecar's data units run past its i_size");
+	outdir_file_abort(&f);
+	goto out;
+unordered:
+	report_error_at(u->r, shown, 0, "its sidecar's data units overlap or are out of order");
 	outdir_file_abort(&f);
 	goto out;
 fail:
@@ -795,14 +807,18 @@ static void open_names(struct uk *u, struct udir *d)
 
 /* by_name: the stored entries by their name in the export; their
  * sidecars' names map to null (not entries of their own). */
-static void index_names(struct udir *d)
+static void index_names(struct uk *u, struct udir *d)
 {
 	for (size_t i = 0; d->ents && i < json_object_array_length(d->ents); i++) {
 		json_object *e = json_object_array_get_idx(d->ents, i);
 		json_object *nh = field(e, "name_hex", json_type_string), *sh;
 
-		if (!nh)
+		if (!nh) {
+			report_error_at(u->r, d->label, 0, "%s: entry %zu has no name_hex: ignored",
+					KEPT_DIR_FILE, i);
+			u->skipped++;
 			continue;
+		}
 		json_object_object_add(d->by_name, json_object_get_string(nh), json_object_get(e));
 		if ((sh = field(e, "sidecar_hex", json_type_string)))
 			json_object_object_add(d->by_name, json_object_get_string(sh), json_object_new_null());
@@ -854,7 +870,8 @@ static int dir_list(struct uk *u, struct udir *d)
 }
 
 /* e's name in OUT: its name decrypted into plain (its length returned)
- * and made unique as extract makes it, else its name in the export (0). */
+ * and made unique as extract makes it, else its name in the export (0);
+ * -1, reported, when that name is taken. */
 static int entry_name(struct uk *u, struct udir *d, struct uentry *e, uint8_t plain[256])
 {
 	json_object *ph = field(e->ent, "plain_hex", json_type_string);
@@ -871,7 +888,13 @@ static int entry_name(struct uk *u, struct udir *d, struct uentry *e, uint8_t pl
 		u->skipped++;
 	}
 	snprintf(e->dname, sizeof(e->dname), "%s", e->sname);
-	nameset_add(&d->names, e->dname);
+	if (nameset_add(&d->names, e->dname) != 1) {
+		/* an entry decrypted before it took the name: never replaced */
+		report_error_at(u->r, d->label, 0, "%s: its name is taken in the output: not made",
+				e->sname);
+		u->skipped++;
+		return -1;
+	}
 	return 0;
 }
 
@@ -908,7 +931,8 @@ static int entry_prepare(struct uk *u, struct udir *d, struct uentry *e)
 		return -1; /* a sidecar */
 	if (fstatat(d->src, e->sname, &e->st, AT_SYMLINK_NOFOLLOW))
 		return -1;
-	pl = entry_name(u, d, e, plain);
+	if ((pl = entry_name(u, d, e, plain)) < 0)
+		return -1;
 	if (asprintf(&e->orel, "%s%s%s", d->rel, *d->rel ? "/" : "", e->dname) < 0)
 		e->orel = NULL;
 	sh = field(e->ent, "sidecar_hex", json_type_string);
@@ -1122,6 +1146,9 @@ static void write_kept(struct uk *u, struct udir *d)
 	if (kept_write_json(&u->od, d->dst, KEPT_DIR_FILE, o)) {
 		report_error_at(u->r, d->label, 0, "cannot write %s: %s", KEPT_DIR_FILE, strerror(errno));
 		u->skipped++;
+	} else {
+		u->dir_files++;
+		u->names_kept += d->keep_names != 0;
 	}
 	json_object_put(o);
 }
@@ -1221,7 +1248,7 @@ static void unlock_dir(struct uk *u, int src, int dst, const char *in_path,
 
 	dir_open(u, &d, in_path);
 	open_names(u, &d);
-	index_names(&d);
+	index_names(u, &d);
 	if (!dir_list(u, &d)) {
 		for (size_t i = 0; i < d.nlist; i++)
 			do_entry(u, &d, d.list[i]);
@@ -1319,14 +1346,15 @@ static int run(const struct options *o, struct report *r)
 
 		unlock_dir(&u, src, u.od.root_fd, p ? json_object_get_string(p) : "/", "", 0, 1);
 	}
-	if (u.kept && kept_write_json(&u.od, u.od.root_fd, KEPT_EXPORT_FILE, u.header)) {
+	if ((u.kept || u.dir_files) &&
+	    kept_write_json(&u.od, u.od.root_fd, KEPT_EXPORT_FILE, u.header)) {
 		report_error(r, "%s/%s: cannot write: %s", o->out_dir, KEPT_EXPORT_FILE, strerror(errno));
 		u.skipped++;
 	}
 	if (manifest_close(u.man, r))
 		u.skipped++;
 	u.man = NULL;
-	rc = u.kept || u.skipped || r->errors ? EXIT_SKIPPED : EXIT_DONE;
+	rc = u.kept || u.names_kept || u.skipped || r->errors ? EXIT_SKIPPED : EXIT_DONE;
 	{
 		const struct tally t[] = {
 			{ "directories", "directories", u.dirs, 0 },

@@ -112,18 +112,22 @@ const struct e4_master_key *e4_keystore_key(const struct e4_keystore *ks,
 	return ks && i < ks->n ? ks->keys[i] : NULL;
 }
 
+int e4_key_names(const struct e4_master_key *k, const struct e4_context *ctx)
+{
+	if (!k)
+		return 0;
+	if (ctx->version == E4_CONTEXT_V1)
+		return !memcmp(k->e4crypt_desc, ctx->key_id, E4_KEY_DESCRIPTOR_SIZE);
+	if (ctx->version == E4_CONTEXT_V2)
+		return !memcmp(k->v2_id, ctx->key_id, E4_KEY_IDENTIFIER_SIZE);
+	return 0;
+}
+
 long e4_keystore_match(const struct e4_keystore *ks,
 		       const struct e4_context *ctx)
 {
-	for (size_t i = 0; ks && i < ks->n; i++) {
-		const struct e4_master_key *k = ks->keys[i];
-
-		if (ctx->version == E4_CONTEXT_V1 &&
-		    !memcmp(k->e4crypt_desc, ctx->key_id, E4_KEY_DESCRIPTOR_SIZE))
+	for (size_t i = 0; ks && i < ks->n; i++)
+		if (e4_key_names(ks->keys[i], ctx))
 			return (long)i;
-		if (ctx->version == E4_CONTEXT_V2 &&
-		    !memcmp(k->v2_id, ctx->key_id, E4_KEY_IDENTIFIER_SIZE))
-			return (long)i;
-	}
 	return -1;
 }

@@ -43,6 +43,10 @@ size_t e4_keystore_count(const struct e4_keystore *ks);
 const struct e4_master_key *e4_keystore_key(const struct e4_keystore *ks,
 					    size_t i);
 
+/* Whether ctx's policy names key k by hash: a v1 descriptor equal to its
+ * e4crypt descriptor, a v2 identifier equal to its identifier. */
+int e4_key_names(const struct e4_master_key *k, const struct e4_context *ctx);
+
 /* The index of the key that a policy names by hash: a v1 descriptor equal
  * to the key's e4crypt descriptor (a convention the kernel does not
  * enforce), or a v2 identifier equal to the key's identifier (which the

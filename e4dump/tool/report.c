@@ -3,6 +3,8 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include "escape.h"
 #include "jsonout.h"
 #include "report.h"
 
@@ -61,6 +63,37 @@ static const char *prefix(enum e4_diag_level level)
 	}
 }
 
+/* Write text to stderr so that it cannot drive the terminal, whoever
+ * built it: a path or name a caller did not escape (from an image, an
+ * export or a capture) is escaped here as e4_escape does.  Text already
+ * escaped passes unchanged: its backslashes are copied and only the runs
+ * between them are escaped (a backslash never falls inside a UTF-8
+ * sequence). */
+static void put_safe(const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		size_t n = strcspn(p, "\\");
+		char *out;
+
+		if (n) {
+			out = malloc(E4_ESCAPE_SIZE(n));
+			if (out) {
+				fwrite(out, 1, e4_escape((const uint8_t *)p, n, out, 0), stderr);
+				free(out);
+			} else {
+				fputs("?", stderr);
+			}
+			p += n;
+		}
+		if (*p == '\\') {
+			fputc('\\', stderr);
+			p++;
+		}
+	}
+}
+
 /* extract's writer thread reports too: counts are atomic, and each line
  * is written under stderr's lock. */
 static void count(struct report *r, enum e4_diag_level level)
@@ -86,13 +119,16 @@ void report_diag(void *arg, const struct e4_diag *d)
 		return;
 	flockfile(stderr);
 	fprintf(stderr, "e4dump: %s", prefix(d->level));
-	if (d->path && d->ino)
-		fprintf(stderr, "%s (inode %u): ", d->path, d->ino);
-	else if (d->path)
-		fprintf(stderr, "%s: ", d->path);
-	else if (d->ino)
+	if (d->path) {
+		put_safe(d->path);
+		if (d->ino)
+			fprintf(stderr, " (inode %u)", d->ino);
+		fputs(": ", stderr);
+	} else if (d->ino) {
 		fprintf(stderr, "inode %u: ", d->ino);
-	fprintf(stderr, "%s\n", d->message);
+	}
+	put_safe(d->message);
+	fputc('\n', stderr);
 	funlockfile(stderr);
 }
 
@@ -113,11 +149,18 @@ static void emit(struct report *r, enum e4_diag_level level, const char *fmt,
 	}
 	if (level == E4_DIAG_INFO && !r->verbose)
 		return;
-	flockfile(stderr);
-	fprintf(stderr, "e4dump: %s", prefix(level));
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	funlockfile(stderr);
+	{
+		char *msg = NULL;
+
+		if (vasprintf(&msg, fmt, ap) < 0)
+			msg = NULL;
+		flockfile(stderr);
+		fprintf(stderr, "e4dump: %s", prefix(level));
+		put_safe(msg ? msg : "out of memory");
+		fputc('\n', stderr);
+		funlockfile(stderr);
+		free(msg);
+	}
 }
 
 #define REPORT_FN(name, level)                                  \

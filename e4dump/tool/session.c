@@ -56,7 +56,7 @@ static int names_a_policy(struct session *s, size_t i, char hex[33])
 		return 0;
 	for (size_t j = 0; j < n; j++)
 		if (v[j].flagged && v[j].ctx_status == E4_OK &&
-		    e4_keystore_match(s->keys, &v[j].ctx) == (long)i) {
+		    e4_key_names(e4_keystore_key(s->keys, i), &v[j].ctx)) {
 			e4_context_key_id_hex(&v[j].ctx, hex);
 			return 1;
 		}

@@ -9,8 +9,10 @@
 # key (the manifest's: the target's length, not the stored i_size) and the
 # target, as a direct extract's records do.  Hostile exports
 # (tests/cli/unlock_kept_craft.py): a ciphertext changed after export, data
-# units past i_size, a garbled context, a stored name that does not
-# decrypt (with a forged plaintext beside it), a symlink planted in OUT:
+# units past i_size or given twice, a garbled context, a stored name that
+# does not decrypt (with a forged plaintext beside it), entries that are
+# not objects (json-c aborted on them), an export name holding a C1
+# control (CSI: shown escaped, never as the byte), a symlink planted in OUT:
 # each is an error naming the entry, the entry stays kept (or is not
 # made), the rest is written, exit 1, and nothing lands outside OUT.  Not
 # an export: exit 2.  Paths in the image: on the hostile names of
@@ -51,7 +53,7 @@ check "its manifest: a plaintext row per file decrypted" \
 expect "not an export" 2 'not an export' -- "$E4DUMP" unlock-kept --key-file "$K" "$W/direct" -o "$W/x"
 check "nothing made for it" '[ ! -e "$W/x" ]'
 mkdir "$W/outside"
-for edit in tamper units context name; do
+for edit in tamper units context name overlap nonobject c1name; do
 	rm -rf "$W/e"
 	cp -a "$W/kl" "$W/e"
 	p=$(/usr/bin/python3 "$top/tests/cli/unlock_kept_craft.py" "$W/e" $edit)
@@ -60,12 +62,20 @@ for edit in tamper units context name; do
 	units) re='data units run past' ;;
 	context) re='context is missing or bad' ;;
 	name) re="name does not decrypt" ;;
+	overlap) re='data units overlap or are out of order' ;;
+	nonobject) re='has no name_hex: ignored' ;;
+	c1name) re='kept as .*\\xc2\\x9b\[31m' ;;
 	esac
 	expect "$edit: exit 1, named" 1 "$re" -- "$E4DUMP" unlock-kept --key-file "$K" "$W/e" -o "$W/o.$edit"
 	if [ $edit = name ]; then
 		# its stored name stays: the entry under the no-key name it had
 		k=$(/usr/bin/python3 "$top/tests/cli/unlock_kept_craft.py" "$W/e" kept "$p" 2>&1)
 		check "name: inode $p made under its no-key name ($k)" '[ -d "$W/o.$edit/$k" ]'
+	elif [ $edit = c1name ]; then
+		check "c1name: no C1 control reaches the terminal" '! grep -q "$(printf "\302\233")" "$W/err"'
+	elif [ $edit = nonobject ]; then
+		check "nonobject: the directory's names decrypted all the same" \
+			'[ "$(grep -c "has no name_hex" "$W/err")" = 3 ] && ! grep -q "Assertion" "$W/err"'
 	else
 		k=$(/usr/bin/python3 "$top/tests/cli/unlock_kept_craft.py" "$W/o.$edit" kept "$p" 2>&1)
 		st=$?
@@ -75,6 +85,18 @@ for edit in tamper units context name; do
 		'cmp -s "$W/direct/plain/hello.txt" "$W/o.$edit/plain/hello.txt" && [ "$(find "$W/o.$edit/secret" -type f ! -name "*.json" | wc -l)" -ge 2 ]'
 	check "$edit: nothing outside OUT" '[ ! -e "$W/escape" ] && [ -z "$(ls -A "$W/outside")" ]'
 done
+# only locked directories left (no key opens them): OUT is an export
+# again all the same, which the key then finishes
+rm -rf "$W/do" && cp -a "$W/kl" "$W/do"
+/usr/bin/python3 "$top/tests/cli/unlock_kept_craft.py" "$W/do" dirsonly >/dev/null
+head -c 64 /dev/urandom >"$W/wrong.key"
+expect "dirsonly, a wrong key: exit 1, names kept" 1 'names do not decrypt|kept' -- \
+	"$E4DUMP" unlock-kept --key-file "$W/wrong.key" "$W/do" -o "$W/do.o"
+check "dirsonly: OUT has the export header" '[ -f "$W/do.o/%e4dump-export.json" ]'
+expect "dirsonly: unlock-kept of that OUT with the key" 0 'unlock-kept: ' -- \
+	"$E4DUMP" unlock-kept --key-file "$K" "$W/do.o" -o "$W/do.k"
+check "dirsonly: the directories decrypted ($(ls "$W/do.k/secret" 2>&1 | head -3 | tr '\n' ' '))" \
+	'[ -d "$W/do.k/secret" ] && [ -z "$(find "$W/do.k" -name "%e4dump-dir.json")" ]'
 # a symlink planted in OUT where a directory is made: not followed
 mkdir "$W/o.planted"
 ln -s "$W/outside" "$W/o.planted/secret"
