@@ -67,7 +67,7 @@ static void at(const uint8_t *p, size_t n)
 			abort();
 		e4_wipe(&half, sizeof(half));
 	}
-	if (n >= E4_HMAC_STATES_SIZE && e4_hmac_states_match(p, &st) &&
+	if (e4_hmac_states_match(p, n, &st) &&
 	    e4_hkdf_expand_states(&st, E4_HKDF_KEY_IDENTIFIER, NULL, 0, id, sizeof(id)) != E4_OK)
 		abort();
 	e4_wipe(&k, sizeof(k));

@@ -113,11 +113,14 @@ enum e4_status e4_hmac_states_of_key(struct e4_hmac_states *st,
 	return E4_OK;
 }
 
-int e4_hmac_states_match(const uint8_t *p, struct e4_hmac_states *st)
+int e4_hmac_states_match(const uint8_t *p, size_t len,
+			 struct e4_hmac_states *st)
 {
 	static const uint8_t zero[64];
 	struct e4_hmac_states s, z;
 
+	if (len < E4_HMAC_STATES_SIZE)
+		return 0;
 	for (int k = 0; k < 2; k++) {
 		const uint8_t *q = p + 208 * k;
 

@@ -24,12 +24,14 @@ struct e4_hmac_states {
 	uint64_t opad[8];
 };
 
-/* Whether the 416 bytes at p are laid out as §17.3 says: both counts
- * (128, 0), both buf fields equal, neither state SHA-512's initial value
- * nor that of the all-zero salt (constants of every key's extract).  A
- * match is a candidate only: its identifier confirms it.  On a match,
- * when st is not NULL, the two states are loaded into it. */
-int e4_hmac_states_match(const uint8_t *p, struct e4_hmac_states *st);
+/* Whether the first 416 of the len bytes at p are laid out as §17.3
+ * says: both counts (128, 0), both buf fields equal, neither state
+ * SHA-512's initial value nor that of the all-zero salt (constants of
+ * every key's extract).  A match is a candidate only: its identifier
+ * confirms it.  On a match, when st is not NULL, the two states are
+ * loaded into it. */
+int e4_hmac_states_match(const uint8_t *p, size_t len,
+			 struct e4_hmac_states *st);
 
 /* HKDF-Expand of fs/crypto/hkdf.c from the states alone: the first
  * out_len bytes (at most 255 * 64) of T(1) || T(2) || ..., T(n) =

@@ -53,14 +53,14 @@ START_TEST(memkeys_identifier_from_states)
 	struct e4_hmac_states st;
 
 	context_of(ctx, 0);
-	ck_assert(e4_hmac_states_match(ctx, &st));
+	ck_assert(e4_hmac_states_match(ctx, sizeof(ctx), &st));
 	ck_assert_int_eq(e4_hkdf_expand_states(&st, E4_HKDF_KEY_IDENTIFIER, NULL, 0, id,
 					       sizeof(id)), E4_OK);
 	unhex(want, IDENT, 16);
 	ck_assert(!memcmp(id, want, 16));
 	/* old stack bytes in buf, the same in both */
 	context_of(ctx, 0xa5);
-	ck_assert(e4_hmac_states_match(ctx, NULL));
+	ck_assert(e4_hmac_states_match(ctx, sizeof(ctx), NULL));
 }
 END_TEST
 
@@ -97,14 +97,15 @@ START_TEST(memkeys_structure_refused)
 	struct e4_hmac_states z;
 
 	context_of(ctx, 0);
+	ck_assert(!e4_hmac_states_match(ctx, sizeof(ctx) - 1, NULL));
 	ctx[64] = 127;                        /* ipad count */
-	ck_assert(!e4_hmac_states_match(ctx, NULL));
+	ck_assert(!e4_hmac_states_match(ctx, sizeof(ctx), NULL));
 	context_of(ctx, 0);
 	ctx[208 + 72] = 1;                    /* opad count[1] */
-	ck_assert(!e4_hmac_states_match(ctx, NULL));
+	ck_assert(!e4_hmac_states_match(ctx, sizeof(ctx), NULL));
 	context_of(ctx, 0);
 	ctx[208 + 80 + 5] = 1;                /* the buf fields differ */
-	ck_assert(!e4_hmac_states_match(ctx, NULL));
+	ck_assert(!e4_hmac_states_match(ctx, sizeof(ctx), NULL));
 	/* the zero salt's states: the same for every key */
 	context_of(ctx, 0);
 	ck_assert_int_eq(e4_hmac_states_of_key(&z, zero, sizeof(zero)), E4_OK);
@@ -113,7 +114,7 @@ START_TEST(memkeys_structure_refused)
 			ctx[8 * i + j] = (uint8_t)(z.ipad[i] >> (8 * j));
 			ctx[208 + 8 * i + j] = (uint8_t)(z.opad[i] >> (8 * j));
 		}
-	ck_assert(!e4_hmac_states_match(ctx, NULL));
+	ck_assert(!e4_hmac_states_match(ctx, sizeof(ctx), NULL));
 	/* info longer than fscrypt ever uses */
 	ck_assert_int_eq(e4_hkdf_expand_states(&z, 2, zero, 65, zero, 16), E4_INVALID);
 }
@@ -428,8 +429,7 @@ static int matches_in(const uint8_t *w, size_t n)
 		m += e4_mk_secret_v1_match(w + off, n - off, NULL);
 		m += e4_aes_ctx_match(w + off, n - off, NULL);
 		m += e4_aesni_xts_match(w + off, n - off, NULL);
-		if (n - off >= E4_HMAC_STATES_SIZE)
-			m += e4_hmac_states_match(w + off, NULL);
+		m += e4_hmac_states_match(w + off, n - off, NULL);
 	}
 	return m;
 }
