@@ -255,6 +255,7 @@ put("capture", "raw", pg)
 # fscrypt_master_key_secret, AES schedules of each size, aesni's XTS pair,
 # a v2 key's HMAC states; alone, and all of them in noise
 sys.path.insert(0, os.path.join(sys.argv[2], "tests", "spec"))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import aes_schedule, hmac_states
 mk = hashlib.sha512(b"e4dump memkeys seed").digest()
 logon = bytes(16) + struct.pack("<H6xI", 72, 1) + mk + struct.pack("<I", 64)
