@@ -18,12 +18,12 @@ out=$1
 PATH=$PATH:/sbin:/usr/sbin
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container export fscrypt_meta capture; do
+for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container export fscrypt_meta capture memkeys; do
 	rm -rf "${out:?}/$t"
 	mkdir -p "$out/$t"
 done
 
-python3 - "$out" <<'PY'
+python3 - "$out" "$root" <<'PY'
 import os, sys, hashlib
 out = sys.argv[1]
 def put(t, name, data):
@@ -250,6 +250,29 @@ def elf(segs, xnum=False):
 put("capture", "elf", elf([(4, 0, b"CORE" * 8), (1, 0, pg), (1, 0x100000, pg[:256])]))
 put("capture", "elf-xnum", elf([(1, 0x1000, pg[:128]), (1, 0x3000, pg[:128])], xnum=True))
 put("capture", "raw", pg)
+# key structures in memory (spec §17), laid out by the independent
+# implementations of tests/spec: a logon key's payload, v1 and v2
+# fscrypt_master_key_secret, AES schedules of each size, aesni's XTS pair,
+# a v2 key's HMAC states; alone, and all of them in noise
+sys.path.insert(0, os.path.join(sys.argv[2], "tests", "spec"))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import aes_schedule, hmac_states
+mk = hashlib.sha512(b"e4dump memkeys seed").digest()
+logon = bytes(16) + struct.pack("<H6xI", 72, 1) + mk + struct.pack("<I", 64)
+sec_v1 = struct.pack("<QI", 0, 32) + mk[:32] + bytes(36)
+sec_v2 = struct.pack("<QI", 0xffff888012345678, 64) + bytes(68)
+xts = aes_schedule.ctx_image(mk[32:]) + bytes(12) + aes_schedule.ctx_image(mk[:32])
+hi, ho = hmac_states.setkey_states(mk)
+states = hmac_states.context_bytes(hi, ho, bytes(128))
+mem = {"logon": logon, "secret-v1": sec_v1, "secret-v2": sec_v2, "xts": xts, "hmac": states}
+for n in (16, 24, 32):
+    mem["aes%d" % (8 * n)] = aes_schedule.ctx_image(mk[:n])
+for name, data in mem.items():
+    put("memkeys", name, data)
+noise = hashlib.sha512(b"noise").digest() * 8
+put("memkeys", "all", b"".join(noise[:(7 * len(d)) % 61] + d for d in mem.values()) + noise)
+put("memkeys", "zeros", bytes(1024))
+put("memkeys", "ones", b"\xff" * 1024)
 PY
 
 # Images made on the host (no kernel: the content is not encrypted, but
@@ -409,6 +432,6 @@ open(out, "wb").write(rec)
 PY
 	done
 fi
-for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container export fscrypt_meta capture; do
+for t in context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container export fscrypt_meta capture memkeys; do
 	echo "make-seeds: $t: $(ls "$out/$t" | wc -l) inputs"
 done

@@ -19,7 +19,7 @@
 # Installs nothing: needs clang with libFuzzer (Debian: clang,
 # libclang-rt-14-dev), cmake and the build dependencies of e4dump.
 set -eu
-all=(context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container export fscrypt_meta capture)
+all=(context keyfile nokey symlink names image dirblock extent xattr jbd2 volume undelete container export fscrypt_meta capture memkeys)
 if [ $# -lt 1 ] || ! [[ $1 =~ ^[0-9]+$ ]] || [ "$1" -lt 1 ]; then
 	echo "usage: $0 SECONDS [TARGET...] (targets: ${all[*]})" >&2
 	exit 2

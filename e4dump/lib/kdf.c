@@ -22,24 +22,21 @@ enum e4_status e4_v1_derive_key(uint8_t *out, size_t keysize,
 				     nonce);
 }
 
-enum e4_status e4_v1_derive_key_algs(const struct e4_algs *a, uint8_t *out,
-				     size_t keysize, const uint8_t *master,
-				     size_t master_len,
-				     const uint8_t nonce[E4_NONCE_SIZE])
+/* AES-128-ECB under the nonce, encrypting (derive) or decrypting. */
+static enum e4_status v1_ecb(const struct e4_algs *a, int enc, uint8_t *out,
+			     const uint8_t *in, size_t keysize,
+			     const uint8_t nonce[E4_NONCE_SIZE])
 {
 	EVP_CIPHER_CTX *ctx;
 	int n = 0, ok;
 
-	if (keysize == 0 || keysize % 16 || keysize > E4_MAX_KEY_SIZE ||
-	    master_len < keysize)
-		return E4_BAD_KEY;
 	ctx = EVP_CIPHER_CTX_new();
 	if (!ctx)
 		return E4_NOMEM;
-	ok = EVP_EncryptInit_ex2(ctx, a ? a->aes_128_ecb : EVP_aes_128_ecb(),
-				 nonce, NULL, NULL) &&
+	ok = EVP_CipherInit_ex2(ctx, a ? a->aes_128_ecb : EVP_aes_128_ecb(),
+				nonce, NULL, enc, NULL) &&
 	     EVP_CIPHER_CTX_set_padding(ctx, 0) &&
-	     EVP_EncryptUpdate(ctx, out, &n, master, (int)keysize) &&
+	     EVP_CipherUpdate(ctx, out, &n, in, (int)keysize) &&
 	     (size_t)n == keysize;
 	EVP_CIPHER_CTX_free(ctx); /* cleanses the key schedule */
 	if (!ok) {
@@ -47,6 +44,26 @@ enum e4_status e4_v1_derive_key_algs(const struct e4_algs *a, uint8_t *out,
 		return E4_CRYPTO;
 	}
 	return E4_OK;
+}
+
+enum e4_status e4_v1_derive_key_algs(const struct e4_algs *a, uint8_t *out,
+				     size_t keysize, const uint8_t *master,
+				     size_t master_len,
+				     const uint8_t nonce[E4_NONCE_SIZE])
+{
+	if (keysize == 0 || keysize % 16 || keysize > E4_MAX_KEY_SIZE ||
+	    master_len < keysize)
+		return E4_BAD_KEY;
+	return v1_ecb(a, 1, out, master, keysize, nonce);
+}
+
+enum e4_status e4_v1_master_of_file_key(uint8_t *master,
+					const uint8_t *file_key, size_t keysize,
+					const uint8_t nonce[E4_NONCE_SIZE])
+{
+	if (keysize == 0 || keysize % 16 || keysize > E4_MAX_KEY_SIZE)
+		return E4_BAD_KEY;
+	return v1_ecb(NULL, 0, master, file_key, keysize, nonce);
 }
 
 enum e4_status e4_e4crypt_descriptor(uint8_t out[E4_KEY_DESCRIPTOR_SIZE],

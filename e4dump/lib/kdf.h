@@ -19,6 +19,12 @@ enum e4_status e4_v1_derive_key_algs(const struct e4_algs *a, uint8_t *out,
 				     size_t keysize, const uint8_t *master,
 				     size_t master_len,
 				     const uint8_t nonce[E4_NONCE_SIZE]);
+/* Its inverse (spec §17.5): the first keysize bytes of the master key
+ * from a v1 per-file key found in memory and its file's nonce,
+ * AES-128-ECB decryption under the nonce.  keysize as above. */
+enum e4_status e4_v1_master_of_file_key(uint8_t *master,
+					const uint8_t *file_key, size_t keysize,
+					const uint8_t nonce[E4_NONCE_SIZE]);
 
 /* e4crypt's descriptor: first 8 bytes of SHA-512(SHA-512(key)). */
 enum e4_status e4_e4crypt_descriptor(uint8_t out[E4_KEY_DESCRIPTOR_SIZE],

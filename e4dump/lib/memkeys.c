@@ -1,11 +1,13 @@
 /* Recognisers of the kernel's key structures in memory (memkeys.h).
  * SHA-512 is computed here from FIPS 180-4 because the states must be
- * continued from given chaining values, which OpenSSL's EVP interface does
- * not allow. */
+ * continued from given chaining values, and the AES key expansion from
+ * FIPS-197 because the schedules are compared word by word: OpenSSL's EVP
+ * interface allows neither. */
 #include <string.h>
 #include <openssl/crypto.h>
 #include "memkeys.h"
 #include "byteorder.h"
+#include "kdf.h"
 
 static const uint64_t K[80] = {
 	0x428a2f98d728ae22ull, 0x7137449123ef65cdull, 0xb5c0fbcfec4d3b2full, 0xe9b5dba58189dbbcull,
@@ -111,11 +113,14 @@ enum e4_status e4_hmac_states_of_key(struct e4_hmac_states *st,
 	return E4_OK;
 }
 
-int e4_hmac_states_match(const uint8_t *p, struct e4_hmac_states *st)
+int e4_hmac_states_match(const uint8_t *p, size_t len,
+			 struct e4_hmac_states *st)
 {
 	static const uint8_t zero[64];
 	struct e4_hmac_states s, z;
 
+	if (len < E4_HMAC_STATES_SIZE)
+		return 0;
 	for (int k = 0; k < 2; k++) {
 		const uint8_t *q = p + 208 * k;
 
@@ -174,5 +179,218 @@ enum e4_status e4_hkdf_expand_states(const struct e4_hmac_states *st,
 	OPENSSL_cleanse(msg, sizeof(msg));
 	OPENSSL_cleanse(t, sizeof(t));
 	OPENSSL_cleanse(inner, sizeof(inner));
+	return E4_OK;
+}
+
+/* Whether n bytes at p are all zero. */
+static int all_zero(const uint8_t *p, size_t n)
+{
+	uint8_t acc = 0;
+
+	while (n--)
+		acc |= *p++;
+	return !acc;
+}
+
+/* A candidate raw[0 .. size) of a structure's key field into key; an
+ * all-zero one is what cleared memory holds and leaves only the two small
+ * integers as evidence, so it is refused. */
+static int take_key(const uint8_t *raw, size_t size, struct e4_mem_key *key)
+{
+	if (all_zero(raw, size))
+		return 0;
+	if (key) {
+		memcpy(key->raw, raw, size);
+		key->len = size;
+	}
+	return 1;
+}
+
+int e4_logon_payload_match(const uint8_t *p, size_t len,
+			   struct e4_mem_key *key)
+{
+	uint32_t size;
+
+	if (len < E4_USER_KEY_PAYLOAD_SIZE || e4_le16(p + 0x10) != E4_LOGON_PAYLOAD_SIZE)
+		return 0;
+	size = e4_le32(p + 0x5c);
+	if (size < 1 || size > 64)
+		return 0;
+	return take_key(p + 0x1c, size, key);
+}
+
+int e4_mk_secret_v1_match(const uint8_t *p, size_t len,
+			  struct e4_mem_key *key)
+{
+	uint32_t size;
+
+	if (len < E4_MK_SECRET_SIZE || e4_le64(p) != 0)
+		return 0;
+	size = e4_le32(p + 0x08);
+	/* raw's tail and the padding were cleared by the ioctl's memset */
+	if (size < 16 || size > 64 || !all_zero(p + 0x0c + size, 64 - size + 4))
+		return 0;
+	return take_key(p + 0x0c, size, key);
+}
+
+/* FIPS-197 Figure 7 */
+static const uint8_t SBOX[256] = {
+	0x63, 0x7c, 0x77, 0x7b, 0xf2, 0x6b, 0x6f, 0xc5, 0x30, 0x01, 0x67, 0x2b, 0xfe, 0xd7, 0xab, 0x76,
+	0xca, 0x82, 0xc9, 0x7d, 0xfa, 0x59, 0x47, 0xf0, 0xad, 0xd4, 0xa2, 0xaf, 0x9c, 0xa4, 0x72, 0xc0,
+	0xb7, 0xfd, 0x93, 0x26, 0x36, 0x3f, 0xf7, 0xcc, 0x34, 0xa5, 0xe5, 0xf1, 0x71, 0xd8, 0x31, 0x15,
+	0x04, 0xc7, 0x23, 0xc3, 0x18, 0x96, 0x05, 0x9a, 0x07, 0x12, 0x80, 0xe2, 0xeb, 0x27, 0xb2, 0x75,
+	0x09, 0x83, 0x2c, 0x1a, 0x1b, 0x6e, 0x5a, 0xa0, 0x52, 0x3b, 0xd6, 0xb3, 0x29, 0xe3, 0x2f, 0x84,
+	0x53, 0xd1, 0x00, 0xed, 0x20, 0xfc, 0xb1, 0x5b, 0x6a, 0xcb, 0xbe, 0x39, 0x4a, 0x4c, 0x58, 0xcf,
+	0xd0, 0xef, 0xaa, 0xfb, 0x43, 0x4d, 0x33, 0x85, 0x45, 0xf9, 0x02, 0x7f, 0x50, 0x3c, 0x9f, 0xa8,
+	0x51, 0xa3, 0x40, 0x8f, 0x92, 0x9d, 0x38, 0xf5, 0xbc, 0xb6, 0xda, 0x21, 0x10, 0xff, 0xf3, 0xd2,
+	0xcd, 0x0c, 0x13, 0xec, 0x5f, 0x97, 0x44, 0x17, 0xc4, 0xa7, 0x7e, 0x3d, 0x64, 0x5d, 0x19, 0x73,
+	0x60, 0x81, 0x4f, 0xdc, 0x22, 0x2a, 0x90, 0x88, 0x46, 0xee, 0xb8, 0x14, 0xde, 0x5e, 0x0b, 0xdb,
+	0xe0, 0x32, 0x3a, 0x0a, 0x49, 0x06, 0x24, 0x5c, 0xc2, 0xd3, 0xac, 0x62, 0x91, 0x95, 0xe4, 0x79,
+	0xe7, 0xc8, 0x37, 0x6d, 0x8d, 0xd5, 0x4e, 0xa9, 0x6c, 0x56, 0xf4, 0xea, 0x65, 0x7a, 0xae, 0x08,
+	0xba, 0x78, 0x25, 0x2e, 0x1c, 0xa6, 0xb4, 0xc6, 0xe8, 0xdd, 0x74, 0x1f, 0x4b, 0xbd, 0x8b, 0x8a,
+	0x70, 0x3e, 0xb5, 0x66, 0x48, 0x03, 0xf6, 0x0e, 0x61, 0x35, 0x57, 0xb9, 0x86, 0xc1, 0x1d, 0x9e,
+	0xe1, 0xf8, 0x98, 0x11, 0x69, 0xd9, 0x8e, 0x94, 0x9b, 0x1e, 0x87, 0xe9, 0xce, 0x55, 0x28, 0xdf,
+	0x8c, 0xa1, 0x89, 0x0d, 0xbf, 0xe6, 0x42, 0x68, 0x41, 0x99, 0x2d, 0x0f, 0xb0, 0x54, 0xbb, 0x16,
+};
+
+/* Words are as the kernel holds them, little-endian: a word's first
+ * byte in FIPS-197's order is its low byte. */
+static uint32_t sub_word(uint32_t w)
+{
+	return (uint32_t)SBOX[w & 0xff] | (uint32_t)SBOX[w >> 8 & 0xff] << 8 |
+	       (uint32_t)SBOX[w >> 16 & 0xff] << 16 | (uint32_t)SBOX[w >> 24] << 24;
+}
+
+static uint8_t xtime(uint8_t b)
+{
+	return (uint8_t)(b << 1 ^ (b & 0x80 ? 0x1b : 0));
+}
+
+/* b * m in GF(2^8), m < 16 */
+static uint8_t gmul(uint8_t b, unsigned int m)
+{
+	uint8_t r = 0;
+
+	for (; m; m >>= 1, b = xtime(b))
+		if (m & 1)
+			r ^= b;
+	return r;
+}
+
+/* FIPS-197 5.3.3 InvMixColumns of one column (one word). */
+static uint32_t inv_mix_column(uint32_t w)
+{
+	uint8_t b[4];
+	uint32_t r = 0;
+
+	for (int i = 0; i < 4; i++)
+		b[i] = (uint8_t)(w >> 8 * i);
+	for (int i = 0; i < 4; i++)
+		r |= (uint32_t)(gmul(b[i], 14) ^ gmul(b[(i + 1) % 4], 11) ^
+				gmul(b[(i + 2) % 4], 13) ^ gmul(b[(i + 3) % 4], 9)) << 8 * i;
+	return r;
+}
+
+/* The schedules of a key of nk words, w[0 .. nk) given: key_enc by the
+ * key expansion (FIPS-197 5.2), 4 * (nk + 7) words, then key_dec as
+ * aes_expandkey orders it (the equivalent inverse cipher, 5.3.5): the
+ * last round key first, InvMixColumns of the middle ones, the first
+ * last.  With ctx, each word is compared with ctx's as it is made and the
+ * first difference stops it (0): a scan refuses most windows within a
+ * word or two.  1 when all were made (and all agree). */
+static int schedule(uint32_t enc[60], uint32_t dec[60], size_t nk,
+		    const uint8_t *ctx)
+{
+	size_t words = 4 * (nk + 7), nr = nk + 6;
+	uint8_t rc = 1;
+
+	for (size_t i = nk; i < words; i++) {
+		uint32_t t = enc[i - 1];
+
+		if (i % nk == 0) {
+			t = sub_word(t); /* then RotWord: the same bytes */
+			t = (t >> 8 | t << 24) ^ rc;
+			rc = xtime(rc);
+		} else if (nk > 6 && i % nk == 4) {
+			t = sub_word(t);
+		}
+		enc[i] = enc[i - nk] ^ t;
+		if (ctx && e4_le32(ctx + 4 * i) != enc[i])
+			return 0;
+	}
+	for (size_t r = 0; r <= nr; r++)
+		for (size_t c = 0; c < 4; c++) {
+			uint32_t w = enc[4 * (nr - r) + c];
+
+			dec[4 * r + c] = r && r < nr ? inv_mix_column(w) : w;
+			if (ctx && e4_le32(ctx + 240 + 4 * (4 * r + c)) != dec[4 * r + c])
+				return 0;
+		}
+	return 1;
+}
+
+int e4_aes_ctx_match(const uint8_t *p, size_t len, struct e4_mem_key *key)
+{
+	uint32_t enc[60], dec[60], klen;
+	int ok;
+
+	if (len < E4_AES_CTX_SIZE)
+		return 0;
+	klen = e4_le32(p + 0x1e0);
+	if (klen != 16 && klen != 24 && klen != 32)
+		return 0;
+	for (size_t i = 0; i < klen / 4; i++)
+		enc[i] = e4_le32(p + 4 * i);
+	ok = schedule(enc, dec, klen / 4, p);
+	e4_wipe(enc, sizeof(enc));
+	e4_wipe(dec, sizeof(dec));
+	if (ok && key) {
+		memcpy(key->raw, p, klen);
+		key->len = klen;
+	}
+	return ok;
+}
+
+int e4_aesni_xts_match(const uint8_t *p, size_t len, struct e4_mem_key *key)
+{
+	struct e4_mem_key tweak, crypt;
+	int ok;
+
+	if (len < E4_AESNI_XTS_CTX_SIZE)
+		return 0;
+	ok = e4_aes_ctx_match(p, len, &tweak) &&
+	     e4_aes_ctx_match(p + E4_AESNI_XTS_CRYPT_OFFSET, len - E4_AESNI_XTS_CRYPT_OFFSET, &crypt) &&
+	     tweak.len == crypt.len;
+	if (ok && key) {
+		memcpy(key->raw, crypt.raw, crypt.len);
+		memcpy(key->raw + crypt.len, tweak.raw, tweak.len);
+		key->len = 2 * crypt.len;
+	}
+	e4_wipe(&tweak, sizeof(tweak));
+	e4_wipe(&crypt, sizeof(crypt));
+	return ok;
+}
+
+enum e4_status e4_aes_ctx_of_key(uint8_t ctx[E4_AES_CTX_SIZE],
+				 const uint8_t *key, size_t key_len)
+{
+	uint32_t enc[60], dec[60];
+	size_t nk = key_len / 4;
+
+	if (key_len != 16 && key_len != 24 && key_len != 32)
+		return E4_INVALID;
+	for (size_t i = 0; i < nk; i++)
+		enc[i] = e4_le32(key + 4 * i);
+	schedule(enc, dec, nk, NULL);
+	memset(ctx, 0, E4_AES_CTX_SIZE);
+	for (size_t i = 0; i < 4 * (nk + 7); i++)
+		for (int b = 0; b < 4; b++) {
+			ctx[4 * i + b] = (uint8_t)(enc[i] >> 8 * b);
+			ctx[240 + 4 * i + b] = (uint8_t)(dec[i] >> 8 * b);
+		}
+	for (int b = 0; b < 4; b++)
+		ctx[0x1e0 + b] = (uint8_t)(key_len >> 8 * b);
+	e4_wipe(enc, sizeof(enc));
+	e4_wipe(dec, sizeof(dec));
 	return E4_OK;
 }

@@ -1,8 +1,13 @@
 /* Recognisers of the kernel's key structures in memory (spec §17), over
- * bytes only: the scanner of a memory capture hands them windows.  Here
- * the v2 form: the two SHA-512 states of an HMAC-SHA512 transform keyed
- * with a v2 master key's HKDF pseudorandom key (§17.3), and every
- * HKDF-Expand output computed from them alone (§17.4). */
+ * bytes only: the scanner of a memory capture hands them windows.  v1
+ * master keys in a logon key's payload (§17.1) and in a
+ * fscrypt_master_key_secret (§17.2); the two SHA-512 states of an
+ * HMAC-SHA512 transform keyed with a v2 master key's HKDF pseudorandom
+ * key (§17.3), and every HKDF-Expand output computed from them alone
+ * (§17.4); AES key schedules, alone or as aesni's XTS pair (§17.5).
+ * Each *_match reads at most the len bytes it is given (fewer than the
+ * structure's size: no match) and only tests the structure: a match is a
+ * candidate, which the policies of an image confirm (§17). */
 #ifndef E4_MEMKEYS_H
 #define E4_MEMKEYS_H
 
@@ -19,12 +24,14 @@ struct e4_hmac_states {
 	uint64_t opad[8];
 };
 
-/* Whether the 416 bytes at p are laid out as §17.3 says: both counts
- * (128, 0), both buf fields equal, neither state SHA-512's initial value
- * nor that of the all-zero salt (constants of every key's extract).  A
- * match is a candidate only: its identifier confirms it.  On a match,
- * when st is not NULL, the two states are loaded into it. */
-int e4_hmac_states_match(const uint8_t *p, struct e4_hmac_states *st);
+/* Whether the first 416 of the len bytes at p are laid out as §17.3
+ * says: both counts (128, 0), both buf fields equal, neither state
+ * SHA-512's initial value nor that of the all-zero salt (constants of
+ * every key's extract).  A match is a candidate only: its identifier
+ * confirms it.  On a match, when st is not NULL, the two states are
+ * loaded into it. */
+int e4_hmac_states_match(const uint8_t *p, size_t len,
+			 struct e4_hmac_states *st);
 
 /* HKDF-Expand of fs/crypto/hkdf.c from the states alone: the first
  * out_len bytes (at most 255 * 64) of T(1) || T(2) || ..., T(n) =
@@ -40,5 +47,54 @@ enum e4_status e4_hkdf_expand_states(const struct e4_hmac_states *st,
  * states of a known key. */
 enum e4_status e4_hmac_states_of_key(struct e4_hmac_states *st,
 				     const uint8_t *key, size_t key_len);
+
+/* A candidate key: its first len bytes.  The caller wipes it (e4_wipe). */
+struct e4_mem_key {
+	uint8_t raw[64];
+	size_t len;
+};
+
+/* §17.1: struct user_key_payload holding a struct fscrypt_key (whose
+ * size is E4_LOGON_PAYLOAD_SIZE, fscrypt_disk.h). */
+#define E4_USER_KEY_PAYLOAD_SIZE 96
+
+/* datalen (le16 at 0x10) 72, size (le32 at 0x5c) 1 to 64, raw[0 .. size)
+ * not all zero: the candidate is raw[0 .. size). */
+int e4_logon_payload_match(const uint8_t *p, size_t len,
+			   struct e4_mem_key *key);
+
+/* §17.2: struct fscrypt_master_key_secret. */
+#define E4_MK_SECRET_SIZE 80
+
+/* A v1 key's secret: hmac_tfm (0x00) NULL, size (le32 at 0x08) 16 to 64,
+ * raw (0x0c) non-zero in its first size bytes and zero after them: the
+ * candidate is raw[0 .. size). */
+int e4_mk_secret_v1_match(const uint8_t *p, size_t len,
+			  struct e4_mem_key *key);
+
+/* §17.5: struct crypto_aes_ctx (key_enc[60], key_dec[60], key_length),
+ * and aesni's struct aesni_xts_ctx: raw_tweak_ctx, then raw_crypt_ctx
+ * 496 bytes further, each 16-aligned in memory (the scanner tries
+ * 16-aligned addresses). */
+#define E4_AES_CTX_SIZE 484
+#define E4_AESNI_XTS_CRYPT_OFFSET 496
+#define E4_AESNI_XTS_CTX_SIZE (E4_AESNI_XTS_CRYPT_OFFSET + E4_AES_CTX_SIZE)
+
+/* key_length (le32 at 0x1e0) 16, 24 or 32; the key_enc words after the
+ * key follow from it by the AES key expansion; key_dec is the equivalent
+ * inverse cipher's schedule of key_enc: the candidate is the AES key,
+ * the first key_length bytes. */
+int e4_aes_ctx_match(const uint8_t *p, size_t len, struct e4_mem_key *key);
+
+/* Two crypto_aes_ctx of the same key length at p and p + 496: the
+ * candidate is the XTS key, its first half (raw_crypt_ctx's key, second
+ * in memory) first. */
+int e4_aesni_xts_match(const uint8_t *p, size_t len, struct e4_mem_key *key);
+
+/* The crypto_aes_ctx aes_expandkey (lib/crypto/aes.c) writes into zeroed
+ * memory for a 16-, 24- or 32-byte key; for tests and the fuzz harness.
+ * E4_INVALID for another length. */
+enum e4_status e4_aes_ctx_of_key(uint8_t ctx[E4_AES_CTX_SIZE],
+				 const uint8_t *key, size_t key_len);
 
 #endif
