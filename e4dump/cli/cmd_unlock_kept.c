@@ -140,11 +140,15 @@ static int same_policy_id(const struct e4_context *a, const struct e4_context *b
 }
 
 /* Decrypt a directory's stored names with c: each entry gets "plain_hex"
- * (a valid name) or none; the evidence over them into ev. */
+ * (a valid name) or none; the evidence over them into ev.  A trial (keep
+ * 0) tries at most max names. */
 static void decrypt_names(struct e4_cipher *c, json_object *entries,
-			  struct e4_evidence *ev, int keep)
+			  struct e4_evidence *ev, int keep, size_t max)
 {
 	size_t n = json_object_array_length(entries);
+
+	if (!keep && n > max)
+		n = max;
 
 	for (size_t i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(entries, i);
@@ -241,7 +245,10 @@ static void trial_unit(struct uk *u, struct pol *p, size_t k, json_object *ents,
 	if (e4_keysetup_inode(key->raw, key->len, ctx, ino, u->uuid, E4_KEY_NAMES, &c) != E4_OK)
 		return;
 	memset(&ev, 0, sizeof(ev));
-	decrypt_names(c, ents, &ev, 0);
+	/* the unit is cut where the trial's names run out, as keys.c's */
+	if (json_object_array_length(ents) > E4_TRIAL_NAMES - p->names[k])
+		p->cut[k] = 1;
+	decrypt_names(c, ents, &ev, 0, E4_TRIAL_NAMES - p->names[k]);
 	e4_cipher_free(c);
 	if (e4_evidence_trusted(&ev))
 		p->bits[k] += ev.bits;
@@ -795,7 +802,7 @@ static void open_names(struct uk *u, struct udir *d)
 	memset(&ev, 0, sizeof(ev));
 	d->nc = cipher_of(u, d->later, E4_KEY_NAMES, d->label);
 	if (d->nc) {
-		decrypt_names(d->nc, d->ents, &ev, 1);
+		decrypt_names(d->nc, d->ents, &ev, 1, SIZE_MAX);
 		if (ev.names && !e4_evidence_trusted(&ev)) {
 			report_error_at(u->r, d->label, 0, "its names do not decrypt with the key: kept");
 			e4_cipher_free(d->nc);
