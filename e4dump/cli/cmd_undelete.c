@@ -449,6 +449,15 @@ static char *parts_path(const struct e4_deleted *d, size_t k)
 	return p;
 }
 
+/* Whether list_entry listed (parent, ino) already. */
+static int listed_already(const struct undel *u, uint32_t parent, uint32_t ino)
+{
+	char key[32];
+
+	snprintf(key, sizeof(key), "%" PRIu32 "/%" PRIu32, parent, ino);
+	return u->listed && json_object_object_get_ex(u->listed, key, NULL);
+}
+
 /* --keep-locked: an entry (written as name, inode ino, with its sidecar
  * side or none) listed in the KEPT_DIR_FILE of output directory rel (the
  * image's directory parent at dpath), as extract lists an entry of a
@@ -468,7 +477,7 @@ static void list_entry(struct undel *u, const char *rel, uint32_t parent, const 
 		u->kept_dirs = json_object_new_object();
 	if (!u->listed)
 		u->listed = json_object_new_object();
-	if (json_object_object_get_ex(u->listed, key, NULL))
+	if (listed_already(u, parent, ino))
 		return;
 	json_object_object_add(u->listed, key, NULL);
 	if (!json_object_object_get_ex(u->kept_dirs, rel, &dir)) {
@@ -521,8 +530,9 @@ static void list_path(struct undel *u, const struct e4_deleted *d,
 		if (i + 1 == d->nparts) {
 			list_entry(u, rel, d->parent, dpath, names[i], d->ino, d->file_type,
 				   d->name_state, d->raw_name, d->raw_len, side);
-		} else if (parent && d->inos[i]) {
-			/* a live directory on the way: its entry above */
+		} else if (parent && d->inos[i] && !listed_already(u, parent, d->inos[i])) {
+			/* a live directory on the way: its entry above, looked
+			 * up once (not again for every kept entry below it) */
 			struct e4_inode in;
 			struct e4_dir *dir = NULL;
 			struct e4_entry e;
