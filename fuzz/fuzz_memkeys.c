@@ -8,6 +8,7 @@
 #include <string.h>
 #include "byteorder.h"
 #include "kdf.h"
+#include "hex.h"
 #include "memkeys.h"
 #include "fuzz_common.h"
 
@@ -51,8 +52,20 @@ static void at(const uint8_t *p, size_t n)
 	     e4_le32(p + 0x5c) != k.len || memcmp(k.raw, p + 0x1c, k.len)))
 		abort();
 	if (e4_mk_secret_v1_match(p, n, &k) &&
-	    (k.len < 16 || k.len > 64 || e4_le64(p) || memcmp(k.raw, p + 0x0c, k.len)))
+	    (k.len < 16 || k.len > 64 || e4_le64(p) || memcmp(k.raw, p + 0x0c, k.len) ||
+	     n < E4_MK_SECRET_WINDOW || !k.named || e4_le32(p + 0x50) != 1 ||
+	     memcmp(k.descriptor, p + 0x58, 8)))
 		abort();
+	if (e4_key_description_match(p, n, &k)) {
+		size_t at = p[0] == 'f' ? 8 : 5;
+
+		if (n < at + 17 || p[at + 16] || k.len || !k.named)
+			abort();
+		for (int i = 0; i < 8; i++)
+			if (k.descriptor[i] != (uint8_t)(e4_hexval(p[at + 2 * i]) << 4 |
+							  e4_hexval(p[at + 2 * i + 1])))
+				abort();
+	}
 	if (e4_aes_ctx_match(p, n, &k)) {
 		if (k.len != 16 && k.len != 24 && k.len != 32)
 			abort();

@@ -20,6 +20,7 @@ int cmd_volumes(const struct options *o, struct report *r);
 int cmd_journal(const struct options *o, struct report *r);
 int cmd_mount(const struct options *o, struct report *r);
 int cmd_undelete(const struct options *o, struct report *r);
+int cmd_keyscan(const struct options *o, struct report *r);
 int cmd_unlock_kept(const struct options *o, struct report *r);
 
 #endif

@@ -93,6 +93,13 @@ static const struct command commands[] = {
 	  "keyid [--json] (--key-file F | --passphrase-file F [--salt SALT])... [IMAGE]",
 	  "each key's v1 descriptor (e4crypt's convention) and v2 identifier;\n"
 	  "      with IMAGE, the policies each opens" },
+	{ "keyscan", cmd_keyscan,
+	  OPT_BIT(OPT_IMAGE) | OPT_BIT(OPT_WRITE_KEYS) | OPT_BIT(OPT_JSON) |
+	  OPT_BIT(OPT_THREADS) | OPT_BIT(OPT_PARTITION) | OPT_BIT(OPT_OFFSET) |
+	  OPT_BIT(OPT_HELP) | OPT_BIT(OPT_VERBOSE), 1, (size_t)-1,
+	  "keyscan [--image IMAGE]... [--write-keys DIR] [--threads N] [--json] CAPTURE...",
+	  "the fscrypt keys in RAM captures (raw, LiME, ELF core) of the\n"
+	  "      running system, each confirmed by IMAGE's policies" },
 	{ "vectors", cmd_vectors,
 	  OPT_BIT(OPT_SEED) | OPT_BIT(OPT_CHECK) | OPT_BIT(OPT_HELP) | OPT_BIT(OPT_VERBOSE),
 	  0, 1, "vectors [--seed TEXT] | vectors --check FILE",

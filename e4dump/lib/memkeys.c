@@ -7,6 +7,7 @@
 #include <openssl/crypto.h>
 #include "memkeys.h"
 #include "byteorder.h"
+#include "hex.h"
 #include "kdf.h"
 
 static const uint64_t K[80] = {
@@ -202,6 +203,7 @@ static int take_key(const uint8_t *raw, size_t size, struct e4_mem_key *key)
 	if (key) {
 		memcpy(key->raw, raw, size);
 		key->len = size;
+		key->named = 0;
 	}
 	return 1;
 }
@@ -224,13 +226,46 @@ int e4_mk_secret_v1_match(const uint8_t *p, size_t len,
 {
 	uint32_t size;
 
-	if (len < E4_MK_SECRET_SIZE || e4_le64(p) != 0)
+	if (len < E4_MK_SECRET_WINDOW || e4_le64(p) != 0)
 		return 0;
 	size = e4_le32(p + 0x08);
 	/* raw's tail and the padding were cleared by the ioctl's memset */
 	if (size < 16 || size > 64 || !all_zero(p + 0x0c + size, 64 - size + 4))
 		return 0;
-	return take_key(p + 0x0c, size, key);
+	/* mk_spec: FSCRYPT_KEY_SPEC_TYPE_DESCRIPTOR, the union's tail zero
+	 * (fscrypt_ioctl_add_key copies the whole specifier, checked by
+	 * valid_key_spec: the reserved bytes must be zero) */
+	if (e4_le32(p + 0x50) != 1 || e4_le32(p + 0x54) != 0 || !all_zero(p + 0x60, 24))
+		return 0;
+	if (!take_key(p + 0x0c, size, key))
+		return 0;
+	if (key) {
+		key->named = 1;
+		memcpy(key->descriptor, p + 0x58, 8);
+	}
+	return 1;
+}
+
+int e4_key_description_match(const uint8_t *p, size_t len,
+			     struct e4_mem_key *key)
+{
+	size_t at = len >= 8 && !memcmp(p, "fscrypt:", 8) ? 8 :
+		    len >= 5 && !memcmp(p, "ext4:", 5) ? 5 : 0;
+	uint8_t d[8];
+
+	if (!at || len < at + 17 || p[at + 16] != 0)
+		return 0;
+	for (int i = 0; i < 16; i++)
+		if (!((p[at + i] >= '0' && p[at + i] <= '9') || (p[at + i] >= 'a' && p[at + i] <= 'f')))
+			return 0;
+	for (int i = 0; i < 8; i++)
+		d[i] = (uint8_t)(e4_hexval(p[at + 2 * i]) << 4 | e4_hexval(p[at + 2 * i + 1]));
+	if (key) {
+		memset(key, 0, sizeof(*key));
+		key->named = 1;
+		memcpy(key->descriptor, d, 8);
+	}
+	return 1;
 }
 
 /* FIPS-197 Figure 7 */

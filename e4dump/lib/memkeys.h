@@ -52,6 +52,8 @@ enum e4_status e4_hmac_states_of_key(struct e4_hmac_states *st,
 struct e4_mem_key {
 	uint8_t raw[64];
 	size_t len;
+	int named;             /* the structure names its key's descriptor: */
+	uint8_t descriptor[8]; /* v1-ioctl's mk_spec; a key description */
 };
 
 /* §17.1: struct user_key_payload holding a struct fscrypt_key (whose
@@ -63,14 +65,27 @@ struct e4_mem_key {
 int e4_logon_payload_match(const uint8_t *p, size_t len,
 			   struct e4_mem_key *key);
 
-/* §17.2: struct fscrypt_master_key_secret. */
+/* §17.2: struct fscrypt_master_key_secret, then (in struct
+ * fscrypt_master_key) mk_spec, a struct fscrypt_key_specifier. */
 #define E4_MK_SECRET_SIZE 80
+#define E4_MK_SPEC_SIZE 40
+#define E4_MK_SECRET_WINDOW (E4_MK_SECRET_SIZE + E4_MK_SPEC_SIZE)
 
 /* A v1 key's secret: hmac_tfm (0x00) NULL, size (le32 at 0x08) 16 to 64,
- * raw (0x0c) non-zero in its first size bytes and zero after them: the
- * candidate is raw[0 .. size). */
+ * raw (0x0c) non-zero in its first size bytes and zero after them, and
+ * after it mk_spec of type DESCRIPTOR (le32 1 at 0x50, 0 at 0x54), the
+ * descriptor at 0x58 and the rest of its union (0x60 .. 0x78) zero: the
+ * candidate is raw[0 .. size), named by that descriptor. */
 int e4_mk_secret_v1_match(const uint8_t *p, size_t len,
 			  struct e4_mem_key *key);
+
+/* §17.1: the description of a v1 logon key, "fscrypt:" or "ext4:" and
+ * 16 lowercase hex digits, NUL-terminated, at the start of its own
+ * allocation (key_alloc: kmemdup): the descriptor it names goes to
+ * key->descriptor (key->len 0). */
+#define E4_KEY_DESCRIPTION_MAX 25
+int e4_key_description_match(const uint8_t *p, size_t len,
+			     struct e4_mem_key *key);
 
 /* §17.5: struct crypto_aes_ctx (key_enc[60], key_dec[60], key_length),
  * and aesni's struct aesni_xts_ctx: raw_tweak_ctx, then raw_crypt_ctx

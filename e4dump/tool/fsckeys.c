@@ -298,33 +298,9 @@ static char *escaped(const char *s)
 static int write_key(const char *dir, const char *desc, const uint8_t *key,
 		     struct report *r)
 {
-	char path[4096];
-	int fd;
-	ssize_t n;
-
-	if (mkdir(dir, 0700) && errno != EEXIST) {
-		report_error(r, "--write-policy-keys %s: %s", dir, strerror(errno));
+	if (keyload_write_key(dir, desc, key, E4_FSC_POLICY_KEY, "--write-policy-keys", r))
 		return -1;
-	}
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s.key", dir, desc) >= sizeof(path)) {
-		report_error(r, "--write-policy-keys %s: path too long", dir);
-		return -1;
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		report_error(r, "--write-policy-keys: %s: %s", path, strerror(errno));
-		return -1;
-	}
-	n = write(fd, key, E4_FSC_POLICY_KEY);
-	if (n != E4_FSC_POLICY_KEY || close(fd)) {
-		report_error(r, "--write-policy-keys: %s: %s", path,
-			     n < 0 ? strerror(errno) : "short write");
-		if (n == E4_FSC_POLICY_KEY)
-			return -1;
-		close(fd);
-		return -1;
-	}
-	report_info(r, "policy key of fscrypt policy %s written to %s", desc, path);
+	report_info(r, "policy key of fscrypt policy %s written to %s/%s.key", desc, dir, desc);
 	return 0;
 }
 

@@ -344,3 +344,36 @@ long keyload_salt(const char *arg, uint8_t salt[256], struct report *r)
 	}
 	return n;
 }
+
+int keyload_write_key(const char *dir, const char *name, const void *bytes,
+		      size_t len, const char *option, struct report *r)
+{
+	char path[4096];
+	int fd;
+	ssize_t n;
+
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		report_error(r, "%s %s: %s", option, dir, strerror(errno));
+		return -1;
+	}
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s.key", dir, name) >= sizeof(path)) {
+		report_error(r, "%s %s: path too long", option, dir);
+		return -1;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		report_error(r, "%s: %s: %s", option, path, strerror(errno));
+		return -1;
+	}
+	n = write(fd, bytes, len);
+	if (n < 0 || (size_t)n != len) {
+		report_error(r, "%s: %s: %s", option, path, n < 0 ? strerror(errno) : "short write");
+		close(fd);
+		return -1;
+	}
+	if (close(fd)) {
+		report_error(r, "%s: %s: %s", option, path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}

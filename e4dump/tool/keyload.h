@@ -43,6 +43,12 @@ int keyload_fscrypt_passphrase(const struct secret *sec, uint8_t *out,
 int keyload_protector_key(const char *path, uint8_t key[E4_FSC_KEY],
 			  struct report *r);
 
+/* Write len bytes of a key as DIR/NAME.key, a new file (O_EXCL, never
+ * through a symbolic link) of mode 0600; DIR is made (0700) when missing.
+ * option names the option in errors.  0, or -1 after an error. */
+int keyload_write_key(const char *dir, const char *name, const void *bytes,
+		      size_t len, const char *option, struct report *r);
+
 /* --salt in e4crypt's -S forms: s:TEXT, 0xHEX, a UUID, or (e4dump's
  * own) HEX.  Returns the length (0..256) or -1 after an error. */
 long keyload_salt(const char *arg, uint8_t salt[256], struct report *r);

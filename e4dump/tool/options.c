@@ -34,6 +34,17 @@ static const struct opt_def defs[] = {
 	{ OPT_WRITE_POLICY_KEYS, 0, "write-policy-keys", "DIR",
 	  "write each policy key an fscrypt protector gave as\n"
 	  "                      DIR/DESCRIPTOR.key (for --key-file; secrets!)" },
+	{ OPT_MEMORY, 0, "memory", "CAPTURE",
+	  "keys found in a RAM capture of the running system (raw,\n"
+	  "                      LiME or ELF core), as keyscan finds them; each\n"
+	  "                      opens only a policy it proves to open" },
+	{ OPT_IMAGE, 0, "image", "IMAGE",
+	  "the disk image whose policies confirm the keys found\n"
+	  "                      (--partition and --offset choose its volume)" },
+	{ OPT_WRITE_KEYS, 0, "write-keys", "DIR",
+	  "write each confirmed key as DIR/KEY.key, for --key-file\n"
+	  "                      (v1: the master key; v2: its HKDF states;\n"
+	  "                      secrets!)" },
 	{ OPT_SALT, 0, "salt", "SALT",
 	  "salt for --passphrase-file, as e4crypt -S: s:TEXT, 0xHEX,\n"
 	  "                      a UUID, or HEX (default: s_encrypt_pw_salt)" },
@@ -164,6 +175,9 @@ static int apply(struct options *o, const struct opt_def *d, const char *arg,
 		break;
 	case OPT_FSCRYPT_ROOT: o->fscrypt_root = arg; break;
 	case OPT_WRITE_POLICY_KEYS: o->write_policy_keys = arg; break;
+	case OPT_IMAGE: o->images[o->n_images++] = arg; break;
+	case OPT_WRITE_KEYS: o->write_keys = arg; break;
+	case OPT_MEMORY: o->memory[o->n_memory++] = arg; break;
 	case OPT_ARGON2_MAX_MEMORY:
 	case OPT_ARGON2_MAX_TIME: {
 		unsigned long long v;
@@ -299,7 +313,10 @@ int options_parse(struct options *o, const char *name, opt_mask mask,
 					sizeof(*o->protector_key_files));
 	o->args = calloc((size_t)argc + 1, sizeof(*o->args));
 	o->mount_options = calloc((size_t)argc + 1, sizeof(*o->mount_options));
-	if (!o->key_files || !o->pass_files || !o->protector_key_files || !o->args || !o->mount_options) {
+	o->images = calloc((size_t)argc + 1, sizeof(*o->images));
+	o->memory = calloc((size_t)argc + 1, sizeof(*o->memory));
+	if (!o->key_files || !o->pass_files || !o->protector_key_files || !o->args ||
+	    !o->mount_options || !o->images || !o->memory) {
 		report_error(r, "out of memory");
 		return -1;
 	}
@@ -384,6 +401,8 @@ void options_free(struct options *o)
 	free(o->protector_key_files);
 	free(o->args);
 	free(o->mount_options);
+	free(o->images);
+	free(o->memory);
 }
 
 void options_help(opt_mask mask, FILE *f)

@@ -19,7 +19,8 @@ enum opt_id {
 	OPT_EVIDENCE,
 	OPT_PREFIX, OPT_NANOSECONDS, OPT_NO_DELETED, OPT_JOURNAL_EVENTS,
 	OPT_PROTECTOR_KEY_FILE, OPT_FSCRYPT_ROOT, OPT_ARGON2_MAX_MEMORY,
-	OPT_ARGON2_MAX_TIME, OPT_WRITE_POLICY_KEYS,
+	OPT_ARGON2_MAX_TIME, OPT_WRITE_POLICY_KEYS, OPT_IMAGE, OPT_WRITE_KEYS,
+	OPT_MEMORY,
 	OPT_COUNT
 };
 _Static_assert(OPT_COUNT <= 64, "more options than bits in a command's mask");
@@ -33,7 +34,8 @@ typedef uint64_t opt_mask;
 		    OPT_BIT(OPT_DUMMY_KEY) | OPT_BIT(OPT_VERBOSE) |            \
 		    OPT_BIT(OPT_HELP) | OPT_BIT(OPT_MAX_ENTRIES) |             \
 		    OPT_BIT(OPT_MAX_DEPTH) | OPT_BIT(OPT_PARTITION) |         \
-		    OPT_BIT(OPT_OFFSET) | OPTS_FSCRYPT_TOOL)
+		    OPT_BIT(OPT_OFFSET) | OPT_BIT(OPT_MEMORY) |              \
+		    OPTS_FSCRYPT_TOOL)
 /* The fscrypt tool's protectors (tool/fsckeys.h). */
 #define OPTS_FSCRYPT_TOOL (OPT_BIT(OPT_PROTECTOR_KEY_FILE) |                \
 			   OPT_BIT(OPT_FSCRYPT_ROOT) |                       \
@@ -86,6 +88,11 @@ struct options {
 	unsigned long long argon2_max_memory; /* KiB; 0: the default */
 	unsigned long long argon2_max_time;   /* passes; 0: the default */
 	const char *write_policy_keys; /* --write-policy-keys DIR */
+	const char **images;      /* keyscan --image IMAGE */
+	size_t n_images;
+	const char *write_keys;   /* keyscan --write-keys DIR */
+	const char **memory;      /* --memory CAPTURE: keys from RAM */
+	size_t n_memory;
 	int argc;                 /* the command line, as given */
 	char **argv;
 	const char **args;        /* positional: IMAGE [PATH] */

@@ -6,6 +6,7 @@
 #include "kdf.h"
 #include "keyload.h"
 #include "session.h"
+#include "memscan.h"
 
 static void wipe_secrets(struct secret *sec, size_t n)
 {
@@ -88,6 +89,24 @@ static void passphrase_outcome(struct session *s, const struct secret *sec,
 			     " (and no e4crypt key was derived from it)");
 }
 
+/* The keys --memory captures hold, into s->keys (before any policy is
+ * looked up): the core then opens a policy only with a key it proves. */
+static int session_memory_keys(struct session *s, const struct options *o)
+{
+	struct memscan m;
+	size_t before = e4_keystore_count(s->keys);
+	int rc;
+
+	rc = memscan_run(&m, o->memory, o->n_memory, session_scan_threads(o), s->report);
+	if (!rc)
+		rc = memscan_add_keys(&m, s->fs, s->keys, s->report);
+	if (!rc)
+		report_info(s->report, "--memory: %zu candidate keys from %zu captures",
+			    e4_keystore_count(s->keys) - before, o->n_memory);
+	memscan_free(&m);
+	return rc;
+}
+
 int session_open_diag(struct session *s, const struct options *o,
 		      struct report *r, int listing, e4_diag_fn diag,
 		      void *diag_arg)
@@ -132,7 +151,10 @@ int session_open_diag(struct session *s, const struct options *o,
 	fo.volume.offset = o->offset;
 	if (e4_fs_open(&s->fs, s->image, &fo) != E4_OK)
 		goto fail;
-	s->secrets = o->n_key_files || o->n_pass_files || o->n_protector_key_files;
+	s->secrets = o->n_key_files || o->n_pass_files || o->n_protector_key_files ||
+		     o->n_memory;
+	if (o->n_memory && session_memory_keys(s, o))
+		goto fail;
 	if (o->n_pass_files || o->n_protector_key_files || o->fscrypt_root) {
 		sec = calloc(o->n_pass_files + 1, sizeof(*sec));
 		opened = calloc(o->n_pass_files + 1, sizeof(*opened));
@@ -237,6 +259,15 @@ unsigned int session_extra_threads(const struct session *s,
 	if (!e4_fs_concurrent_reads(s->fs))
 		return 0;
 	return n < max ? (unsigned int)n : max;
+}
+
+unsigned int session_scan_threads(const struct options *o)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return o->threads ? (unsigned int)(o->threads < E4_SCAN_MAX_THREADS ? o->threads :
+					   E4_SCAN_MAX_THREADS) :
+	       cpus > 1 ? (unsigned int)(cpus < E4_SCAN_MAX_THREADS ? cpus : E4_SCAN_MAX_THREADS) : 1;
 }
 
 int json_finish(int json, const char *command, struct report *r, int rc)

@@ -46,6 +46,10 @@ int session_fscrypt(struct session *s, const struct options *o);
 unsigned int session_extra_threads(const struct session *s,
 				   const struct options *o, unsigned int max);
 
+/* Threads scanning a memory capture (files are read concurrently):
+ * --threads, by default one per online CPU. */
+unsigned int session_scan_threads(const struct options *o);
+
 /* The exit status after a command that ran: EXIT_SKIPPED when any error
  * was reported, or when keys were given and a policy stayed locked, else
  * EXIT_DONE. */

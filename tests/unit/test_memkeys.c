@@ -394,13 +394,17 @@ START_TEST(memkeys_logon_payload)
 }
 END_TEST
 
-/* §17.2's table: hmac_tfm at 0, size at 0x08, raw at 0x0c, padding */
+/* §17.2's table: hmac_tfm at 0, size at 0x08, raw at 0x0c, padding;
+ * then mk_spec (struct fscrypt_key_specifier, include/uapi/linux/
+ * fscrypt.h: type, __reserved, u[32]) of type DESCRIPTOR (1) */
 static void mk_secret(uint8_t *p, uint32_t size, uint8_t key_byte)
 {
-	memset(p, 0, E4_MK_SECRET_SIZE);
+	memset(p, 0, E4_MK_SECRET_WINDOW);
 	le32_put(p + 0x08, size);
 	for (uint32_t i = 0; key_byte && i < size && i < 64; i++)
 		p[0x0c + i] = (uint8_t)(key_byte + i);
+	le32_put(p + 0x50, 1);
+	memcpy(p + 0x58, "\x42\x42\xb1\xb1\xc3\xc3\xd4\xd4", 8);
 }
 
 START_TEST(memkeys_mk_secret_v1)
@@ -411,10 +415,44 @@ START_TEST(memkeys_mk_secret_v1)
 		{ 32, 0x80, 0x0c + 40, 1 },   /* raw past size */
 		{ 64, 0x80, 0x4f, 1 },        /* the padding */
 		{ 32, 0, -1, 0 },             /* v2: raw wiped, or cleared memory */
+		{ 32, 0x80, 0x50, 2 },        /* mk_spec of type IDENTIFIER */
+		{ 32, 0x80, 0x54, 1 },        /* its __reserved */
+		{ 32, 0x80, 0x60, 1 },        /* its union past the descriptor */
+		{ 32, 0x80, 0x77, 1 },
 	};
+	uint8_t p[E4_MK_SECRET_WINDOW];
+	struct e4_mem_key k;
 
-	v1_structure(e4_mk_secret_v1_match, mk_secret, E4_MK_SECRET_SIZE, 0x0c, 16, 16,
+	v1_structure(e4_mk_secret_v1_match, mk_secret, E4_MK_SECRET_WINDOW, 0x0c, 16, 16,
 		     bad, sizeof(bad) / sizeof(bad[0]));
+	/* the descriptor it was added under comes with it */
+	mk_secret(p, 64, 0x80);
+	ck_assert(e4_mk_secret_v1_match(p, sizeof(p), &k));
+	ck_assert(k.named && !memcmp(k.descriptor, "\x42\x42\xb1\xb1\xc3\xc3\xd4\xd4", 8));
+	e4_wipe(&k, sizeof(k));
+	e4_wipe(p, sizeof(p));
+}
+END_TEST
+
+/* §17.1: a logon key's description, "fscrypt:" or "ext4:" and 16
+ * lowercase hex digits, NUL-terminated */
+START_TEST(memkeys_key_description)
+{
+	static const char *const bad[] = {
+		"fscrypt:0c72daca50c0b2b", "fscrypt:0C72DACA50C0B2BB", "fscrypt:0c72daca50c0b2bbX",
+		"fscrypt:0c72daca50c0b2bg", "ext4:0c72daca50c0b2b", "fscrypt0c72daca50c0b2bb",
+	};
+	struct e4_mem_key k;
+	const char *f = "fscrypt:0c72daca50c0b2bb", *e = "ext4:dd7eccce8895b15a";
+
+	ck_assert(e4_key_description_match((const uint8_t *)f, strlen(f) + 1, &k));
+	ck_assert(k.named && !k.len && !memcmp(k.descriptor, "\x0c\x72\xda\xca\x50\xc0\xb2\xbb", 8));
+	ck_assert(!e4_key_description_match((const uint8_t *)f, strlen(f), NULL));
+	ck_assert(e4_key_description_match((const uint8_t *)e, strlen(e) + 1, &k));
+	ck_assert(!memcmp(k.descriptor, "\xdd\x7e\xcc\xce\x88\x95\xb1\x5a", 8));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(!e4_key_description_match((const uint8_t *)bad[i], strlen(bad[i]) + 1, NULL),
+			      "%s", bad[i]);
 }
 END_TEST
 
@@ -488,6 +526,7 @@ Suite *memkeys_suite(void)
 	tcase_add_test(tc, memkeys_v1_master_of_file_key);
 	tcase_add_test(tc, memkeys_logon_payload);
 	tcase_add_test(tc, memkeys_mk_secret_v1);
+	tcase_add_test(tc, memkeys_key_description);
 	tcase_add_test(tc, memkeys_hostile_windows);
 	suite_add_tcase(s, tc);
 	return s;
