@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capture.h"
+#include "capture_scan.h"
 #include "fuzz_common.h"
 
 struct blob {
@@ -33,6 +34,62 @@ static void blob_close(void *arg)
 }
 
 static const struct e4_source_ops blob_ops = { blob_read, blob_close };
+
+struct scan_check {
+	struct e4_source *s;
+	const struct e4_capture *c;
+	size_t hits;
+};
+
+/* Every candidate the scan hands over is at an 8-aligned address inside
+ * a range, at the file offset that range gives, and the recogniser takes
+ * the same bytes again when they are read back by physical address. */
+static int on_hit(void *arg, const struct e4_memkey_hit *h)
+{
+	struct scan_check *k = arg;
+	const struct e4_capture_range *r = e4_capture_find(k->c, h->phys);
+	uint8_t w[E4_AESNI_XTS_CTX_SIZE];
+	size_t n = 0;
+	struct e4_mem_key key;
+	struct e4_hmac_states st;
+
+	if (!r || h->phys % 8 || h->file_off != r->file_off + (h->phys - r->phys))
+		abort();
+	while (n < sizeof(w) && e4_capture_read_phys(k->s, k->c, h->phys + n, w + n, 1) == E4_OK)
+		n++;
+	switch (h->kind) {
+	case E4_MEMKEY_HKDF:
+		if (!e4_hmac_states_match(w, n, &st) || memcmp(&st, &h->states, sizeof(st)))
+			abort();
+		break;
+	case E4_MEMKEY_LOGON:
+		if (!e4_logon_payload_match(w, n, &key))
+			abort();
+		break;
+	case E4_MEMKEY_SECRET_V1:
+		if (!e4_mk_secret_v1_match(w, n, &key))
+			abort();
+		break;
+	case E4_MEMKEY_AES:
+		if (!e4_aes_ctx_match(w, n, &key))
+			abort();
+		break;
+	case E4_MEMKEY_AES_XTS:
+		if (!e4_aesni_xts_match(w, n, &key))
+			abort();
+		break;
+	case E4_MEMKEY_DESCRIPTION:
+		if (!e4_key_description_match(w, n, &key))
+			abort();
+		break;
+	}
+	if (h->kind != E4_MEMKEY_HKDF &&
+	    (key.len != h->key.len || memcmp(key.raw, h->key.raw, key.len) ||
+	     key.named != h->key.named || (key.named && memcmp(key.descriptor, h->key.descriptor, 8))))
+		abort();
+	k->hits++;
+	return 0;
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -105,6 +162,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (last->phys + last->len <= UINT64_MAX - sizeof(x) &&
 		    e4_capture_read_phys(s, &c, last->phys + last->len, x, sizeof(x)) != E4_NOT_FOUND)
+			abort();
+	}
+	{
+		struct scan_check k = { s, &c, 0 };
+		uint64_t scanned = 0;
+
+		if (e4_capture_scan(s, &c, 1 + (unsigned int)(size & 1), on_hit, &k, &scanned) != E4_OK ||
+		    scanned != c.bytes)
 			abort();
 	}
 	e4_capture_free(&c);

@@ -164,7 +164,8 @@ static void *work(void *arg)
 	struct worker *wk = arg;
 	struct scan *s = wk->s;
 	uint64_t lo = s->total / s->threads * wk->index, hi;
-	uint8_t *buf = malloc(E4_SCAN_CHUNK + OVERLAP);
+	size_t cap = (s->total < E4_SCAN_CHUNK ? (size_t)s->total : E4_SCAN_CHUNK) + OVERLAP;
+	uint8_t *buf = malloc(cap);
 
 	hi = wk->index + 1 == s->threads ? s->total : lo + s->total / s->threads;
 	if (!buf) {
@@ -180,7 +181,7 @@ static void *work(void *arg)
 		if (scan_piece(s, buf, r, (lo > a ? lo : a) - a, (hi < b ? hi : b) - a))
 			break;
 	}
-	e4_wipe(buf, E4_SCAN_CHUNK + OVERLAP);
+	e4_wipe(buf, cap);
 	free(buf);
 	return NULL;
 }
