@@ -36,10 +36,15 @@
 # ("secrets" next to OUT_IMAGE).  `@disk2 SIZE`: a second ext4 image,
 # OUT_IMAGE.disk2.img, is the guest's /dev/vdc.  `@fscrypt-tool`: the kernel
 # of `build-kernel.sh --fscrypt-tool` and an initramfs holding Debian's
-# `fscrypt` (vm/fscrypt-tool-root.sh).
+# `fscrypt` (vm/fscrypt-tool-root.sh).  A scenario ending with `capture`:
+# the guest (-m E4DUMP_CAPTURE_MEM MiB, default 256) waits with its keys
+# added, the host saves its RAM through QMP into OUT_IMAGE.capture.elf (ELF
+# core), .raw (pmemsave from 0) and .lime (from the ELF), writes the
+# capture manifest OUT_IMAGE.capture.keys (vm/capture.py) and quits QEMU.
 #
 # Exit status 0 only if the guest printed E4DUMP-GUEST-OK, QEMU exited by
-# itself in time, a complete manifest was read back and e2fsck is happy.
+# itself (or, with `capture`, on the host's quit) in time, a complete
+# manifest was read back and e2fsck is happy.
 set -euo pipefail
 
 die() { echo "make-image: error: $*" >&2; exit 1; }
@@ -67,7 +72,7 @@ while [ $# -gt 0 ]; do
 		--no-fsck) opt_fsck=0; shift ;;
 		--from-image) opt_from=$2; shift 2 ;;
 		--cache) opt_cache=1; shift ;;
-		-h|--help) sed -n '2,42p' "$0"; exit 0 ;;
+		-h|--help) sed -n '2,47p' "$0"; exit 0 ;;
 		--) shift; args+=("$@"); break ;;
 		-*) die "unknown option $1" ;;
 		*) args+=("$1"); shift ;;
@@ -115,6 +120,23 @@ case "$disk2_size" in
 	''|[0-9]*[0-9KMG]) ;;
 	*) die "@disk2: a size such as 16M" ;;
 esac
+# a scenario whose last command is `capture` (vm/guest/scn_capture.c): the
+# guest waits with its keys added and the host saves its RAM (vm/capture.py)
+capmode=0
+grep -q '^capture[[:space:]]*$' "$scenario" && capmode=1
+capmem=${E4DUMP_CAPTURE_MEM:-256}
+case "$capmem" in
+	[1-9]*[0-9]) ;;
+	*) die "E4DUMP_CAPTURE_MEM: MiB, a number" ;;
+esac
+capture=$image.capture
+# the capture's files PREFIX.{elf,raw,lime,keys} copied to DEST.*
+copy_capture() {
+	local x
+	for x in elf raw lime keys; do
+		cp --sparse=always "$1.$x" "$2.$x" || return 1
+	done
+}
 size=${opt_size:-${scen_size:-64M}}
 mkfs_opts=${opt_mkfs:-${scen_mkfs:--O encrypt -b 4096 -N 8192}}
 
@@ -179,12 +201,14 @@ if [ $opt_cache = 1 ]; then
 	[ -z "$opt_from" ] || die "--cache and --from-image do not go together"
 	ikey=$( { echo image-cache-1; sha256sum <"$scenario"; sha256sum <"$opt_kernel";
 		  sha256sum <"$initramfs"; sha256sum <"$0"; echo "$size|$mkfs_opts|$opt_fsck";
+		  [ $capmode = 0 ] || { echo "capture $capmem"; sha256sum <"$here/capture.py"; };
 		  mkfs.ext4 -V 2>&1 | sed -n 1p; } | sha256sum | cut -c1-16)
 	idir=$cache/images/$ikey
 	if [ -f "$idir/.done" ]; then
 		mkdir -p "$(dirname "$image")" "$(dirname "$manifest")" "$keysdir" "$secretsdir"
-		rm -f "$image" "$manifest" "$consolelog" "$disk2"
+		rm -f "$image" "$manifest" "$consolelog" "$disk2" "$capture".*
 		cp --sparse=always "$idir/image.img" "$image" &&
+			{ [ $capmode = 0 ] || copy_capture "$idir/capture" "$capture"; } &&
 			cp "$idir/manifest" "$manifest" && cp "$idir/console.log" "$consolelog" &&
 			{ [ ! -f "$idir/disk2.img" ] || cp --sparse=always "$idir/disk2.img" "$disk2"; } &&
 			{ [ -z "$(ls -A "$idir/keys")" ] || cp "$idir/keys/"* "$keysdir/"; } &&
@@ -259,7 +283,7 @@ fi
 
 # ---- the ext4 image -------------------------------------------------------------------
 mkdir -p "$(dirname "$image")" "$(dirname "$manifest")"
-rm -f "$image" "$manifest" "$consolelog"
+rm -f "$image" "$manifest" "$consolelog" "$capture".*
 if [ -n "$opt_from" ]; then
 	[ -r "$opt_from" ] || die "cannot read $opt_from"
 	msg "copying $opt_from"
@@ -282,15 +306,31 @@ fi
 msg "booting $(basename "$opt_kernel") in QEMU (TCG, timeout ${opt_timeout}s)"
 t1=$(date +%s)
 rc=0
+mem=512 monitor=()
+if [ $capmode = 1 ]; then
+	mem=$capmem
+	monitor=(-qmp "unix:$work/qmp.sock,server=on,wait=off")
+fi
 timeout -k 10 "$opt_timeout" qemu-system-x86_64 \
-	-accel tcg -cpu max -m 512 -smp 1 \
+	-accel tcg -cpu max -m "$mem" -smp 1 \
 	-nodefaults -display none -monitor none -serial "file:$consolelog" -no-reboot \
+	"${monitor[@]+"${monitor[@]}"}" \
 	-kernel "$opt_kernel" -initrd "$initramfs" \
 	-append "console=ttyS0 panic=-1 rdinit=/init quiet no_timer_check${scen_append:+ $scen_append}" \
 	-drive "file=$image,format=raw,if=virtio" \
 	-drive "file=$scendisk,format=raw,if=virtio" \
 	"${drive2[@]+"${drive2[@]}"}" \
-	</dev/null >"$work/qemu.out" 2>&1 || rc=$?
+	</dev/null >"$work/qemu.out" 2>&1 &
+qpid=$!
+caprc=0
+if [ $capmode = 1 ]; then
+	# the guest prints E4DUMP-GUEST-CAPTURE-READY and waits: its RAM as an
+	# ELF core and raw, then QEMU is told to quit
+	python3 "$here/capture.py" monitor "$work/qmp.sock" "$consolelog" "$qpid" \
+		$((mem * 1048576)) "$capture.elf" "$capture.raw" "$opt_timeout" || caprc=$?
+	[ $caprc = 0 ] || kill "$qpid" 2>/dev/null || true
+fi
+wait "$qpid" || rc=$?
 t2=$(date +%s)
 
 failed() {
@@ -309,6 +349,7 @@ fi
 [ $rc -ne 124 ] && [ $rc -ne 137 ] || failed "QEMU timed out after ${opt_timeout}s"
 [ $rc -eq 0 ] || failed "QEMU exited with status $rc"
 grep -a -q "^E4DUMP-GUEST-OK" "$consolelog" || failed "guest did not report E4DUMP-GUEST-OK"
+[ $caprc = 0 ] || failed "the RAM capture failed"
 
 # ---- manifest ------------------------------------------------------------------------------
 python3 - "$scendisk" "$manifest" <<'EOF' || failed "bad manifest on the scenario disk"
@@ -348,6 +389,13 @@ for key, (ident, nbytes) in zip(keys, ids):
         f.write(key)
 EOF
 
+if [ $capmode = 1 ]; then
+	python3 "$here/capture.py" lime "$capture.elf" "$capture.lime" ||
+		failed "LiME file from $capture.elf"
+	python3 "$here/capture.py" keys "$scenario" "$manifest" $((mem * 1048576)) "$capture.keys" "$keysdir" ||
+		failed "capture manifest $capture.keys"
+fi
+
 if [ $opt_fsck = 1 ]; then
 	e2fsck -fn "$image" >"$work/fsck.log" 2>&1 || {
 		cat "$work/fsck.log" >&2; failed "e2fsck -fn found problems in $image"; }
@@ -363,6 +411,7 @@ if [ -n "$ikey" ]; then
 	cp --sparse=always "$image" "$idir.tmp/image.img" &&
 		cp "$manifest" "$idir.tmp/manifest" && cp "$consolelog" "$idir.tmp/console.log" &&
 		{ [ -z "$disk2_size" ] || cp --sparse=always "$disk2" "$idir.tmp/disk2.img"; } &&
+		{ [ $capmode = 0 ] || copy_capture "$capture" "$idir.tmp/capture"; } &&
 		{ [ -z "$(ls -A "$keysdir")" ] || cp "$keysdir"/* "$idir.tmp/keys/"; } &&
 		{ [ ! -d "$secretsdir" ] || [ -z "$(ls -A "$secretsdir")" ] ||
 		  cp "$secretsdir"/* "$idir.tmp/secrets/"; } &&

@@ -136,6 +136,11 @@ RECORDS = {
     "run": "si",               # TAG STATUS (the exit status of a program run)
     "fscrypt-conf": "s",       # KEY=VALUE,... (what fscrypt.conf was set to)
     "fscrypt-tree": "ss",      # DIR SECRETS (each of these secrets opens DIR)
+    "key-unlink": "s",         # PREFIX:DESCHEX (a logon key unlinked from the session keyring)
+    "key-revoke": "s",         # PREFIX:DESCHEX (revoked, then unlinked)
+    "drop-caches": "",         # syncfs + drop_caches
+    "read-all": "shiiii",      # TAG DIR FILES DIRS LINKS BYTES (every file read)
+    "capture": "",             # the guest waited for the host to save its RAM
 }
 
 

@@ -62,6 +62,12 @@ static const struct scn_cmd commands[] = {
 	{ "fscrypt-dir", cmd_fscrypt_dir, "an empty directory for fscrypt encrypt" },
 	{ "run", cmd_run, "run a program with secrets on stdin, check its exit status" },
 	{ "fill", cmd_fill, "a tree written into a directory fscrypt encrypted" },
+	/* RAM captures (scn_capture.c) */
+	{ "key-unlink", cmd_key_unlink, "unlink a logon key from the session keyring" },
+	{ "key-revoke", cmd_key_revoke, "revoke a logon key, then unlink it" },
+	{ "drop-caches", cmd_drop_caches, "syncfs and drop_caches: evict unused inodes" },
+	{ "read-all", cmd_read_all, "read every file and list every directory of a tree" },
+	{ "capture", cmd_capture, "last line: wait for the host to save the RAM" },
 	/* the benchmark (scn_bench.c) */
 	{ "bench-tree", cmd_bench_tree, "the benchmark's tree, written fast" },
 };
@@ -105,6 +111,9 @@ void run_scenario(char *text)
 		if (ntok > 0 && tok[0][0] != '#' && tok[0][0] != '@') {
 			const struct scn_cmd *c = find_command(tok[0]);
 
+			if (g_capture)
+				fail("line %d: nothing may follow `capture` (line %d)", lineno,
+				     g_capture);
 			if (!c)
 				fail("line %d: unknown command '%s'", lineno, tok[0]);
 			c->run(tok, ntok, lineno);

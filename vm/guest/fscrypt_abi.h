@@ -82,5 +82,8 @@ _Static_assert(sizeof(struct e4_fscrypt_get_key_status_arg) == 128, "key_status_
 #define E4_FS_CASEFOLD_FL 0x40000000 /* EXT4_CASEFOLD_FL */
 #define E4_KEYCTL_JOIN_SESSION_KEYRING 1
 #define E4_KEY_SPEC_SESSION_KEYRING (-3)
+#define E4_KEYCTL_REVOKE 3
+#define E4_KEYCTL_UNLINK 9
+#define E4_KEYCTL_SEARCH 10
 
 #endif

@@ -19,7 +19,8 @@
  *                  keyring), nokey (no-key probes), policy (policy probes,
  *                  inheritance), delete (the undelete scenarios), bench
  *                  (bench-tree), xattr (extended attributes), tool
- *                  (running a program of the initramfs: Debian's fscrypt)
+ *                  (running a program of the initramfs: Debian's fscrypt), capture
+ *                  (RAM captures: keys unlinked, files read, the capture step)
  *
  * The kernel ABI the guest uses is in fscrypt_abi.h.
  */
@@ -237,6 +238,15 @@ void cmd_fscrypt_conf(char **tok, int ntok, int lineno);
 void cmd_fscrypt_dir(char **tok, int ntok, int lineno);
 void cmd_run(char **tok, int ntok, int lineno);
 void cmd_fill(char **tok, int ntok, int lineno);
+
+/* scn_capture.c */
+extern int g_capture;
+void cmd_key_unlink(char **tok, int ntok, int lineno);
+void cmd_key_revoke(char **tok, int ntok, int lineno);
+void cmd_drop_caches(char **tok, int ntok, int lineno);
+void cmd_read_all(char **tok, int ntok, int lineno);
+void cmd_capture(char **tok, int ntok, int lineno);
+void capture_wait(void) __attribute__((noreturn));
 
 /* scn_bench.c */
 void cmd_bench_tree(char **tok, int ntok, int lineno);

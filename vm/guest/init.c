@@ -161,6 +161,8 @@ int main(void)
 		FAILE("fsync /dev/vdb");
 	if (close(g_vdb) < 0)
 		FAILE("close /dev/vdb");
+	if (g_capture)
+		capture_wait();
 
 	umount_img(0);
 	umount_extra();

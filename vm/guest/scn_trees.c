@@ -28,6 +28,9 @@ void cmd_key(char **tok, int ntok, int lineno)
 		FAILE("line %d: add_key logon %s", lineno, description);
 	say("e4dump-guest: key %s (%u bytes) = %ld", description, k.size, id);
 	man_add("key %s %u\n", description, k.size);
+	/* no copy of the raw key in init's memory: a RAM capture (capture.scn)
+	 * must find it only where the kernel keeps it */
+	explicit_bzero(&k, sizeof(k));
 }
 
 void cmd_key2(char **tok, int ntok, int lineno)
@@ -63,6 +66,7 @@ void cmd_key2(char **tok, int ntok, int lineno)
 	man_add(" %u\n", k.a.raw_size);
 	say("e4dump-guest: key2 (%u bytes) added, identifier %02x%02x%02x%02x...", k.a.raw_size,
 	    g_last_id2[0], g_last_id2[1], g_last_id2[2], g_last_id2[3]);
+	explicit_bzero(&k, sizeof(k)); /* as in cmd_key */
 }
 
 void cmd_tree(char **tok, int ntok, int lineno)
