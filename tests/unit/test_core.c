@@ -73,6 +73,8 @@ END_TEST
 
 /* ---- key store ---- */
 
+static void master_of(struct e4_master_key *k, int states);
+
 START_TEST(keystore_match)
 {
 	struct e4_keystore *ks = e4_keystore_new();
@@ -101,6 +103,33 @@ START_TEST(keystore_match)
 	ck_assert_int_eq(e4_keystore_match(ks, &c), 3);
 	c.key_id[0] ^= 1;
 	ck_assert_int_eq(e4_keystore_match(ks, &c), -1);
+	e4_keystore_free(ks);
+}
+END_TEST
+
+/* A states key in the store: named by its identifier (spec §17.4's) for
+ * v2 policies, never by its (absent, all-zero) descriptor. */
+START_TEST(keystore_states)
+{
+	struct e4_keystore *ks = e4_keystore_new();
+	struct e4_master_key k;
+	struct e4_context c;
+
+	master_of(&k, 1);
+	ck_assert_int_eq(e4_keystore_add_states(ks, &k.states, "states"), E4_OK);
+	memset(&c, 0, sizeof(c));
+	c.version = E4_CONTEXT_V2;
+	c.key_id_size = 16;
+	memcpy(c.key_id, k.v2_id, 16);
+	ck_assert_int_eq(e4_keystore_match(ks, &c), 0);
+	ck_assert(e4_keystore_key(ks, 0)->is_states);
+	ck_assert_str_eq(e4_keystore_key(ks, 0)->label, "states");
+	c.version = E4_CONTEXT_V1;
+	c.key_id_size = 8;
+	memset(c.key_id, 0, sizeof(c.key_id));
+	ck_assert_int_eq(e4_keystore_match(ks, &c), -1);
+	ck_assert(!e4_key_fits(e4_keystore_key(ks, 0), &c));
+	e4_wipe(&k, sizeof(k));
 	e4_keystore_free(ks);
 }
 END_TEST
@@ -865,6 +894,7 @@ Suite *core_suite(void)
 
 	tcase_add_test(tc, escape_terminal);
 	tcase_add_test(tc, keystore_match);
+	tcase_add_test(tc, keystore_states);
 	tcase_add_test(tc, keysetup_kat);
 	tcase_add_test(tc, keysetup_algs_same);
 	tcase_add_test(tc, keysetup_refusals);
