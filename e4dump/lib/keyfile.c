@@ -39,6 +39,8 @@ static long parse_hex(const uint8_t *data, size_t size,
 	return (long)(digits / 2);
 }
 
+static int is_states_file(const uint8_t *data, size_t size);
+
 enum e4_status e4_keyfile_parse(const uint8_t *data, size_t size,
 				uint8_t key[E4_MAX_KEY_SIZE], size_t *key_len,
 				const char **why)
@@ -47,6 +49,11 @@ enum e4_status e4_keyfile_parse(const uint8_t *data, size_t size,
 
 	*key_len = 0;
 	*why = NULL;
+	if (n < 0 && is_states_file(data, size)) {
+		e4_wipe(key, E4_MAX_KEY_SIZE);
+		*why = "HKDF states, not a raw key (read with e4_keyfile_read)";
+		return E4_BAD_KEY;
+	}
 	if (n >= 0 || n == -3) {
 		/* Hex text.  (A raw key made only of hex digits and spaces
 		 * is read as hex: 2^-100 odds for a random 32-byte key.) */

@@ -270,13 +270,13 @@ END_TEST
 
 START_TEST(keyfile_forms)
 {
-	uint8_t raw[64], key[64];
+	uint8_t raw[65], key[64]; /* 65: a key one byte too long */
 	size_t n;
 	const char *why;
 	const char *hex = "000102030405060708090a0b0c0d0e0f"
 			  "101112131415161718191A1B1C1D1E1F\n";
 
-	for (int i = 0; i < 64; i++)
+	for (int i = 0; i < 65; i++)
 		raw[i] = (uint8_t)(0x80 + i);
 	ck_assert_int_eq(e4_keyfile_parse(raw, 64, key, &n, &why), E4_OK);
 	ck_assert_uint_eq(n, 64);
@@ -345,6 +345,10 @@ START_TEST(keyfile_states)
 		ck_assert_uint_eq(kf.states.ipad[0], 0x81b009b927645b75ull);
 		ck_assert_uint_eq(kf.states.opad[7], 0x7f6142855df534bcull);
 	}
+	/* e4_keyfile_parse reads raw keys only, and says so */
+	ck_assert_int_eq(e4_keyfile_parse((const uint8_t *)forms[1], strlen(forms[1]),
+					  kf.key, &kf.key_len, &why), E4_BAD_KEY);
+	ck_assert_str_eq(why, "HKDF states, not a raw key (read with e4_keyfile_read)");
 	/* a raw or hex key file is still one */
 	ck_assert_int_eq(e4_keyfile_read(master, 64, &kf, &why), E4_OK);
 	ck_assert(!kf.is_states);
