@@ -82,6 +82,15 @@ put("keyfile", "hex64", key.hex().encode() + b"\n")
 put("keyfile", "hex32-spaced", b" ".join(key[:32].hex()[i:i+2].encode() for i in range(0, 64, 2)) + b"\r\n")
 put("keyfile", "hex-odd", key[:16].hex().encode()[:-1])
 put("keyfile", "raw65", key + b"x")
+# the states form: spec §17.4's example, and with its identifier changed
+_states = (b"# secret\ne4dump-hkdf-states 1\nidentifier 8699c2c53707405da5aba5ae4d8583c0\n"
+           b"ipad_state 755b6427b909b0816ba220ffd28b9ad29f8cf8060c197bf352fff6df56513267"
+           b"a0f27204e1fe85b1293c2c52ac617abd5b6c5072e24893ed9f257a2e39494a4c\n"
+           b"opad_state aa743007b14995fd00f3966f17fef44fcb467768e3412f478eb83b1446e37278"
+           b"4f9421a966fe78d270d91fb47bbc155f535f0658f4b9f868bc34f55d8542617f\n")
+put("keyfile", "states", _states)
+put("keyfile", "states-bad-id", _states.replace(b"83c0", b"83c1"))
+put("keyfile", "states-v2", _states.replace(b"states 1", b"states 2"))
 # no-key names: hash pair, ciphertext of stored name lengths
 for n in (1, 15, 16, 17, 31, 32, 33, 48, 149, 150, 180, 255):
     put("nokey", f"ct{n}", (bytes.fromhex("78563412efcdab90") + (hashlib.sha512(bytes([n])).digest() * 4))[:8 + n])

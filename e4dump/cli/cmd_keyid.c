@@ -20,16 +20,20 @@ static void hex(const uint8_t *p, size_t n)
 		printf("%02x", p[i]);
 }
 
-/* The record of a key: its file's label and size, its v1 descriptor and
- * v2 identifier; with an image, "opens": the policies it opens (each with
- * its inode count); never the key. */
+/* The record of a key: its file's label, its form ("raw", or
+ * "hkdf-states": the HMAC states of a v2 key, which have no size and no
+ * v1 descriptor: null), size, v1 descriptor and v2 identifier; with an
+ * image, "opens": the policies it opens (each with its inode count);
+ * never the key. */
 static json_object *key_record(const struct e4_master_key *k)
 {
 	json_object *o = json_record("key");
 
 	json_object_object_add(o, "key", json_object_new_string(k->label));
-	json_object_object_add(o, "bytes", json_object_new_uint64(k->len));
-	json_object_object_add(o, "descriptor", json_hex(k->e4crypt_desc, sizeof(k->e4crypt_desc)));
+	json_object_object_add(o, "form", json_object_new_string(k->is_states ? "hkdf-states" : "raw"));
+	json_object_object_add(o, "bytes", k->is_states ? NULL : json_object_new_uint64(k->len));
+	json_object_object_add(o, "descriptor", k->is_states ? NULL :
+			       json_hex(k->e4crypt_desc, sizeof(k->e4crypt_desc)));
 	json_object_object_add(o, "identifier", json_hex(k->v2_id, sizeof(k->v2_id)));
 	return o;
 }
@@ -40,8 +44,13 @@ static void print_key(const struct options *o, const struct e4_master_key *k)
 		json_emit(key_record(k));
 		return;
 	}
-	printf("%s: %zu bytes, v1 descriptor ", k->label, k->len);
-	hex(k->e4crypt_desc, sizeof(k->e4crypt_desc));
+	if (k->is_states) {
+		printf("%s: HKDF states of a v2 key, v1 descriptor not applicable (no raw key)",
+		       k->label);
+	} else {
+		printf("%s: %zu bytes, v1 descriptor ", k->label, k->len);
+		hex(k->e4crypt_desc, sizeof(k->e4crypt_desc));
+	}
 	printf(", v2 identifier ");
 	hex(k->v2_id, sizeof(k->v2_id));
 	printf("\n");

@@ -242,7 +242,8 @@ static void trial_unit(struct uk *u, struct pol *p, size_t k, json_object *ents,
 		p->cut[k] = 1;
 		return;
 	}
-	if (e4_keysetup_inode(key->raw, key->len, ctx, ino, u->uuid, E4_KEY_NAMES, &c) != E4_OK)
+	if (!e4_key_fits(key, ctx) ||
+	    e4_keysetup_inode(key, ctx, ino, u->uuid, E4_KEY_NAMES, &c) != E4_OK)
 		return;
 	memset(&ev, 0, sizeof(ev));
 	/* the unit is cut where the trial's names run out, as keys.c's */
@@ -370,7 +371,7 @@ static struct e4_cipher *cipher_of(struct uk *u, json_object *later, enum e4_key
 	}
 	if (!(k = policy_key(u, &ctx)))
 		return NULL;
-	st = e4_keysetup_inode(k->raw, k->len, &ctx, ino, u->uuid, use, &c);
+	st = e4_keysetup_inode(k, &ctx, ino, u->uuid, use, &c);
 	if (st != E4_OK)
 		report_error_at(u->r, shown, ino, "cannot set up decryption: %s", e4_status_str(st));
 	return c;

@@ -35,10 +35,46 @@ void e4_keystore_free(struct e4_keystore *ks)
 	free(ks);
 }
 
-/* Take ownership of k (filled in but for its names). */
-static enum e4_status insert(struct e4_keystore *ks, struct e4_master_key *k,
-			     const char *label)
+/* The names of k, whose key is filled in. */
+static enum e4_status names_of(struct e4_master_key *k)
 {
+	if (k->is_states)
+		return e4_hmac_states_identifier(&k->states, k->v2_id);
+	if (e4_e4crypt_descriptor(k->e4crypt_desc, k->raw, k->len) != E4_OK ||
+	    e4_v2_key_identifier(k->v2_id, k->raw, k->len) != E4_OK)
+		return E4_CRYPTO;
+	return E4_OK;
+}
+
+enum e4_status e4_master_key_init_raw(struct e4_master_key *k,
+				      const uint8_t *key, size_t len)
+{
+	memset(k, 0, sizeof(*k));
+	if (len < E4_MASTER_KEY_MIN || len > E4_MAX_KEY_SIZE)
+		return E4_BAD_KEY;
+	memcpy(k->raw, key, len);
+	k->len = len;
+	return names_of(k);
+}
+
+enum e4_status e4_master_key_init_states(struct e4_master_key *k,
+					 const struct e4_hmac_states *st)
+{
+	memset(k, 0, sizeof(*k));
+	k->is_states = 1;
+	k->states = *st;
+	return names_of(k);
+}
+
+/* Take ownership of k (filled in but for its label); free it on
+ * failure. */
+static enum e4_status insert(struct e4_keystore *ks, struct e4_master_key *k,
+			     enum e4_status made, const char *label)
+{
+	if (made != E4_OK) {
+		free_key(k);
+		return made;
+	}
 	if (ks->n == ks->cap) {
 		size_t cap = ks->cap ? 2 * ks->cap : 4;
 		struct e4_master_key **v = realloc(ks->keys, cap * sizeof(*v));
@@ -55,11 +91,6 @@ static enum e4_status insert(struct e4_keystore *ks, struct e4_master_key *k,
 		free_key(k);
 		return E4_NOMEM;
 	}
-	if (e4_e4crypt_descriptor(k->e4crypt_desc, k->raw, k->len) != E4_OK ||
-	    e4_v2_key_identifier(k->v2_id, k->raw, k->len) != E4_OK) {
-		free_key(k);
-		return E4_CRYPTO;
-	}
 	ks->keys[ks->n++] = k;
 	return E4_OK;
 }
@@ -67,16 +98,22 @@ static enum e4_status insert(struct e4_keystore *ks, struct e4_master_key *k,
 enum e4_status e4_keystore_add(struct e4_keystore *ks, const uint8_t *key,
 			       size_t len, const char *label)
 {
-	struct e4_master_key *k;
+	struct e4_master_key *k = calloc(1, sizeof(*k));
 
-	if (len < E4_MASTER_KEY_MIN || len > E4_MAX_KEY_SIZE)
-		return E4_BAD_KEY;
-	k = calloc(1, sizeof(*k));
 	if (!k)
 		return E4_NOMEM;
-	memcpy(k->raw, key, len);
-	k->len = len;
-	return insert(ks, k, label);
+	return insert(ks, k, e4_master_key_init_raw(k, key, len), label);
+}
+
+enum e4_status e4_keystore_add_states(struct e4_keystore *ks,
+				      const struct e4_hmac_states *st,
+				      const char *label)
+{
+	struct e4_master_key *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return E4_NOMEM;
+	return insert(ks, k, e4_master_key_init_states(k, st), label);
 }
 
 enum e4_status e4_keystore_add_passphrase(struct e4_keystore *ks,
@@ -85,6 +122,7 @@ enum e4_status e4_keystore_add_passphrase(struct e4_keystore *ks,
 					  const char *label)
 {
 	struct e4_master_key *k;
+	uint8_t key[64];
 	enum e4_status st;
 
 	if (!pass || pass_len > 1024 || salt_len > 256)
@@ -92,13 +130,11 @@ enum e4_status e4_keystore_add_passphrase(struct e4_keystore *ks,
 	k = calloc(1, sizeof(*k));
 	if (!k)
 		return E4_NOMEM;
-	st = e4_e4crypt_passphrase_key(k->raw, pass, pass_len, salt, salt_len);
-	if (st != E4_OK) {
-		free_key(k);
-		return st;
-	}
-	k->len = 64;
-	return insert(ks, k, label);
+	st = e4_e4crypt_passphrase_key(key, pass, pass_len, salt, salt_len);
+	if (st == E4_OK)
+		st = e4_master_key_init_raw(k, key, sizeof(key));
+	e4_wipe(key, sizeof(key));
+	return insert(ks, k, st, label);
 }
 
 size_t e4_keystore_count(const struct e4_keystore *ks)
@@ -112,9 +148,15 @@ const struct e4_master_key *e4_keystore_key(const struct e4_keystore *ks,
 	return ks && i < ks->n ? ks->keys[i] : NULL;
 }
 
+int e4_key_fits(const struct e4_master_key *k, const struct e4_context *ctx)
+{
+	return k && (ctx->version == E4_CONTEXT_V2 ||
+		     (ctx->version == E4_CONTEXT_V1 && !k->is_states));
+}
+
 int e4_key_names(const struct e4_master_key *k, const struct e4_context *ctx)
 {
-	if (!k)
+	if (!e4_key_fits(k, ctx))
 		return 0;
 	if (ctx->version == E4_CONTEXT_V1)
 		return !memcmp(k->e4crypt_desc, ctx->key_id, E4_KEY_DESCRIPTOR_SIZE);

@@ -114,6 +114,19 @@ enum e4_status e4_hmac_states_of_key(struct e4_hmac_states *st,
 	return E4_OK;
 }
 
+void e4_hmac_state_load(uint64_t h[8], const uint8_t b[E4_HMAC_STATE_BYTES])
+{
+	for (int i = 0; i < 8; i++)
+		h[i] = e4_le64(b + 8 * i);
+}
+
+void e4_hmac_state_store(const uint64_t h[8], uint8_t b[E4_HMAC_STATE_BYTES])
+{
+	for (int i = 0; i < 8; i++)
+		for (int j = 0; j < 8; j++)
+			b[8 * i + j] = (uint8_t)(h[i] >> (8 * j));
+}
+
 int e4_hmac_states_match(const uint8_t *p, size_t len,
 			 struct e4_hmac_states *st)
 {
@@ -130,10 +143,8 @@ int e4_hmac_states_match(const uint8_t *p, size_t len,
 	}
 	if (memcmp(p + 80, p + 208 + 80, 128))
 		return 0;
-	for (int i = 0; i < 8; i++) {
-		s.ipad[i] = e4_le64(p + 8 * i);
-		s.opad[i] = e4_le64(p + 208 + 8 * i);
-	}
+	e4_hmac_state_load(s.ipad, p);
+	e4_hmac_state_load(s.opad, p + 208);
 	e4_hmac_states_of_key(&z, zero, sizeof(zero));
 	if (!memcmp(s.ipad, IV, sizeof(IV)) || !memcmp(s.opad, IV, sizeof(IV)) ||
 	    !memcmp(s.ipad, z.ipad, sizeof(z.ipad)) || !memcmp(s.opad, z.opad, sizeof(z.opad)) ||
@@ -181,6 +192,12 @@ enum e4_status e4_hkdf_expand_states(const struct e4_hmac_states *st,
 	OPENSSL_cleanse(t, sizeof(t));
 	OPENSSL_cleanse(inner, sizeof(inner));
 	return E4_OK;
+}
+
+enum e4_status e4_hmac_states_identifier(const struct e4_hmac_states *st,
+					 uint8_t id[16])
+{
+	return e4_hkdf_expand_states(st, E4_HKDF_KEY_IDENTIFIER, NULL, 0, id, 16);
 }
 
 /* Whether n bytes at p are all zero. */

@@ -24,6 +24,17 @@ struct e4_hmac_states {
 	uint64_t opad[8];
 };
 
+/* A chaining value as the kernel holds it (§17.3): eight u64,
+ * little-endian, 64 bytes; key files write the states in this form. */
+#define E4_HMAC_STATE_BYTES 64
+void e4_hmac_state_load(uint64_t h[8], const uint8_t b[E4_HMAC_STATE_BYTES]);
+void e4_hmac_state_store(const uint64_t h[8], uint8_t b[E4_HMAC_STATE_BYTES]);
+
+/* The v2 key identifier of the states: HKDF-Expand context 1, no info,
+ * 16 bytes (§17.4). */
+enum e4_status e4_hmac_states_identifier(const struct e4_hmac_states *st,
+					 uint8_t id[16]);
+
 /* Whether the first 416 of the len bytes at p are laid out as §17.3
  * says: both counts (128, 0), both buf fields equal, neither state
  * SHA-512's initial value nor that of the all-zero salt (constants of

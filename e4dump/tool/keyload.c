@@ -73,11 +73,15 @@ static const char *shown(const char *path, char *out, size_t len)
 	return out;
 }
 
+/* Room for a key file of any form, comments and all. */
+#define KEY_FILE_MAX 4096
+
 int keyload_file(struct e4_keystore *ks, const char *path, struct report *r)
 {
 	char label[300];
-	uint8_t buf[512], key[E4_MAX_KEY_SIZE];
-	size_t len, key_len;
+	uint8_t buf[KEY_FILE_MAX];
+	struct e4_keyfile kf;
+	size_t len;
 	const char *why = NULL;
 	enum e4_status st;
 
@@ -90,16 +94,18 @@ int keyload_file(struct e4_keystore *ks, const char *path, struct report *r)
 		why = "empty";
 	else if (len > sizeof(buf))
 		why = "too large for a key";
-	else if (e4_keyfile_parse(buf, len, key, &key_len, &why) == E4_OK)
+	else if (e4_keyfile_read(buf, len, &kf, &why) == E4_OK)
 		why = NULL;
 	e4_wipe(buf, sizeof(buf));
 	if (why) {
-		e4_wipe(key, sizeof(key));
+		e4_wipe(&kf, sizeof(kf));
 		report_error(r, "key file %s: %s", path, why);
 		return -1;
 	}
-	st = e4_keystore_add(ks, key, key_len, shown(path, label, sizeof(label)));
-	e4_wipe(key, sizeof(key));
+	shown(path, label, sizeof(label));
+	st = kf.is_states ? e4_keystore_add_states(ks, &kf.states, label) :
+			    e4_keystore_add(ks, kf.key, kf.key_len, label);
+	e4_wipe(&kf, sizeof(kf));
 	if (st != E4_OK) {
 		report_error(r, "key file %s: %s", path, e4_status_str(st));
 		return -1;

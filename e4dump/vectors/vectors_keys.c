@@ -46,6 +46,7 @@ void vectors_generate_keys(struct drbg *d)
 			uint8_t master[64], key_id[16], nonce[16], uuid[16], ctxb[40];
 			uint8_t dk[E4_MAX_KEY_SIZE];
 			size_t n, dkl;
+			struct e4_master_key mk;
 			struct e4_context c;
 			enum e4_iv_scheme s;
 			uint32_t iv, ino = inos[(i + (size_t)use) % 3];
@@ -58,10 +59,14 @@ void vectors_generate_keys(struct drbg *d)
 			n = context_bytes(ctxb, pol[i].version, pol[i].cmode,
 					  pol[i].fmode, pol[i].flags, key_id, nonce);
 			if (e4_context_parse(&c, ctxb, n) != E4_OK ||
-			    e4_keysetup_derive(master, 64, &c, ino, uuid,
+			    e4_master_key_init_raw(&mk, master, 64) != E4_OK ||
+			    e4_keysetup_derive(&mk, &c, ino, uuid,
 					       use ? E4_KEY_NAMES : E4_KEY_CONTENTS,
-					       dk, &dkl, &s, &iv) != E4_OK)
+					       dk, &dkl, &s, &iv) != E4_OK) {
+				e4_wipe(&mk, sizeof(mk));
 				continue;
+			}
+			e4_wipe(&mk, sizeof(mk));
 			o = vec("inode_key");
 			add_hex(o, "master", master, 64);
 			add_hex(o, "context", ctxb, n);
@@ -84,6 +89,7 @@ int vectors_check_inode_key(json_object *o)
 {
 	uint8_t master[64], ctxb[64], uuid[16], want[64], dk[E4_MAX_KEY_SIZE];
 	size_t ml, cl, ul, wl, dkl;
+	struct e4_master_key mk;
 	struct e4_context c;
 	enum e4_iv_scheme s;
 	uint32_t iv;
@@ -96,9 +102,12 @@ int vectors_check_inode_key(json_object *o)
 	    get_hex(o, "key", want, 64, &wl) || !use || !ivn || ino < 0 ||
 	    ino > UINT32_MAX || e4_context_parse(&c, ctxb, cl) != E4_OK)
 		return -1;
-	if (e4_keysetup_derive(master, ml, &c, (uint32_t)ino, uuid,
-			       strcmp(use, "names") ? E4_KEY_CONTENTS : E4_KEY_NAMES,
-			       dk, &dkl, &s, &iv) != E4_OK)
+	bad = e4_master_key_init_raw(&mk, master, ml) != E4_OK ||
+	      e4_keysetup_derive(&mk, &c, (uint32_t)ino, uuid,
+				 strcmp(use, "names") ? E4_KEY_CONTENTS : E4_KEY_NAMES,
+				 dk, &dkl, &s, &iv) != E4_OK;
+	e4_wipe(&mk, sizeof(mk));
+	if (bad)
 		return 1;
 	bad = dkl != wl || memcmp(dk, want, wl) || strcmp(iv_name(s), ivn) ||
 	      (s != E4_IV_LBLK && get_int(o, "iv_value") != (int64_t)iv);

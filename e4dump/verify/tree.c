@@ -28,7 +28,7 @@ static void check_casefold_hashes(struct verify *v, const struct e4_dir *d,
 	    e4_fs_policy_key(v->fs, dctx, &pk) == E4_OK && pk.key >= 0) {
 		const struct e4_master_key *mk = e4_keystore_key(v->keys, (size_t)pk.key);
 
-		have_key = e4_keysetup_dirhash_key(mk->raw, mk->len, dctx, key) == E4_OK;
+		have_key = e4_keysetup_dirhash_key(mk, dctx, key) == E4_OK;
 	}
 	for (size_t i = 0; i < e4_dir_count(d) && !v->nomem; i++) {
 		struct e4_entry e;

@@ -9,7 +9,7 @@
 # with a wrong one), verify, journal, volumes, keyid (alone and with
 # the image), undelete (with and without keys, and --keep-locked without),
 # timeline (with and without --journal-events), info and keyid of the
-# fscrypt tool's metadata, verify --evidence, mount -f (when /dev/fuse can be used), and fatal errors; on the
+# fscrypt tool's metadata, keyid of an HKDF states key file, verify --evidence, mount -f (when /dev/fuse can be used), and fatal errors; on the
 # bundled sample and on kernel-written images: v2 policies, casefold, and
 # deletions still in the journal (undelete-a).  The scenario images are
 # those the vm tests wrote (VMWORK/v2/image.img, ...), copied, or written
@@ -140,6 +140,10 @@ exercise undelete
 } | debugfs -w -f - "$W/fsc.img" >/dev/null 2>&1 || bad "fscrypt metadata image not made"
 run fscrypt-info "$E4DUMP" info --json --passphrase-file "$W/fsc/pass" "$W/fsc.img"
 run fscrypt-keyid "$E4DUMP" keyid --json --protector-key-file "$W/fsc/raw.key" "$W/fsc.img"
+# a key file of the HKDF states form (tests/vm/states_keyfile.py), beside a raw key
+/usr/bin/python3 "$top/tests/vm/states_keyfile.py" "$K" "$W/states.key" >/dev/null ||
+	bad "states key file not made"
+run states-keyid "$E4DUMP" keyid --json --key-file "$W/states.key" --key-file "$K" "$W/s.img"
 
 # fatal errors: the diagnostic, then the summary
 run fatal-ls "$E4DUMP" ls --json "$W/missing.img"

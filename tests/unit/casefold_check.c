@@ -134,8 +134,7 @@ static void check_dir(struct walk *w, const struct e4_walk_node *n,
 	}
 	if (!f->have_key || f->ctx.version != 2 ||
 	    e4_fs_policy_key(w->fs, &f->ctx, &pk) != E4_OK || pk.key < 0 ||
-	    e4_keysetup_dirhash_key(e4_keystore_key(w->keys, (size_t)pk.key)->raw,
-				    e4_keystore_key(w->keys, (size_t)pk.key)->len,
+	    e4_keysetup_dirhash_key(e4_keystore_key(w->keys, (size_t)pk.key),
 				    &f->ctx, key) != E4_OK) {
 		printf("FAIL %s: no v2 key for this casefolded directory\n", n->path);
 		w->bad++;

@@ -4,7 +4,10 @@
  * computed by the independent Python implementation
  * (tests/vectors/verify_vectors.py: kdf_v1, hkdf_v2, siphash24) with
  * master = bytes(range(64)), nonce = bytes(range(0x10, 0x20)),
- * uuid = bytes(range(0xa0, 0xb0)), ino = 1234; layouts come from the
+ * uuid = bytes(range(0xa0, 0xb0)), ino = 1234; each v2 one is derived
+ * from that master key and again from its HMAC-SHA512 states alone (spec
+ * §17.4's worked example, computed by tests/spec/hmac_states.py's pure
+ * Python SHA-512; the same master key); layouts come from the
  * kernel's structures (fs/ext4/ext4.h, ext4_extents.h, xattr.h). */
 #include <check.h>
 #include <stdio.h>
@@ -17,9 +20,11 @@
 #include "escape.h"
 #include "extent.h"
 #include "fname.h"
+#include "hex.h"
 #include "kdf.h"
 #include "keysetup.h"
 #include "keystore.h"
+#include "memkeys.h"
 #include "xattr.h"
 
 static size_t unhex(const char *hex, uint8_t *out)
@@ -68,6 +73,8 @@ END_TEST
 
 /* ---- key store ---- */
 
+static void master_of(struct e4_master_key *k, int states);
+
 START_TEST(keystore_match)
 {
 	struct e4_keystore *ks = e4_keystore_new();
@@ -100,6 +107,33 @@ START_TEST(keystore_match)
 }
 END_TEST
 
+/* A states key in the store: named by its identifier (spec §17.4's) for
+ * v2 policies, never by its (absent, all-zero) descriptor. */
+START_TEST(keystore_states)
+{
+	struct e4_keystore *ks = e4_keystore_new();
+	struct e4_master_key k;
+	struct e4_context c;
+
+	master_of(&k, 1);
+	ck_assert_int_eq(e4_keystore_add_states(ks, &k.states, "states"), E4_OK);
+	memset(&c, 0, sizeof(c));
+	c.version = E4_CONTEXT_V2;
+	c.key_id_size = 16;
+	memcpy(c.key_id, k.v2_id, 16);
+	ck_assert_int_eq(e4_keystore_match(ks, &c), 0);
+	ck_assert(e4_keystore_key(ks, 0)->is_states);
+	ck_assert_str_eq(e4_keystore_key(ks, 0)->label, "states");
+	c.version = E4_CONTEXT_V1;
+	c.key_id_size = 8;
+	memset(c.key_id, 0, sizeof(c.key_id));
+	ck_assert_int_eq(e4_keystore_match(ks, &c), -1);
+	ck_assert(!e4_key_fits(e4_keystore_key(ks, 0), &c));
+	e4_wipe(&k, sizeof(k));
+	e4_keystore_free(ks);
+}
+END_TEST
+
 /* ---- key setup ---- */
 
 static void ctx_of(struct e4_context *c, int version, int cmode, int fmode,
@@ -115,27 +149,66 @@ static void ctx_of(struct e4_context *c, int version, int cmode, int fmode,
 		c->nonce[i] = (uint8_t)(0x10 + i);
 }
 
+/* The master key bytes(range(64)) as a key object: raw, or (states)
+ * only the two HMAC-SHA512 states of its PRK as spec §17.4's example
+ * gives them (eight u64 each, little-endian). */
+static void master_of(struct e4_master_key *k, int states)
+{
+	static const char ipad[] =
+		"755b6427b909b0816ba220ffd28b9ad29f8cf8060c197bf352fff6df56513267"
+		"a0f27204e1fe85b1293c2c52ac617abd5b6c5072e24893ed9f257a2e39494a4c";
+	static const char opad[] =
+		"aa743007b14995fd00f3966f17fef44fcb467768e3412f478eb83b1446e37278"
+		"4f9421a966fe78d270d91fb47bbc155f535f0658f4b9f868bc34f55d8542617f";
+	uint8_t master[64], b[64];
+	struct e4_hmac_states st;
+
+	for (int i = 0; i < 64; i++)
+		master[i] = (uint8_t)i;
+	if (!states) {
+		ck_assert_int_eq(e4_master_key_init_raw(k, master, 64), E4_OK);
+		return;
+	}
+	ck_assert_int_eq(e4_hex_decode(ipad, 128, b, 64), 64);
+	e4_hmac_state_load(st.ipad, b);
+	ck_assert_int_eq(e4_hex_decode(opad, 128, b, 64), 64);
+	e4_hmac_state_load(st.opad, b);
+	ck_assert_int_eq(e4_master_key_init_states(k, &st), E4_OK);
+	/* the identifier the spec gives for that key */
+	ck_assert_int_eq(e4_hex_decode("8699c2c53707405da5aba5ae4d8583c0", 32, b, 16), 16);
+	ck_assert_mem_eq(k->v2_id, b, 16);
+	ck_assert(k->is_states && k->len == 0);
+}
+
 static void derive_is(int version, int cmode, int fmode, int flags,
 		      enum e4_key_use use, const char *want, int scheme,
 		      uint32_t iv_ino)
 {
-	uint8_t master[64], uuid[16], dk[64], w[64];
+	uint8_t uuid[16], dk[64], w[64];
+	struct e4_master_key k;
 	struct e4_context c;
 	enum e4_iv_scheme s;
 	uint32_t iv;
 	size_t n, wn = unhex(want, w);
 
-	for (int i = 0; i < 64; i++)
-		master[i] = (uint8_t)i;
 	for (int i = 0; i < 16; i++)
 		uuid[i] = (uint8_t)(0xa0 + i);
 	ctx_of(&c, version, cmode, fmode, flags);
-	ck_assert_int_eq(e4_keysetup_derive(master, 64, &c, 1234, uuid, use, dk,
-					    &n, &s, &iv), E4_OK);
-	ck_assert_uint_eq(n, wn);
-	ck_assert_mem_eq(dk, w, n);
-	ck_assert_int_eq(s, scheme);
-	ck_assert_uint_eq(iv, iv_ino);
+	for (int states = 0; states <= (version == 2); states++) {
+		master_of(&k, states);
+		ck_assert_int_eq(e4_keysetup_derive(&k, &c, 1234, uuid, use, dk,
+						    &n, &s, &iv), E4_OK);
+		ck_assert_uint_eq(n, wn);
+		ck_assert_msg(!memcmp(dk, w, n), "%s key", states ? "states" : "raw");
+		ck_assert_int_eq(s, scheme);
+		ck_assert_uint_eq(iv, iv_ino);
+	}
+	if (version == 1) { /* a states key opens no v1 policy */
+		master_of(&k, 1);
+		ck_assert_int_eq(e4_keysetup_derive(&k, &c, 1234, uuid, use, dk,
+						    &n, &s, &iv), E4_BAD_KEY);
+		ck_assert(!e4_key_fits(&k, &c));
+	}
 }
 
 START_TEST(keysetup_kat)
@@ -184,10 +257,12 @@ START_TEST(keysetup_algs_same)
 		{ 2, 1, 6, 8 }, { 2, 1, 4, 16 }, { 2, 9, 9, 4 }, { 2, 1, 10, 0 },
 	};
 	uint8_t master[64], uuid[16], in[4096], a[4096], b[4096];
+	struct e4_master_key k;
 	struct e4_algs *al;
 
 	for (int i = 0; i < 64; i++)
 		master[i] = (uint8_t)(3 * i + 1);
+	ck_assert_int_eq(e4_master_key_init_raw(&k, master, 64), E4_OK);
 	memset(uuid, 0x5a, sizeof(uuid));
 	for (size_t i = 0; i < sizeof(in); i++)
 		in[i] = (uint8_t)(i * 7);
@@ -200,9 +275,9 @@ START_TEST(keysetup_algs_same)
 			struct e4_cipher *x, *y;
 			size_t n = use == E4_KEY_NAMES ? 32 : sizeof(in);
 
-			ck_assert_int_eq(e4_keysetup_inode(master, 64, &c, 12, uuid,
+			ck_assert_int_eq(e4_keysetup_inode(&k, &c, 12, uuid,
 							   (enum e4_key_use)use, &x), E4_OK);
-			ck_assert_int_eq(e4_keysetup_inode_algs(al, master, 64, &c, 12, uuid,
+			ck_assert_int_eq(e4_keysetup_inode_algs(al, &k, &c, 12, uuid,
 								(enum e4_key_use)use, &y), E4_OK);
 			if (use == E4_KEY_NAMES) {
 				ck_assert_int_eq(e4_encrypt_name(x, in, n, a), E4_OK);
@@ -225,23 +300,28 @@ END_TEST
 START_TEST(keysetup_refusals)
 {
 	uint8_t master[64] = { 0 }, uuid[16] = { 0 }, dk[64], key[16];
+	struct e4_master_key k, shrt;
 	struct e4_context c;
 	struct e4_cipher *ci;
 	enum e4_iv_scheme s;
 	uint32_t iv;
 	size_t n;
 
+	ck_assert_int_eq(e4_master_key_init_raw(&k, master, 64), E4_OK);
+	ck_assert_int_eq(e4_master_key_init_raw(&shrt, master, 32), E4_OK);
+	ck_assert_int_eq(e4_master_key_init_raw(&shrt, master, 15), E4_BAD_KEY);
+	ck_assert_int_eq(e4_master_key_init_raw(&shrt, master, 32), E4_OK);
 	ctx_of(&c, 1, 1, 4, 4); /* DIRECT_KEY with AES: Linux refuses it */
-	ck_assert_int_eq(e4_keysetup_derive(master, 64, &c, 1, uuid, E4_KEY_CONTENTS,
+	ck_assert_int_eq(e4_keysetup_derive(&k, &c, 1, uuid, E4_KEY_CONTENTS,
 					    dk, &n, &s, &iv), E4_UNSUPPORTED);
 	ctx_of(&c, 1, 1, 4, 0); /* a master key too short for AES-256-XTS */
-	ck_assert_int_eq(e4_keysetup_inode(master, 32, &c, 1, uuid, E4_KEY_CONTENTS,
+	ck_assert_int_eq(e4_keysetup_inode(&shrt, &c, 1, uuid, E4_KEY_CONTENTS,
 					   &ci), E4_BAD_KEY);
 	ctx_of(&c, 1, 77, 4, 0);
-	ck_assert_int_eq(e4_keysetup_inode(master, 64, &c, 1, uuid, E4_KEY_CONTENTS,
+	ck_assert_int_eq(e4_keysetup_inode(&k, &c, 1, uuid, E4_KEY_CONTENTS,
 					   &ci), E4_UNRECOGNIZED);
 	ctx_of(&c, 1, 1, 4, 0);
-	ck_assert_int_eq(e4_keysetup_dirhash_key(master, 64, &c, key), E4_UNSUPPORTED);
+	ck_assert_int_eq(e4_keysetup_dirhash_key(&k, &c, key), E4_UNSUPPORTED);
 	memset(c.key_id, 0x42, 8);
 	ck_assert(e4_context_is_dummy_2015(&c));
 	ck_assert_int_eq(e4_keysetup_dummy_2015(&c, E4_KEY_NAMES, &ci), E4_OK);
@@ -254,18 +334,20 @@ END_TEST
  * in whole kernel images before. */
 START_TEST(keysetup_dirhash_key)
 {
-	uint8_t master[64], key[16], want[16];
+	uint8_t key[16], want[16];
+	struct e4_master_key k;
 	struct e4_context c;
 
-	for (int i = 0; i < 64; i++)
-		master[i] = (uint8_t)i;
-	ctx_of(&c, 2, 1, 4, 0);
 	unhex("f53dfdc5dab5cd30ca0d9c15dea69697", want);
-	ck_assert_int_eq(e4_keysetup_dirhash_key(master, 64, &c, key), E4_OK);
-	ck_assert_mem_eq(key, want, 16);
-	c.nonce[15] ^= 1;
-	ck_assert_int_eq(e4_keysetup_dirhash_key(master, 64, &c, key), E4_OK);
-	ck_assert(memcmp(key, want, 16) != 0);
+	for (int states = 0; states < 2; states++) {
+		master_of(&k, states);
+		ctx_of(&c, 2, 1, 4, 0);
+		ck_assert_int_eq(e4_keysetup_dirhash_key(&k, &c, key), E4_OK);
+		ck_assert_mem_eq(key, want, 16);
+		c.nonce[15] ^= 1;
+		ck_assert_int_eq(e4_keysetup_dirhash_key(&k, &c, key), E4_OK);
+		ck_assert(memcmp(key, want, 16) != 0);
+	}
 }
 END_TEST
 
@@ -812,6 +894,7 @@ Suite *core_suite(void)
 
 	tcase_add_test(tc, escape_terminal);
 	tcase_add_test(tc, keystore_match);
+	tcase_add_test(tc, keystore_states);
 	tcase_add_test(tc, keysetup_kat);
 	tcase_add_test(tc, keysetup_algs_same);
 	tcase_add_test(tc, keysetup_refusals);

@@ -9,6 +9,7 @@
 #include "context.h"
 #include "kdf.h"
 #include "keyfile.h"
+#include "memkeys.h"
 #include "nokey.h"
 #include "symlink.h"
 
@@ -269,13 +270,13 @@ END_TEST
 
 START_TEST(keyfile_forms)
 {
-	uint8_t raw[64], key[64];
+	uint8_t raw[65], key[64]; /* 65: a key one byte too long */
 	size_t n;
 	const char *why;
 	const char *hex = "000102030405060708090a0b0c0d0e0f"
 			  "101112131415161718191A1B1C1D1E1F\n";
 
-	for (int i = 0; i < 64; i++)
+	for (int i = 0; i < 65; i++)
 		raw[i] = (uint8_t)(0x80 + i);
 	ck_assert_int_eq(e4_keyfile_parse(raw, 64, key, &n, &why), E4_OK);
 	ck_assert_uint_eq(n, 64);
@@ -291,6 +292,147 @@ START_TEST(keyfile_forms)
 	ck_assert_str_eq(why, "odd number of hex digits");
 	ck_assert_int_eq(e4_keyfile_parse((const uint8_t *)"00112233", 8, key,
 					  &n, &why), E4_BAD_KEY);
+}
+END_TEST
+
+/* The states form: spec §17.4's worked example (master key 00 01 .. 3f;
+ * states and identifier computed by tests/spec/hmac_states.py's pure
+ * Python SHA-512), read back as the identifier and as the per-file key
+ * OpenSSL's HKDF derives from the master key itself. */
+#define SPEC_ID "8699c2c53707405da5aba5ae4d8583c0"
+#define SPEC_IPAD "755b6427b909b0816ba220ffd28b9ad29f8cf8060c197bf352fff6df56513267" \
+		  "a0f27204e1fe85b1293c2c52ac617abd5b6c5072e24893ed9f257a2e39494a4c"
+#define SPEC_OPAD "aa743007b14995fd00f3966f17fef44fcb467768e3412f478eb83b1446e37278" \
+		  "4f9421a966fe78d270d91fb47bbc155f535f0658f4b9f868bc34f55d8542617f"
+
+static enum e4_status read_text(const char *text, struct e4_keyfile *kf,
+				const char **why)
+{
+	return e4_keyfile_read((const uint8_t *)text, strlen(text), kf, why);
+}
+
+START_TEST(keyfile_states)
+{
+	static const char *const forms[] = {
+		"e4dump-hkdf-states 1\nidentifier " SPEC_ID "\nipad_state " SPEC_IPAD
+		"\nopad_state " SPEC_OPAD "\n",
+		/* comments, blank lines, another order, CRLF, tabs, no final newline */
+		"# secret\n\n  e4dump-hkdf-states\t1\r\n# x\nopad_state " SPEC_OPAD
+		"\r\n\nipad_state  " SPEC_IPAD "  \nidentifier " SPEC_ID,
+	};
+	uint8_t master[64], id[16], nonce[16], want[64], got[64];
+	struct e4_keyfile kf;
+	const char *why;
+
+	for (int i = 0; i < 64; i++)
+		master[i] = (uint8_t)i;
+	for (int i = 0; i < 16; i++)
+		nonce[i] = (uint8_t)(0xe0 + i);
+	unhex(SPEC_ID, id);
+	/* per-file key (context 2) from the master key, by OpenSSL */
+	ck_assert_int_eq(e4_hkdf_sha512(want, 64, master, 64, E4_HKDF_PER_FILE_ENC_KEY,
+					nonce, 16), E4_OK);
+	for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+		ck_assert_int_eq(read_text(forms[f], &kf, &why), E4_OK);
+		ck_assert_ptr_null(why);
+		ck_assert(kf.is_states);
+		ck_assert_uint_eq(kf.key_len, 0);
+		ck_assert_mem_eq(kf.identifier, id, 16);
+		ck_assert_int_eq(e4_hkdf_expand_states(&kf.states, E4_HKDF_PER_FILE_ENC_KEY,
+						       nonce, 16, got, 64), E4_OK);
+		ck_assert_mem_eq(got, want, 64);
+		/* the state words are little-endian in the file */
+		ck_assert_uint_eq(kf.states.ipad[0], 0x81b009b927645b75ull);
+		ck_assert_uint_eq(kf.states.opad[7], 0x7f6142855df534bcull);
+	}
+	/* e4_keyfile_parse reads raw keys only, and says so */
+	ck_assert_int_eq(e4_keyfile_parse((const uint8_t *)forms[1], strlen(forms[1]),
+					  kf.key, &kf.key_len, &why), E4_BAD_KEY);
+	ck_assert_str_eq(why, "HKDF states, not a raw key (read with e4_keyfile_read)");
+	/* a raw or hex key file is still one */
+	ck_assert_int_eq(e4_keyfile_read(master, 64, &kf, &why), E4_OK);
+	ck_assert(!kf.is_states);
+	ck_assert_uint_eq(kf.key_len, 64);
+	ck_assert_mem_eq(kf.key, master, 64);
+}
+END_TEST
+
+START_TEST(keyfile_states_refused)
+{
+	static const struct {
+		const char *text, *why;
+	} bad[] = {
+		{ "e4dump-hkdf-states 1\nidentifier 8699c2c53707405da5aba5ae4d8583c1\nipad_state "
+		  SPEC_IPAD "\nopad_state " SPEC_OPAD "\n", "identifier does not match its states" },
+		/* the two states swapped */
+		{ "e4dump-hkdf-states 1\nidentifier " SPEC_ID "\nipad_state " SPEC_OPAD
+		  "\nopad_state " SPEC_IPAD "\n", "identifier does not match its states" },
+		{ "e4dump-hkdf-states 2\nidentifier " SPEC_ID "\nipad_state " SPEC_IPAD
+		  "\nopad_state " SPEC_OPAD "\n",
+		  "unsupported version of the states form (this e4dump reads version 1)" },
+		{ "e4dump-hkdf-states\nidentifier " SPEC_ID "\n",
+		  "first line is not \"e4dump-hkdf-states VERSION\"" },
+		{ "e4dump-hkdf-statesx 1\n", "first line is not \"e4dump-hkdf-states VERSION\"" },
+		{ "e4dump-hkdf-states 1 1\n", "first line is not \"e4dump-hkdf-states VERSION\"" },
+		{ "e4dump-hkdf-states 1\nidentifier " SPEC_ID "\nipad_state " SPEC_IPAD
+		  "\nipad_state " SPEC_IPAD "\nopad_state " SPEC_OPAD "\n",
+		  "ipad_state line given twice" },
+		{ "e4dump-hkdf-states 1\nidentifier " SPEC_ID "\nidentifier " SPEC_ID "\n",
+		  "identifier line given twice" },
+		{ "e4dump-hkdf-states 1\nidentifier " SPEC_ID "\nipad_state " SPEC_IPAD
+		  "\nopad_state 00" SPEC_OPAD "\n", "opad_state: not 128 hex digits" },
+		{ "e4dump-hkdf-states 1\nidentifier " SPEC_ID "\nipad_state 755b6427\n",
+		  "ipad_state: not 128 hex digits" },
+		{ "e4dump-hkdf-states 1\nidentifier 8699c2c53707405da5aba5ae4d8583cg\n",
+		  "identifier: not 32 hex digits" },
+		{ "e4dump-hkdf-states 1\nidentifier\n", "identifier: not 32 hex digits" },
+		{ "e4dump-hkdf-states 1\nidentifier " SPEC_ID "\nipad_state " SPEC_IPAD
+		  "\nopad_state " SPEC_OPAD "\nmaster 00\n",
+		  "unknown line (not identifier, ipad_state or opad_state)" },
+		{ "e4dump-hkdf-states 1\nidentifier " SPEC_ID "\nipad_state " SPEC_IPAD "\n",
+		  "no opad_state line" },
+		{ "e4dump-hkdf-states 1\nipad_state " SPEC_IPAD "\nopad_state " SPEC_OPAD "\n",
+		  "no identifier line" },
+		{ "# only a comment\ne4dump-hkdf-states 1\n", "no identifier line" },
+	};
+	struct e4_keyfile kf;
+	const char *why;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&kf, 0x55, sizeof(kf));
+		ck_assert_int_eq(read_text(bad[i].text, &kf, &why), E4_BAD_KEY);
+		ck_assert_msg(why && !strcmp(why, bad[i].why), "case %zu: %s", i, why);
+		/* nothing of the file is left in kf */
+		for (size_t j = 0; j < sizeof(kf); j++)
+			ck_assert_uint_eq(((const uint8_t *)&kf)[j], 0);
+	}
+}
+END_TEST
+
+START_TEST(keyfile_states_format)
+{
+	static const char want[] =
+		"# e4dump: the HKDF states of a v2 master key: SECRET, they open every file the key opens\n"
+		"e4dump-hkdf-states 1\nidentifier " SPEC_ID "\nipad_state " SPEC_IPAD
+		"\nopad_state " SPEC_OPAD "\n";
+	char buf[E4_KEYFILE_STATES_TEXT_MAX], small[100];
+	struct e4_keyfile kf;
+	const char *why;
+
+	ck_assert_int_eq(read_text(want, &kf, &why), E4_OK);
+	ck_assert_uint_eq(e4_keyfile_format_states(&kf.states, buf, sizeof(buf)),
+			  strlen(want));
+	ck_assert_str_eq(buf, want);
+	/* too small: the length it needs, nothing written */
+	memset(small, 'x', sizeof(small));
+	ck_assert_uint_eq(e4_keyfile_format_states(&kf.states, small, sizeof(small)),
+			  strlen(want));
+	ck_assert_int_eq(small[0], 0);
+	ck_assert_int_eq(small[1], 'x');
+	ck_assert_uint_eq(e4_keyfile_format_states(&kf.states, small, 0), strlen(want));
+	ck_assert_uint_eq(e4_keyfile_format_states(&kf.states, buf, strlen(want)),
+			  strlen(want));
+	ck_assert_int_eq(buf[0], 0);
 }
 END_TEST
 
@@ -427,6 +569,9 @@ Suite *lib_suite(void)
 	tcase_add_test(tc, name_plausibility);
 	tcase_add_test(tc, symlink_bounds);
 	tcase_add_test(tc, keyfile_forms);
+	tcase_add_test(tc, keyfile_states);
+	tcase_add_test(tc, keyfile_states_refused);
+	tcase_add_test(tc, keyfile_states_format);
 	tcase_add_test(tc, base64url);
 	tcase_add_test(tc, nokey_long_name);
 	tcase_add_test(tc, nokey_2015);

@@ -156,8 +156,8 @@ static void trial_unit(struct e4_fs *fs, struct trial *t,
 		       const struct e4_master_key *k,
 		       const struct e4_context *ctx, const struct e4_inode *in)
 {
-	if (e4_keysetup_inode_algs(algs_of(fs), k->raw, k->len, ctx, in->ino,
-				   fs->info.uuid, E4_KEY_NAMES, &t->c) != E4_OK)
+	if (e4_keysetup_inode_algs(algs_of(fs), k, ctx, in->ino, fs->info.uuid,
+				   E4_KEY_NAMES, &t->c) != E4_OK)
 		return;
 	if (E4_ISDIR(in->mode))
 		e4_dir_iterate(fs, in, NULL, trial_dirent, t, NULL);
@@ -285,7 +285,8 @@ static void decide(struct e4_fs *fs, struct e4_policy_slot *s)
 		for (size_t i = 0; i < nkeys; i++) {
 			unsigned int bits;
 
-			if ((long)i == match)
+			if ((long)i == match ||
+			    !e4_key_fits(e4_keystore_key(ks, i), ctx))
 				continue;
 			bits = trial_key(fs, e4_keystore_key(ks, i), ctx);
 			if (bits > best) {
@@ -423,8 +424,8 @@ enum e4_status e4_fs_inode_cipher(struct e4_fs *fs, uint32_t ino,
 	if (pk.key < 0)
 		return e4_keysetup_dummy_2015(ctx, use, out);
 	k = e4_keystore_key(fs->opt.keys, (size_t)pk.key);
-	return e4_keysetup_inode_algs(algs_of(fs), k->raw, k->len, ctx, ino,
-				      fs->info.uuid, use, out);
+	return e4_keysetup_inode_algs(algs_of(fs), k, ctx, ino, fs->info.uuid,
+				      use, out);
 }
 
 enum e4_status e4_fs_inode_cipher_reported(struct e4_fs *fs, uint32_t ino,
