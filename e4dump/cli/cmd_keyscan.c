@@ -48,23 +48,31 @@ static void emit_capture(const struct memscan_capture *c, int json)
 		       c->ranges, (unsigned long long)c->scanned);
 }
 
-/* Write origin i's secret as DIR/NAME.key: a v1 key as hex text, v2
- * states in their key-file form.  The file's path, or NULL. */
+/* Write origin i's secret as DIR/NAME.key (0, with its path in path),
+ * in a form --key-file reads: a v1 key as hex text, v2 states in their
+ * key-file form. */
 static int write_key(const struct memscan *m, size_t i, const char *dir,
 		     const char *name, char *path, size_t len, struct report *r)
 {
 	const uint8_t *raw;
 	const struct e4_hmac_states *st;
-	size_t n;
-	char text[2 * E4_MAX_KEY_SIZE + 2];
-	int rc;
+	size_t n, tl = 0;
+	char text[E4_KEYFILE_STATES_TEXT_MAX > 2 * E4_MAX_KEY_SIZE + 2 ?
+		  E4_KEYFILE_STATES_TEXT_MAX : 2 * E4_MAX_KEY_SIZE + 2];
+	int rc = -1;
 
 	memscan_secret(m, i, &raw, &n, &st);
-	if (!raw || !n || n > E4_MAX_KEY_SIZE)
-		return -1; /* v2 states: written once the key store takes them */
-	e4_hex_encode(raw, n, text);
-	text[2 * n] = '\n';
-	rc = keyload_write_key(dir, name, text, 2 * n + 1, "--write-keys", r);
+	if (st) {
+		tl = e4_keyfile_format_states(st, text, sizeof(text));
+		if (tl >= sizeof(text))
+			tl = 0;
+	} else if (raw && n && n <= E4_MAX_KEY_SIZE) {
+		e4_hex_encode(raw, n, text);
+		text[2 * n] = '\n';
+		tl = 2 * n + 1;
+	}
+	if (tl)
+		rc = keyload_write_key(dir, name, text, tl, "--write-keys", r);
 	e4_wipe(text, sizeof(text));
 	if (!rc)
 		snprintf(path, len, "%s/%s.key", dir, name);
@@ -193,20 +201,6 @@ static void collect_policies(struct e4_fs *fs, struct policy_set *ps)
 	}
 }
 
-/* A v2 policy whose identifier states found in memory compute. */
-static const struct memscan_origin *states_for(const struct memscan *m,
-					       const struct e4_context *ctx)
-{
-	for (size_t i = 0; i < memscan_origins(m); i++) {
-		const struct memscan_origin *or = memscan_origin(m, i);
-
-		if (or->kind == E4_MEMKEY_HKDF && !or->from_file_keys &&
-		    !memcmp(or->id, ctx->key_id, 16))
-			return or;
-	}
-	return NULL;
-}
-
 static void emit_policy(const struct e4_context *ctx, const char *key_hex,
 			const struct memscan_origin *found, const char *how, int json)
 {
@@ -276,8 +270,6 @@ static int scan_image(struct memscan *m, const struct options *o, const char *im
 		how = pk.how;
 		if (pk.open)
 			found = memscan_origin_of_key(m, pk.key);
-		if (!found && ctx->version == E4_CONTEXT_V2 && (found = states_for(m, ctx)))
-			how = "identifier computed from the states";
 		if (!found)
 			(*missing)++;
 		emit_policy(ctx, hex, found, found ? how : pk.how, o->json);

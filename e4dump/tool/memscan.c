@@ -535,10 +535,17 @@ int memscan_add_keys(struct memscan *m, struct e4_fs *fs,
 			if ((pass == 0) != (i >= first_derived && c->o.from_file_keys))
 				continue;
 			if (c->o.kind == E4_MEMKEY_HKDF) {
-				if (e4_hkdf_expand_states(&c->st, E4_HKDF_KEY_IDENTIFIER, NULL, 0,
-							  c->o.id, 16) != E4_OK)
+				if (e4_hmac_states_identifier(&c->st, c->o.id) != E4_OK)
 					continue;
-				continue; /* v2: the key store takes states (to come) */
+				label_of(m, &c->o, label, sizeof(label));
+				st = e4_keystore_add_states(ks, &c->st, label);
+				if (st == E4_NOMEM) {
+					report_error(r, "out of memory");
+					return -1;
+				}
+				if (st == E4_OK)
+					c->o.ks_index = (long)e4_keystore_count(ks) - 1;
+				continue;
 			}
 			if (klass(&c->o) >= 2)
 				continue; /* a per-file key or a description: no master key */

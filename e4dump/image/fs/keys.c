@@ -262,7 +262,9 @@ static void decide(struct e4_fs *fs, struct e4_policy_slot *s)
 		if (match >= 0) {
 			pk->open = 1;
 			pk->key = match;
-			pk->how = "identifier = HKDF-SHA512(key)";
+			pk->how = e4_keystore_key(ks, (size_t)match)->is_states ?
+				  "identifier = HKDF-Expand of the key's HMAC states" :
+				  "identifier = HKDF-SHA512(key)";
 		} else {
 			pk->how = "none of the given keys has its identifier";
 		}
