@@ -10,6 +10,8 @@
 #   its records confirmed and at the right offsets, exit 0; the keys of
 #   --write-keys extract the image byte for byte like the guest's manifest;
 #   --threads 2 gives the same records as --threads 1
+# * extract --memory CAPTURE (ELF, LiME) matches the manifest byte for
+#   byte; with the no-key capture nothing of an encrypted tree is written
 # * no-key capture, without --image and with the keyed image: no memory_key
 #   record at all (with the image: every policy not found, exit 1)
 # * keyed capture against images with other policies (the no-key guest's,
@@ -56,6 +58,19 @@ for form in elf raw lime; do
 		bad "keyscan $form --write-keys wrote no key file"
 	fi
 done
+
+# --memory: any command takes the keys a capture holds (the same rule
+# confirms them): extract the keyed image from the ELF core and from LiME
+for form in elf lime; do
+	"$E4DUMP" extract --memory "$kimg.capture.$form" "$kimg" -o "$W/mem-$form" 2>"$W/mem-$form.err" &&
+		ok || bad "extract --memory $form exited $?: $(head -3 "$W/mem-$form.err")"
+	check_extract -q "$kimg.manifest" "$W/mem-$form" >"$W/memcheck-$form" 2>&1 && ok ||
+		bad "extract --memory $form: $(grep -m5 FAIL "$W/memcheck-$form"; tail -1 "$W/memcheck-$form")"
+done
+# and with the no-key capture, nothing opens: every tree stays locked
+"$E4DUMP" extract --memory "$nimg.capture.raw" "$kimg" -o "$W/mem-none" >/dev/null 2>"$W/mem-none.err"
+check "extract --memory of the no-key capture: exit 1, no file of an encrypted tree written" \
+	'[ $? = 1 ] && [ -z "$(find "$W/mem-none" -type f -path "*/v[12]*" 2>/dev/null)" ]'
 
 # threads: the same records whatever their number
 for t in 1 2; do
