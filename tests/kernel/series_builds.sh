@@ -3,9 +3,6 @@
 # tree, then after each patch, make bzImage with the project's config
 # (tinyconfig + vm/kernel.config) succeeds without a compiler warning in the
 # files the patches touch (fs/crypto, fs/ext4, include/linux/fscrypt.h).
-# Only that configuration: f2fs (which patch 2 touches), CONFIG_FS_ENCRYPTION=n
-# and ext4 as a module are not built, and no prefix is booted, so this is
-# no evidence of how a prefix behaves (tests/kernel/README.md says why).
 # Builds are incremental in one tree, so the first takes minutes and each
 # later one about a minute.  A passing result is remembered under
 # $E4DUMP_CACHE keyed by the tarball, the series, the config and the
