@@ -37,7 +37,7 @@ records "$man" open
 while IFS=$'\t' read -r tag dir total okc err; do
 	[ "$total" -gt 0 ] && [ "$okc" = 0 ] && [ "$err" = 126 ] && ok || bad "open $tag: $okc of $total opened, errno $err"
 done <"$W/records.open"
-# symlink targets without the key (generic/440): what the kernel's readlink
+# symlink targets without the key (generic/397's symlinks): what the kernel's readlink
 # returned, as e4dump stat shows it
 records "$man" t
 nt=0
@@ -48,7 +48,8 @@ while IFS=$'\t' read -r tag path target; do
 	[ "$got" = "$target nokey" ] && ok || bad "readlink /$path without the key: kernel '$target', e4dump stat '$got'"
 done <"$W/records.t"
 echo "$nt symlink targets read without the key: e4dump stat shows the kernel's"
-# every encrypted inode has its own nonce (xfstests generic/613)
+# every encrypted inode has its own nonce, and they do not compress
+# (xfstests generic/613)
 /usr/bin/python3 "$top/tests/kernel/nonces.py" "$img" 1000 >"$W/nonces" 2>&1 && ok ||
 	bad "nonces: $(tail -3 "$W/nonces")"
 tail -1 "$W/nonces"
