@@ -1,6 +1,7 @@
 #!/bin/bash
-# Keys in the filesystem's keyring, as xfstests generic/421, 429, 580, 581
-# test them, in stock mode (v2 and v1 keys; keys-61.scn) and in the 2015
+# Keys in the filesystem's keyring, as xfstests generic/580 (add, status,
+# removal with an open file), 429 (no-key dentries once the key is back) and
+# 581 (other users' claims; not its quota) test them, in stock mode (v2 and v1 keys; keys-61.scn) and in the 2015
 # format (v1 keys; keys-2015.scn).  Expected values from fscrypt.rst
 # ("Adding keys", "Removing keys", "Getting key status"):
 #  - after FS_IOC_ADD_ENCRYPTION_KEY the status is PRESENT (2); a v2 key is

@@ -97,6 +97,7 @@ SB_FIELDS = [
     ("feature_compat", 0x5C, "I"), ("feature_incompat", 0x60, "I"),
     ("feature_ro_compat", 0x64, "I"), ("uuid", 0x68, "16s"),
     ("volume_name", 0x78, "16s"), ("reserved_gdt_blocks", 0xCE, "H"),
+    ("last_orphan", 0xE8, "I"),
     ("hash_seed", 0xEC, "16s"), ("def_hash_version", 0xFC, "B"),
     ("desc_size", 0xFE, "H"), ("blocks_count_hi", 0x150, "I"),
     ("free_blocks_count_hi", 0x158, "I"), ("min_extra_isize", 0x15C, "H"),

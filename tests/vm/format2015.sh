@@ -25,7 +25,7 @@ man=$img.manifest
 [ -f "$man" ] || give_up "no manifest $man"
 grep -q "^readdir nokey " "$man" && ok || bad "no readdir records"
 
-for t in t2015 u2015; do
+for t in t2015 u2015 u2015b; do
 	python3 "$top/tests/vm/stored_lengths.py" "$img" "$man" "$t" 2015 >"$W/len.$t" 2>&1 &&
 		ok || bad "$t stored lengths: $(cat "$W/len.$t")"
 	cat "$W/len.$t"

@@ -15,7 +15,8 @@ SCN=$3
 workdir "$2"
 img=$W/image.img
 make_image "$SCN" "$img" "$W/make.log"
-# every encrypted inode the kernel wrote has its own nonce (generic/613)
+# every encrypted inode the kernel wrote has its own nonce, and the nonces
+# do not compress (generic/613)
 /usr/bin/python3 "$top/tests/kernel/nonces.py" "$img" >"$W/nonces" 2>&1 && ok ||
 	bad "nonces: $(tail -3 "$W/nonces")"
 tail -1 "$W/nonces"
