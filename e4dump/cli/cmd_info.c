@@ -122,8 +122,12 @@ static void list_dirs(const struct info_counts *k, const struct e4_context *c)
 {
 	size_t more;
 
-	if (k->tops.walked && !policy_dirs_emit_ctx(&k->tops, c, NULL, "    ", &more) &&
-	    !more)
+	if (!k->tops.walked)
+		return;
+	if (!policy_dirs_tracked(&k->tops, c))
+		printf("    its directories are not listed (the directories of the first %d policies are)\n",
+		       POLICYDIRS_MAX_POLICIES);
+	else if (!policy_dirs_emit_ctx(&k->tops, c, NULL, "    ", &more) && !more)
 		printf("    no directory has this policy\n");
 }
 
@@ -205,7 +209,7 @@ static void emit_policy_record(struct session *s, const struct info_counts *k,
 	json_object *p = record_policy("policy", &pc->ctx, 0);
 
 	json_add_u64(p, "inodes", pc->inodes);
-	if (k->tops.walked) {
+	if (k->tops.walked && policy_dirs_tracked(&k->tops, &pc->ctx)) {
 		json_object *d = json_object_new_array();
 		size_t more;
 

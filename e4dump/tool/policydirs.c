@@ -138,6 +138,14 @@ static void emit_one(const struct policy_top *t, json_object *a,
 	}
 }
 
+int policy_dirs_tracked(const struct policy_dirs *pd, const struct e4_context *ctx)
+{
+	for (size_t i = 0; i < pd->n; i++)
+		if (e4_context_same_policy(&pd->pol[i].ctx, ctx))
+			return 1;
+	return 0;
+}
+
 static size_t emit_matching(const struct policy_dirs *pd,
 			    int (*match)(const struct e4_context *, const void *),
 			    const void *arg, json_object *a, const char *indent,

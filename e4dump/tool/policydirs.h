@@ -53,6 +53,11 @@ size_t policy_dirs_emit(const struct policy_dirs *pd, unsigned int version,
 			const char *key_hex, json_object *a,
 			const char *indent, size_t *more);
 
+/* Whether the walk kept ctx's policy (one of the first
+ * POLICYDIRS_MAX_POLICIES): a policy it did not keep has directories
+ * that were not collected, not none. */
+int policy_dirs_tracked(const struct policy_dirs *pd, const struct e4_context *ctx);
+
 /* The same for one policy exactly (e4_context_same_policy). */
 size_t policy_dirs_emit_ctx(const struct policy_dirs *pd,
 			    const struct e4_context *ctx, json_object *a,

@@ -84,4 +84,21 @@ expect "info of the sample: exit 0" 0 '' -- "$E4DUMP" info "$W/s.img"
 check "the sample: policy A covers /secret" \
 	'grep -A1 "descriptor $A, inodes 8" "$W/out" | tail -1 | grep -qx "    directory /secret (inode $I_SECRET)"'
 check "the sample: nothing nested is said" '! grep -q "inside a directory" "$W/out" "$W/err"'
+
+# more policies than the walk keeps the directories of (64): 70, met by
+# the walk in another order than info lists them (policy_dirs_many_craft.py);
+# the six the walk met last are "not listed", never "no directory"
+$PY "$top/tests/cli/policy_dirs_many_craft.py" "$W/many.img" >/dev/null 2>&1 ||
+	give_up "policy_dirs_many_craft.py failed"
+expect "info of 70 policies: exit 0" 0 '' -- "$E4DUMP" info "$W/many.img"
+check "no policy of the 70 is said to have no directory" '! grep -q "no directory has this policy" "$W/out"'
+for d in 1d 1e 1f 20 21 22; do
+	check "policy 00000000000000$d (walked after the first 64): its directories not listed" \
+		'grep -A1 "descriptor 00000000000000$d," "$W/out" | tail -1 | grep -q "its directories are not listed"'
+done
+check "policy 0000000000000023 (walked first): its directory /x/d35" \
+	'grep -A1 "descriptor 0000000000000023," "$W/out" | tail -1 | grep -q "directory /x/d35 "'
+"$E4DUMP" info --json "$W/many.img" >"$W/many.json" 2>/dev/null
+check "--json: the policies not collected have no directories array" \
+	'$PY -c "import json,sys; p=[json.loads(l) for l in open(sys.argv[1]) if \"\\\"policy\\\"\" in l]; p=[r for r in p if r.get(\"type\")==\"policy\"]; sys.exit(not (sum(\"directories\" not in r for r in p)==6 and sum(\"directories\" in r for r in p)==len(p)-6))" "$W/many.json"'
 finish
