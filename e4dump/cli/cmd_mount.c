@@ -602,7 +602,7 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t node, const char *name, size_
 			if (set.v[i].value)
 				reply_value(req, set.v[i].value, set.v[i].len, size);
 			else
-				fuse_reply_err(req, EIO);
+				fuse_reply_err(req, set.v[i].none ? ENODATA : EIO);
 			xattrs_free(&set);
 			return;
 		}

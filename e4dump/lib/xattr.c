@@ -261,6 +261,10 @@ enum e4_status e4_acl_to_vfs(const uint8_t *in, size_t n, uint8_t *out,
 		}
 		count = (body - 4 * ACL_SHORT) / ACL_LONG + 4;
 	}
+	if (!count) {
+		*why = "no entries: Linux reads it as no ACL (getxattr gives ENODATA)";
+		return E4_NOT_FOUND;
+	}
 	put32(out, POSIX_ACL_XATTR_VERSION);
 	for (size_t i = 0; i < count; i++) {
 		uint16_t tag, perm;

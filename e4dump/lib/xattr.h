@@ -75,7 +75,9 @@ const char *e4_xattr_prefix(uint8_t index, int *listed);
  * version, ext4_acl_count's size rule, each entry inside the value and
  * of a known tag, nothing after the last) into its VFS form in out (room
  * for E4_ACL_VFS_MAX(n) bytes), *out_len bytes.  E4_CORRUPT with *why
- * when Linux would refuse it (EINVAL). */
+ * when Linux would refuse it (EINVAL); E4_NOT_FOUND with *why for a
+ * header with no entry, which Linux reads as no ACL at all
+ * (ext4_acl_from_disk returns NULL: getxattr gives ENODATA). */
 enum e4_status e4_acl_to_vfs(const uint8_t *in, size_t n, uint8_t *out,
 			     size_t *out_len, const char **why);
 

@@ -57,6 +57,8 @@ static int to_json(void *arg, const struct e4_xattr_item *x)
 			free(acl);
 		} else if (x->acl_error) {
 			json_object_object_add(o, "acl_error", json_object_new_string(x->acl_error));
+			if (x->acl_none)
+				json_object_object_add(o, "acl_none", json_object_new_boolean(1));
 		} else if (xattrs_is_text(x->value, x->value_len)) {
 			json_object_object_add(o, "value", json_object_new_string_len(
 				(const char *)x->value, (int)x->value_len));
@@ -139,7 +141,8 @@ static int print_one(void *arg, const struct e4_xattr_item *x)
 		free(e);
 	}
 	if (x->acl_error)
-		fprintf(f, " [as stored: not an ACL Linux reads: %s]", x->acl_error);
+		fprintf(f, " [as stored: %s: %s]", x->acl_none ? "an ACL Linux reads as none" :
+			"not an ACL Linux reads", x->acl_error);
 	fputc('\n', f);
 	return 0;
 }
@@ -187,8 +190,10 @@ static int collect_one(void *arg, const struct e4_xattr_item *x)
 	o->len = x->value_len;
 	o->error = x->error;
 	if (x->acl_error) {
-		/* Linux's getxattr refuses it (EINVAL): not served, not set */
+		/* Linux's getxattr refuses it (EINVAL) or has none (ENODATA):
+		 * not served, not set */
 		o->error = x->acl_error;
+		o->none = x->acl_none;
 	} else if (x->value) {
 		o->value = malloc(x->value_len ? x->value_len : 1);
 		if (o->value)
@@ -284,8 +289,8 @@ int xattrs_restore(struct report *r, const char *path, uint32_t ino,
 		char *e;
 		int rc;
 
-		if (!restored(x->index, level))
-			continue;
+		if (!restored(x->index, level) || x->none)
+			continue; /* (an ACL Linux reads as none: nothing to set) */
 		if (!x->value) {
 			rc = -1;
 			errno = 0;

@@ -48,6 +48,8 @@ struct xattr_one {
 				 * its VFS form */
 	size_t len;
 	const char *error;
+	int none;               /* an ACL Linux reads as none: getxattr
+				 * gives ENODATA, nothing is set */
 };
 struct xattr_set {
 	struct xattr_one *v;

@@ -52,6 +52,8 @@ for k, e in acls.items():
 # malformed, ext4's format: an unknown tag (0x40); a size no count fits
 open(f"{w}/badtag.ext4", "wb").write(struct.pack("<IHHHHHH", 1, 1, 6, 0x40, 4, 0x20, 4))
 open(f"{w}/badsize.ext4", "wb").write(struct.pack("<IHHH", 1, 1, 6, 4))
+# a header with no entry: ext4_acl_from_disk gives NULL, Linux has no ACL
+open(f"{w}/none.ext4", "wb").write(struct.pack("<I", 1))
 EOF2
 mke2fs -q -F -t ext4 -b 1024 -I 256 "$img" 4M >/dev/null || give_up "mke2fs failed"
 debugfs -w -f - "$img" >"$W/debugfs.log" 2>&1 <<EOF2
@@ -64,6 +66,8 @@ write $W/data badtag
 ea_set -r -f $W/badtag.ext4 /badtag system.posix_acl_access
 write $W/data badsize
 ea_set -r -f $W/badsize.ext4 /badsize system.posix_acl_access
+write $W/data none
+ea_set -r -f $W/none.ext4 /none system.posix_acl_access
 EOF2
 hexof() { od -An -tx1 -v "$1" | tr -d ' \n'; }
 rawget() { debugfs -R "ea_get -r -f $W/raw $1 $2" "$img" >/dev/null 2>&1 && hexof "$W/raw"; }
@@ -100,6 +104,14 @@ for b in badtag badsize; do
 		 [ "$(echo "$got" | cut -d" " -f4-)" != None ] &&
 		 [ "$(grep -c "error: /$b (inode [0-9]*): xattr system.posix_acl_access: not an ACL Linux reads" "$W/$b.err")" = 1 ]'
 done
+# an ACL of no entries: Linux reads none; a note, not an error, exit 0
+got=$(j /none none system.posix_acl_access)
+rc=$(cat "$W/schema.none.rc")
+check "none: as stored, acl_error, a note (no error), exit 0 ($got; $(cat "$W/none.err"))" \
+	'[ "$rc" = 0 ] && [ "${got%% *}" = 01000000 ] && [ "$(echo "$got" | cut -d" " -f2-3)" = "None None" ] &&
+	 echo "$got" | grep -q "Linux reads it as no ACL" && ! grep -q "error:" "$W/none.err" &&
+	 grep -q "/none (inode [0-9]*): xattr system.posix_acl_access: no entries" "$W/none.err" &&
+	 grep -q "\"acl_none\":true" "$W/schema.none"'
 "$E4DUMP" stat "$img" /badtag >"$W/badtag.txt" 2>/dev/null
 check "stat: a malformed ACL marked as stored" \
 	'grep -q "^  system.posix_acl_access (inode, 16 bytes): .*\[as stored: not an ACL Linux reads: ACL entry of an unknown tag\]$" "$W/badtag.txt"'
@@ -127,6 +139,8 @@ if [ "$(id -u)" = 0 ] && command -v getfacl >/dev/null &&
 		'[ $rc = 1 ] && grep -q "error: /badtag (inode [0-9]*): --xattrs: system.posix_acl_access not restored: " "$W/all.err" &&
 		 grep -q "error: /badsize (inode [0-9]*): --xattrs: system.posix_acl_access not restored: " "$W/all.err" &&
 		 [ -z "$(getfattr --absolute-names -m "^system\.posix_acl" -d "$W/all/badtag" 2>/dev/null)" ]'
+	check "extract --xattrs=all: an ACL Linux reads as none is not set, and not an error" \
+		'! grep -q "error: /none " "$W/all.err" && [ -z "$(getfattr --absolute-names -m "^system\.posix_acl" -d "$W/all/none" 2>/dev/null)" ]'
 else
 	echo "SKIPPED: extract --xattrs=all (needs root, getfacl and ACLs on $W)"
 fi
@@ -147,6 +161,8 @@ if [ -w /dev/fuse ] && command -v fusermount3 >/dev/null; then
 		fi
 		check "mount: a malformed ACL gives an error, not bytes" \
 			'! getfattr --absolute-names --only-values -n system.posix_acl_access "$MNT/badtag" >/dev/null 2>&1'
+		check "mount: an ACL Linux reads as none gives ENODATA, as the kernel's getxattr" \
+			'getfattr --absolute-names --only-values -n system.posix_acl_access "$MNT/none" 2>&1 | grep -q "No such attribute"'
 		fusermount3 -u "$MNT"
 	else
 		bad "mount failed: $(head -3 "$W/mount.err")"

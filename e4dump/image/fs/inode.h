@@ -131,9 +131,11 @@ struct e4_xattr_item {
 				 * getxattr gives it (e4_acl_to_vfs).  NULL
 				 * for other attributes and bad ACLs */
 	size_t stored_len;
-	const char *acl_error;  /* a POSIX ACL Linux would refuse (EINVAL):
-				 * why (also reported); value is then the
-				 * stored bytes */
+	const char *acl_error;  /* a POSIX ACL Linux would refuse (EINVAL),
+				 * or reads as none (acl_none): why (also
+				 * reported); value is then the stored bytes */
+	int acl_none;           /* an ACL of no entries: Linux has no ACL
+				 * there (getxattr: ENODATA), nothing lost */
 };
 
 /* Called for each attribute; the pointers are valid during the call.

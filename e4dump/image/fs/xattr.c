@@ -274,6 +274,7 @@ static int list_one(void *arg, const struct e4_xattr *x)
 	it.stored = NULL;
 	it.stored_len = 0;
 	it.acl_error = NULL;
+	it.acl_none = 0;
 	if (x->value_inum) {
 		owned = ea_inode_value(l->fs, x->value_inum, x->value_len,
 				       l->path, &it.error);
@@ -291,11 +292,19 @@ static int list_one(void *arg, const struct e4_xattr *x)
 			free(owned);
 			return 1;
 		}
-		if (e4_acl_to_vfs(it.value, it.value_len, vfs, &vfs_len, &acl_why) == E4_OK) {
+		enum e4_status ast = e4_acl_to_vfs(it.value, it.value_len, vfs, &vfs_len, &acl_why);
+
+		if (ast == E4_OK) {
 			it.stored = it.value;
 			it.stored_len = it.value_len;
 			it.value = vfs;
 			it.value_len = vfs_len;
+		} else if (ast == E4_NOT_FOUND) {
+			it.acl_error = acl_why;
+			it.acl_none = 1;
+			if (!l->quiet)
+				e4_report(l->fs, E4_DIAG_NOTE, E4_OK, l->in->ino, l->path,
+					  "xattr %s: %s", name, acl_why);
 		} else {
 			it.acl_error = acl_why;
 			if (!l->quiet)
