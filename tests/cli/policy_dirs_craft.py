@@ -18,7 +18,6 @@ and /secret/sub.
 """
 import os
 import shutil
-import struct
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
@@ -45,23 +44,11 @@ sub = sub[0]
 x = im.find_xattr(sub, ext4img.XATTR_INDEX_ENCRYPTION, b"c")
 im.set_xattr_value(sub, x, x.value[:4] + desc_b + x.value[12:])
 
-# /plain/empty: an in-inode xattr area holding only the context (magic,
-# one entry of 16 bytes + the name "c" padded to 4, the end marker, the
-# value at the end of the inode)
+# /plain/empty: an in-inode xattr area holding only the context
 i = im.inode(empty)
-assert im.inode_size >= 256 and not i.flags & ext4img.ENCRYPT_FL
-start = 128 + i.extra_isize
-assert struct.unpack_from("<I", i.raw, start)[0] != ext4img.XATTR_MAGIC, "has xattrs"
+assert not i.flags & ext4img.ENCRYPT_FL
 value = ctx_a[:4] + desc_b + bytes(range(0x40, 0x50))
-first = start + 4
-voff = im.inode_size - len(value)
-area = bytearray(im.inode_size - start)
-struct.pack_into("<I", area, 0, ext4img.XATTR_MAGIC)
-struct.pack_into("<BBHIII", area, 4, 1, ext4img.XATTR_INDEX_ENCRYPTION,
-                 voff - first, 0, len(value), 0)
-area[20:21] = b"c"
-area[voff - start:] = value
-im.write(im.inode_offset(empty) + start, bytes(area))
+im.set_inode_xattr_area(empty, ext4img.XATTR_INDEX_ENCRYPTION, b"c", value)
 im.write_inode(empty, {"flags": i.flags | ext4img.ENCRYPT_FL})
 
 # the loop: an entry of /secret/sub (now B's) naming /secret

@@ -25,16 +25,6 @@ subprocess.run(["debugfs", "-w", "-f", "-", out], check=True, capture_output=Tru
 im = ext4img.Image(out, write=True)
 for n in range(70):
     ino = im.lookup(b"/%s/d%02d" % (b"y" if n < 35 else b"x", n))
-    i = im.inode(ino)
-    start = 128 + i.extra_isize
     value = bytes([1, 1, 4, 0]) + struct.pack(">Q", n) + bytes(range(0x40, 0x50))
-    first = start + 4
-    voff = im.inode_size - len(value)
-    area = bytearray(im.inode_size - start)
-    struct.pack_into("<I", area, 0, ext4img.XATTR_MAGIC)
-    struct.pack_into("<BBHIII", area, 4, 1, ext4img.XATTR_INDEX_ENCRYPTION,
-                     voff - first, 0, len(value), 0)
-    area[20:21] = b"c"
-    area[voff - start:] = value
-    im.write(im.inode_offset(ino) + start, bytes(area))
-    im.write_inode(ino, {"flags": i.flags | ext4img.ENCRYPT_FL})
+    im.set_inode_xattr_area(ino, ext4img.XATTR_INDEX_ENCRYPTION, b"c", value)
+    im.write_inode(ino, {"flags": im.inode(ino).flags | ext4img.ENCRYPT_FL})

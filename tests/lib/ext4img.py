@@ -406,6 +406,24 @@ class Image:
             struct.pack_into("<I", blk, 16, crc)
         self.write_block(b, blk)
 
+    def set_inode_xattr_area(self, ino, index, name, value):
+        """Give an inode without in-inode attributes an in-inode area of
+        one attribute (magic, one entry, the end marker, the value at the
+        end of the inode), hash 0 ("not computed"); the inode's checksum
+        follows on the next write_inode."""
+        i = self.inode(ino)
+        start = 128 + i.extra_isize
+        if self.inode_size < 256 or struct.unpack_from("<I", i.raw, start)[0] == XATTR_MAGIC:
+            raise ExtError("inode %d: no room or already has in-inode attributes" % ino)
+        first = start + 4
+        voff = self.inode_size - len(value)
+        area = bytearray(self.inode_size - start)
+        struct.pack_into("<I", area, 0, XATTR_MAGIC)
+        struct.pack_into("<BBHIII", area, 4, len(name), index, voff - first, 0, len(value), 0)
+        area[20:20 + len(name)] = name
+        area[voff - start:] = value
+        self.write(self.inode_offset(ino) + start, bytes(area))
+
     # -- block maps -------------------------------------------------------
     def block_map(self, ino, shared_ok=False, max_depth=MAX_EXTENT_DEPTH):
         """Extents of the file in logical order, from its extent tree or
