@@ -851,6 +851,7 @@ struct gather {
 	int enc_dir;                /* the listed directory's facts */
 	int dir_have_key;
 	int dir_damaged;
+	const char *display;        /* the start's display path, or NULL */
 };
 
 static void *dup_mem(const void *p, size_t n)
@@ -923,7 +924,23 @@ static enum e4_walk_action gather_entry(void *arg, const struct e4_walk_node *n)
 	e->ino = n->ino;
 	e->file_type = n->entry ? n->entry->file_type : -1;
 	e->name_state = n->entry ? (int)n->entry->state : -1;
-	e->path = dup_mem(n->path, n->path_len);
+	if (g->display && !n->entry) {
+		e->path = dup_mem(g->display, strlen(g->display));
+	} else if (g->display) {
+		/* the caller's display path of the start and the walker's of
+		 * the entry below it (its rel) */
+		size_t dl = strlen(g->display), rl = strlen(n->rel);
+		int slash = dl && g->display[dl - 1] == '/';
+		e->path = malloc(dl + rl + 2);
+		if (e->path) {
+			memcpy(e->path, g->display, dl);
+			if (!slash)
+				e->path[dl++] = '/';
+			memcpy(e->path + dl, n->rel, rl + 1);
+		}
+	} else {
+		e->path = dup_mem(n->path, n->path_len);
+	}
 	if (n->entry) {
 		e->name = dup_mem(n->entry->name, n->entry->name_len);
 		e->name_len = n->entry->name_len;
@@ -1098,22 +1115,39 @@ static PyObject *fs_lookup(FSObject *self, PyObject *arg)
 	return PyLong_FromUnsignedLong(ino);
 }
 
-/* list(ino, raw_path, recurse) -> (start dict, [entry dicts], dir facts):
- * the start and, for a directory and when recurse, its entries. */
+/* list(ino, raw_path, display, entries) -> (start dict, [entry dicts],
+ * dir facts): the start and, for a directory and when entries, its
+ * entries.  raw_path: the shown names joined (bytes, for the library's
+ * messages; a NUL in it is shown as '?'); display: the start's display
+ * path (str) that the entries' are built on, or None (the walker's
+ * escaping of raw_path). */
 static PyObject *fs_list(FSObject *self, PyObject *args)
 {
 	unsigned int ino;
-	PyObject *pb = NULL;
+	const char *rawp, *display = NULL;
+	Py_ssize_t rawn;
 	int entries = 1;
 	struct gather g;
 	enum e4_status st;
 
-	if (!PyArg_ParseTuple(args, "IO&|p", &ino, PyUnicode_FSConverter, &pb, &entries))
+	if (!PyArg_ParseTuple(args, "Iy#|zp", &ino, &rawp, &rawn, &display, &entries))
 		return NULL;
+	char *pb = PyMem_Malloc((size_t)rawn + 1);
+	if (!pb)
+		return PyErr_NoMemory();
+	for (Py_ssize_t i = 0; i < rawn; i++)
+		pb[i] = rawp[i] ? rawp[i] : '?';
+	pb[rawn] = 0;
 	memset(&g, 0, sizeof(g));
-	CALL_BEGIN(self, 0);
+	g.display = display;
+	struct callctx c_ = { 0 };
+	if (fs_enter(self, 0) < 0) {
+		PyMem_Free(pb);
+		return NULL;
+	}
+	tls_call = &c_;
 	g.fs = self->fs;
-	const char *p = PyBytes_AS_STRING(pb);
+	const char *p = pb;
 	struct e4_walk_options wo = { .recursive = 0, .need_inodes = 1 };
 	struct e4_walk_visitor v = { .entry = gather_entry, .enter = gather_enter };
 	if (!entries) {
@@ -1128,6 +1162,7 @@ static PyObject *fs_list(FSObject *self, PyObject *args)
 		} else {
 			n.path_len = e4_escape((const uint8_t *)p, strlen(p), esc, 0);
 			n.path = esc;
+			n.rel = "";
 			n.ino = ino;
 			st = e4_inode_read(self->fs, ino, esc, &in);
 			if (st == E4_OK) {
@@ -1175,10 +1210,9 @@ static PyObject *fs_list(FSObject *self, PyObject *args)
 	}
 	gather_free(&g);
 	CALL_END(self);
-	if (st != E4_OK && st != E4_STOPPED) {
+	if (st != E4_OK && st != E4_STOPPED)
 		res = raise_status(self, st, &c_, p);
-	}
-	Py_DECREF(pb);
+	PyMem_Free(pb);
 	return res;
 }
 

@@ -565,8 +565,8 @@ class FS:
 
     def stat(self, path_or_inode):
         """The Entry of a path, an inode number or an Entry (read again)."""
-        ino, raw, _ = self._resolve(path_or_inode)
-        start, _, _ = self._c.list(ino, raw, False)
+        ino, raw, shown = self._resolve(path_or_inode)
+        start, _, _ = self._c.list(ino, raw, None, False)
         return Entry(self, start, raw)
 
     @staticmethod
@@ -577,7 +577,7 @@ class FS:
         """The Entries of a directory, in listing order (sorted by shown
         name), inodes read."""
         ino, raw, _ = self._resolve(path)
-        start, children, _ = self._c.list(ino, raw, True)
+        start, children, _ = self._c.list(ino, raw, None, True)
         if (start.get("i_mode", 0) & 0o170000) != 0o040000:
             raise _make_error(Status.NOT_DIR, 0, f"{start['path']}: not a directory",
                               ino, start["path"])
@@ -595,7 +595,7 @@ class FS:
         or deeper than MAX_DEPTH is yielded but not entered; that is
         reported as a diagnostic."""
         ino, raw, _ = self._resolve(path)
-        start, children, _ = self._c.list(ino, raw, True)
+        start, children, _ = self._c.list(ino, raw, None, True)
         top = Entry(self, start, raw)
         yield top
         if not top.is_dir():
@@ -621,7 +621,7 @@ class FS:
                 continue
             entered.add(e.inode)
             try:
-                _, kids, _ = self._c.list(e.inode, e.raw_path, True)
+                _, kids, _ = self._c.list(e.inode, e.raw_path, e.path, True)
             except Error as exc:
                 _log.error("%s", exc)
                 continue
