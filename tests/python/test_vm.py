@@ -104,12 +104,34 @@ class Threads(unittest.TestCase):
 
             t1, got1 = run(1)
             t8, got8 = run(8)
+
+            # The GIL is released while the library reads and decrypts:
+            # another Python thread runs during one long pread.
+            count = [0]
+            stop = threading.Event()
+
+            def counter():
+                while not stop.is_set():
+                    count[0] += 1
+            ct = threading.Thread(target=counter)
+            ct.start()
+            time.sleep(0.05)
+            with fs.open(ino) as f:
+                c0 = count[0]
+                data = f.pread(0, size)
+                c1 = count[0]
+            stop.set()
+            ct.join()
+            self.assertEqual(len(data), size)
+            del data
         self.assertEqual(got1, want)
         self.assertEqual(got8, want)
         mib = size / (1 << 20)
         print(f"\n/enc/large.bin {mib:.0f} MiB: 1 thread {t1:.2f} s ({mib / t1:.0f} MiB/s), "
               f"8 threads {t8:.2f} s ({mib / t8:.0f} MiB/s): {t1 / t8:.2f}x on "
-              f"{os.cpu_count()} CPUs", flush=True)
+              f"{os.cpu_count()} CPUs; another thread counted to {c1 - c0} during one "
+              f"pread of the whole file", flush=True)
+        self.assertGreater(c1 - c0, 1000, "the GIL was held during the read")
 
 
 if __name__ == "__main__":
