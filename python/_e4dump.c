@@ -150,6 +150,12 @@ static int fs_enter(FSObject *self, int allow_closed)
 	Py_BEGIN_ALLOW_THREADS
 	PyThread_acquire_lock(self->lock, WAIT_LOCK);
 	Py_END_ALLOW_THREADS
+	/* closed by another thread while this one waited */
+	if (!allow_closed && (self->closed || !self->fs)) {
+		PyThread_release_lock(self->lock);
+		PyErr_SetString(PyExc_ValueError, "I/O operation on a closed e4dump filesystem");
+		return -1;
+	}
 	atomic_store(&self->owner, PyThread_get_thread_ident());
 	return 0;
 }

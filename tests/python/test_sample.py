@@ -271,6 +271,31 @@ class Lifetime(unittest.TestCase):
         del fs
         self.assertEqual(e.size, 100)        # an Entry outlives it
 
+    def test_close_while_threads_call(self):
+        """fs.close() in one thread while others walk and stat: each call
+        either answers or raises ValueError (closed); nothing crashes."""
+        fs = e4dump.open(IMG, key_files=[SAMPLE_KEY])
+        bad = []
+
+        def work():
+            try:
+                while True:
+                    for e in fs.walk():
+                        fs.stat(e.inode)
+            except ValueError:
+                pass
+            except Exception as exc:   # noqa: BLE001
+                bad.append(repr(exc))
+        ts = [threading.Thread(target=work) for _ in range(4)]
+        for t in ts:
+            t.start()
+        import time
+        time.sleep(0.2)
+        fs.close()
+        for t in ts:
+            t.join()
+        self.assertEqual(bad, [])
+
     def test_file_keeps_fs(self):
         exp = expected_files()[b"secret/hello.txt"]
         f = e4dump.open(IMG, key_files=[SAMPLE_KEY]).open("/secret/hello.txt")
