@@ -10,6 +10,7 @@ tool=(
 	libewf-dev libqcow-dev libvhdi-dev libvmdk-dev libsmraw-dev libbfio-dev libblkid-dev
 	android-libsparse-dev libfuse3-dev fuse3
 	libprotobuf-c-dev protobuf-c-compiler libargon2-dev
+	python3-dev
 )
 tests=(
 	check qemu-system-x86 linux-source-6.1 flex bison bc libelf-dev cpio patch
@@ -17,6 +18,7 @@ tests=(
 	sleuthkit aeskeyfind time attr acl libxml2-utils python3-jsonschema
 	ewf-tools qemu-utils android-sdk-libsparse-utils gdisk fdisk
 	argon2 python3-argon2 python3-protobuf python3-cryptography fscrypt libpam-modules openssl
+	python3-libewf
 )
 if [ "${1:-}" = --tool ]; then
 	pkgs=("${tool[@]}")
