@@ -14,6 +14,10 @@
 #    the stock kernel does;
 #  - the unpatched 6.1 kernel refuses the marked filesystem, read-write and
 #    read-only, and leaves the image unchanged;
+#  - the same refusals of test_dummy_encryption when it comes from the
+#    superblock's default mount options (s_mount_opts);
+#  - fscrypt_2015 is refused on 1 KiB blocks (not the page size), and the
+#    filesystem is left unmarked;
 #  - e2fsck -fn and e2fsck -p refuse it and change nothing;
 #  - e4dump info reports the format from the feature, and extract reads it.
 # usage: marker.sh E4DUMP WORKDIR
@@ -93,6 +97,37 @@ mount_try "$fimg.manifest" fips-plain 0
 	bad "extract (FIPS image): exit $?: $(head -3 "$W/fx.err")"
 check_extract -q --tree t2015 --strip-tree "$fimg.manifest" "$W/fx" >"$W/fx.check" 2>&1 && ok ||
 	bad "extract (FIPS image): $(grep FAIL "$W/fx.check" | head -3)"
+
+# ---- test_dummy_encryption in the superblock's s_mount_opts: the same checks ----
+# (v2 refused; v1 refused in FIPS mode), on copies of the marked image
+for v in v2 v1; do
+	simg=$W/sbopts-$v.img scn=marker-sbopts.scn tag=sbopts
+	[ $v = v1 ] && scn=marker-sbopts-fips.scn tag=sbopts-fips
+	cp --sparse=always "$img" "$simg.src"
+	/usr/bin/python3 "$top/tests/kernel/superblocks.py" mount-opts "$simg.src" "test_dummy_encryption=$v" ||
+		bad "setting s_mount_opts"
+	if bash "$top/vm/make-image.sh" --from-image "$simg.src" "$top/vm/scenarios/$scn" "$simg" \
+		>"$W/sbopts-$v.log" 2>&1; then
+		if [ $v = v2 ]; then
+			mount_try "$simg.manifest" $tag $EINVAL "fscrypt_2015 allows only test_dummy_encryption=v1"
+		else
+			check "fips=1 took effect: $(grep '^proc fips' "$simg.manifest")" \
+				'grep -qx "proc fips 1" "$simg.manifest"'
+			mount_try "$simg.manifest" $tag $EINVAL "test_dummy_encryption can't be used with fscrypt_2015 in FIPS mode"
+		fi
+	else
+		bad "$scn: $(tail -5 "$W/sbopts-$v.log")"
+	fi
+done
+
+# ---- fscrypt_2015 needs the block size to be the page size -----------------------
+kimg=$W/m1k.img
+make_image "$top/vm/scenarios/marker-1k.scn" "$kimg" "$W/m1k.log"
+mount_try "$kimg.manifest" 1k $EINVAL "Can't use fscrypt_2015 with a block size of 1024 bytes: the 2015 format requires the page size \(4096\)"
+mount_try "$kimg.manifest" 1k-plain 0
+incompat=$(features "$kimg")
+check "1 KiB blocks: neither encrypt nor encrypt_2015 set (0x$incompat)" \
+	'[ $(( 0x$incompat & 0x80010000 )) = 0 ]'
 
 # ---- e2fsck from Debian's e2fsprogs refuses it and changes nothing ----------------
 cp --sparse=always "$img" "$W/fsck.img"
