@@ -98,6 +98,10 @@ def monitor(sock, console, pid, mem, elf, raw, timeout):
             break
         time.sleep(0.1)
     q = Qmp(sock)
+    # the guest is paused first, so that the two dumps hold one instant
+    # (dump-guest-memory pauses it only while it runs; an idle guest's
+    # timers and page cache moved 16 MiB between the two otherwise)
+    q.cmd("stop")
     t0 = time.monotonic()
     q.cmd("dump-guest-memory", paging=False, protocol="file:" + os.path.abspath(elf))
     t1 = time.monotonic()

@@ -292,10 +292,14 @@ def check_v2(f, key, raw):
         fact(m[b + 0x50:b + 0xd0] == bytes(128),
              f"v2 {key['hex']}: §17.3: ipad.buf is zero under CONFIG_INIT_STACK_ALL_ZERO "
              f"(at {b + 0x50:#x})")
+    # other copies of a state are not the transform: every HMAC the key
+    # computes imports its states into a descriptor on the kernel stack
+    # (hmac_init, hmac_final), which keeps them until overwritten; seen in
+    # one capture of two, so told, not required either way
     ho_hits = find_all(m, ho)
-    fact(sorted(ho_hits) == sorted(b + 0xd0 for b in hits),
-         f"v2 {key['hex']}: §17.3: the opad state occurs only at +0xd0 of the ipad state "
-         f"({len(ho_hits)} occurrence(s): {', '.join(f'{h:#x}' for h in ho_hits)})")
+    print(f"  v2 {key['hex']}: opad state at {len(ho_hits)} place(s) "
+          f"({', '.join(f'{h:#x}' for h in ho_hits)}); "
+          f"{len([h for h in ho_hits if h - 0xd0 not in good])} outside a transform context")
     r = find_all(m, raw)
     fact(not r, f"v2 {key['hex']}: §17.2: a v2 raw key is never stored: "
          f"{len(r)} occurrence(s) of the raw key" +
