@@ -20,7 +20,9 @@ ON|on|1|TRUE|true|YES|yes)
 		exit 77
 	fi
 	export LD_PRELOAD="$asan:$ubsan"
-	export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}
+	# ours last: the last of a flag given twice wins (tests/run-all.sh
+	# sets detect_leaks=1 for the whole ASan suite)
+	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0:abort_on_error=1
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 	export E4DUMP_PY_SANITIZE=1
 	;;

@@ -107,8 +107,10 @@ TABLES = ["gpt-unusable", "gpt-overlap", "gpt-backwards", "gpt-4k", "mbr-pastend
 JOURNALS = ["dircycle", "samename", "reserved", "badlink", "aclhigh", "revoked", "slash"]
 
 
-def run(cmd, **kw):
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kw)
+def run(cmd, env=None, **kw):
+    # the crafting tools without the sanitizers' runtimes run.sh preloads
+    env = {k: v for k, v in (env or os.environ).items() if k != "LD_PRELOAD"}
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, **kw)
     if r.returncode:
         raise RuntimeError(f"{cmd[:3]} failed: {r.stdout[-2000:]!r}")
 

@@ -30,7 +30,10 @@ WORK = None
 
 def make(cmd, log):
     with open(log, "wb") as f:
-        r = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
+        # the image makers (bash, gcc, QEMU) without the sanitizers'
+        # runtimes tests/python/run.sh preloads for the interpreter
+        env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+        r = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, env=env)
     if r.returncode:
         with open(log, "rb") as f:
             tail = f.read()[-1500:].decode("utf-8", "replace")
