@@ -35,8 +35,13 @@
 #   peak_rss OUT -- CMD...       run CMD (stdout to OUT, stderr to OUT.err);
 #                                sets RC to its exit status and RSS_MB to
 #                                its peak resident set size in MiB
+#   keep_work                    $W is read by later tests (a fixture's
+#                                image): finish leaves it in place
 #   finish                       print "N passed, M failed" and exit 0 only
-#                                when nothing failed
+#                                when nothing failed; a passing test's $W
+#                                is removed (unless keep_work, or
+#                                E4DUMP_KEEP_WORK=1 in the environment) so
+#                                that two full builds' runs fit on the disk
 #   give_up MSG                  bad MSG, then finish: nothing more can be checked
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -57,8 +62,14 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 check() { if eval "$2"; then ok; else bad "$1"; fi; }
 
+keep_work() { keep_w=1; }
+
 finish() {
 	echo "$pass passed, $fail failed"
+	if [ "$fail" = 0 ] && [ -z "${keep_w:-}" ] && [ -z "${E4DUMP_KEEP_WORK:-}" ] &&
+		[ -n "${W:-}" ] && [ -d "$W" ]; then
+		rm -rf "$W"
+	fi
 	[ "$fail" = 0 ]
 	exit
 }

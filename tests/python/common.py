@@ -59,3 +59,16 @@ def check_against_manifest(tc, fs, manifest, trees=None, start="/"):
             tc.assertEqual(hashlib.sha256(data).hexdigest(),
                            hashlib.sha256(exp).hexdigest(), p)
     return len(want)
+
+
+def main(work):
+    """unittest.main, then the work directory removed when every test
+    passed (unless E4DUMP_KEEP_WORK=1), as tests/lib/common.sh's finish
+    does, so that the two builds' suites fit on the disk."""
+    import shutil
+    import unittest
+    result = unittest.main(verbosity=2, exit=False).result
+    ok = result.wasSuccessful()
+    if ok and not os.environ.get("E4DUMP_KEEP_WORK"):
+        shutil.rmtree(work, ignore_errors=True)
+    sys.exit(0 if ok else 1)

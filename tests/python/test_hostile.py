@@ -191,4 +191,6 @@ if __name__ == "__main__":
             sys.exit(3)
     WORK = os.path.abspath(sys.argv.pop(1))
     os.makedirs(WORK, exist_ok=True)
-    unittest.main(verbosity=2)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import common  # noqa: E402
+    common.main(WORK)

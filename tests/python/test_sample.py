@@ -18,7 +18,7 @@ import threading
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (SAMPLE_DIR, SAMPLE_KEY, SAMPLE_MANIFEST, check_against_manifest,  # noqa: E402
+from common import (main as common_main, SAMPLE_DIR, SAMPLE_KEY, SAMPLE_MANIFEST, check_against_manifest,  # noqa: E402
                     check_extract, e4dump, expected_tree)
 
 WORK = None
@@ -373,4 +373,4 @@ class Threads(unittest.TestCase):
 
 if __name__ == "__main__":
     WORK = os.path.abspath(sys.argv.pop(1))
-    unittest.main(verbosity=2)
+    common_main(WORK)

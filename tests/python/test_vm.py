@@ -23,7 +23,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import check_against_manifest, e4dump, top  # noqa: E402
+from common import main as common_main, check_against_manifest, e4dump, top  # noqa: E402
 
 WORK = None
 
@@ -140,4 +140,4 @@ class Threads(unittest.TestCase):
 if __name__ == "__main__":
     WORK = os.path.abspath(sys.argv.pop(1))
     os.makedirs(WORK, exist_ok=True)
-    unittest.main(verbosity=2)
+    common_main(WORK)

@@ -8,6 +8,7 @@ set -u
 E4DUMP=$1
 . "$(dirname "$0")/../lib/common.sh"
 workdir "$2"
+keep_work  # v1-pad.img is vm.mount_v1's fixture
 verified=0
 
 # check_extract wrapper: counts the entries it verified.

@@ -16,7 +16,7 @@ E4DUMP=$1
 . "$(dirname "$0")/../lib/common.sh"
 workdir "$2"
 
-bash "$top/tests/vm/nokey.sh" "$E4DUMP" "$W/nokey" "$top/vm/scenarios/format-2015.scn" >"$W/nokey.log" 2>&1
+E4DUMP_KEEP_WORK=1 bash "$top/tests/vm/nokey.sh" "$E4DUMP" "$W/nokey" "$top/vm/scenarios/format-2015.scn" >"$W/nokey.log" 2>&1
 rc=$?
 cat "$W/nokey.log"
 [ $rc = 0 ] && ok || bad "no-key checks"

@@ -13,6 +13,7 @@ E4DUMP=$1
 SCN=$3
 . "$(dirname "$0")/../lib/common.sh"
 workdir "$2"
+keep_work  # its image.img and keys/ are the mount, casefold, states and schema tests' fixtures
 img=$W/image.img
 make_image "$SCN" "$img" "$W/make.log"
 # every encrypted inode the kernel wrote has its own nonce, and the nonces
