@@ -23,33 +23,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "e4dump.h"
+#include "binding.h"
 
-/* What a call learnt from the diagnostics of its thread: the last error,
- * for the exception's message. */
-struct callctx {
-	int have;
-	enum e4_problem problem;
-	uint32_t ino;
-	char path[512];
-	char message[1024];
-};
-static _Thread_local struct callctx *tls_call;
-
-typedef struct {
-	PyObject_HEAD
-	struct e4_fs *fs;
-	struct e4_keystore *ks;
-	PyThread_type_lock lock;
-	atomic_ulong owner;         /* thread holding lock, or 0 */
-	int closed;                 /* FS.close() was called */
-	long nfiles;                /* open Files */
-	int concurrent;
-	PyObject *diag;             /* callable or NULL */
-	PyObject *fileobj;          /* the Python file object read, or NULL */
-	uint64_t fileobj_size;
-	char *path;                 /* the image's path, or NULL */
-	PyObject *src_exc;          /* what the Python source's read raised */
-} FSObject;
+_Thread_local struct callctx *tls_call;
 
 typedef struct {
 	PyObject_HEAD
@@ -95,7 +71,7 @@ static void diag_cb(void *arg, const struct e4_diag *d)
 
 /* Raise the exception of status st (GIL held), with the call's last error
  * as its message, and what the Python source raised as its cause. */
-static PyObject *raise_status(FSObject *self, enum e4_status st,
+PyObject *raise_status(FSObject *self, enum e4_status st,
 			      const struct callctx *c, const char *what)
 {
 	char msg[1400];
@@ -136,7 +112,7 @@ static PyObject *raise_status(FSObject *self, enum e4_status st,
 /* Take the FS lock with the GIL released; GIL held on entry and exit.
  * -1 (exception set) when closed or when this thread already holds it (a
  * diagnostics callback or Python source calling back into the FS). */
-static int fs_enter(FSObject *self, int allow_closed)
+int fs_enter(FSObject *self, int allow_closed)
 {
 	if (!allow_closed && (self->closed || !self->fs)) {
 		PyErr_SetString(PyExc_ValueError, "I/O operation on a closed e4dump filesystem");
@@ -160,7 +136,7 @@ static int fs_enter(FSObject *self, int allow_closed)
 	return 0;
 }
 
-static void fs_leave(FSObject *self)
+void fs_leave(FSObject *self)
 {
 	atomic_store(&self->owner, 0);
 	PyThread_release_lock(self->lock);
@@ -168,7 +144,7 @@ static void fs_leave(FSObject *self)
 
 /* Release the library's filesystem once it is closed and no File is open
  * (GIL held, lock not held by this thread). */
-static void fs_release(FSObject *self)
+void fs_release(FSObject *self)
 {
 	if (!self->fs || !self->closed || self->nfiles)
 		return;
@@ -559,13 +535,6 @@ fail:
 
 /* ---- FS methods ---------------------------------------------------------- */
 
-#define CALL_BEGIN(self, allow_closed)                                     \
-	struct callctx c_ = { 0 };                                         \
-	if (fs_enter((self), (allow_closed)) < 0)                          \
-		return NULL;                                               \
-	tls_call = &c_;
-
-#define CALL_END(self) do { tls_call = NULL; fs_leave(self); } while (0)
 
 static PyObject *fs_close(FSObject *self, PyObject *unused)
 {
@@ -586,7 +555,7 @@ static PyObject *fs_get_closed(FSObject *self, void *unused)
 	return PyBool_FromLong(self->closed);
 }
 
-static PyObject *hexstr(const uint8_t *p, size_t n)
+PyObject *hexstr(const uint8_t *p, size_t n)
 {
 	static const char d[] = "0123456789abcdef";
 	char buf[257];
@@ -642,7 +611,7 @@ static PyObject *fs_info(FSObject *self, PyObject *unused)
 }
 
 /* The policy of context ctx as a dict, with what opens it. */
-static PyObject *policy_dict(FSObject *self, const struct e4_context *ctx,
+PyObject *policy_dict(FSObject *self, const struct e4_context *ctx,
 			     int with_nonce, const struct e4_policy_key *pk, int have_pk)
 {
 	char flags[E4_FLAGS_NAME_MAX], fl[8];
@@ -860,7 +829,7 @@ struct gather {
 	const char *display;        /* the start's display path, or NULL */
 };
 
-static void *dup_mem(const void *p, size_t n)
+void *dup_mem(const void *p, size_t n)
 {
 	void *q = malloc(n + 1);
 	if (q) {
@@ -994,9 +963,42 @@ static void gather_free(struct gather *g)
 	free(g->v);
 }
 
-static PyObject *ts(const struct e4_timestamp *t)
+PyObject *ts(const struct e4_timestamp *t)
 {
 	return Py_BuildValue("(Lk)", (long long)t->sec, (unsigned long)t->nsec);
+}
+
+int inode_fields(PyObject *d, const struct e4_inode *in)
+{
+	PyObject *o;
+
+#define SETF(k, expr)                                                  \
+	do {                                                           \
+		o = (expr);                                            \
+		if (!o || PyDict_SetItemString(d, (k), o) < 0) {       \
+			Py_XDECREF(o);                                 \
+			return -1;                                     \
+		}                                                      \
+		Py_DECREF(o);                                          \
+	} while (0)
+	SETF("i_mode", PyLong_FromLong(in->mode));
+	SETF("uid", PyLong_FromUnsignedLong(in->uid));
+	SETF("gid", PyLong_FromUnsignedLong(in->gid));
+	SETF("links", PyLong_FromLong(in->links));
+	SETF("size", PyLong_FromUnsignedLongLong(in->size));
+	SETF("i_size", PyLong_FromUnsignedLongLong(in->size));
+	SETF("i_flags", PyLong_FromUnsignedLong(in->flags));
+	SETF("atime", ts(&in->atime));
+	SETF("mtime", ts(&in->mtime));
+	SETF("ctime", ts(&in->ctime));
+	if (in->has_crtime)
+		SETF("crtime", ts(&in->crtime));
+	SETF("dtime", PyLong_FromUnsignedLong(in->dtime));
+	SETF("orphan_next", PyLong_FromUnsignedLong(in->orphan_next));
+	SETF("generation", PyLong_FromUnsignedLong(in->generation));
+	SETF("encrypted", PyBool_FromLong(in->encrypted));
+#undef SETF
+	return 0;
 }
 
 static PyObject *ent_dict(FSObject *self, const struct ent *e)
@@ -1030,23 +1032,12 @@ static PyObject *ent_dict(FSObject *self, const struct ent *e)
 		return d;
 	}
 	const struct e4_inode *in = &e->in;
-	SET("i_mode", PyLong_FromLong(in->mode));
-	SET("uid", PyLong_FromUnsignedLong(in->uid));
-	SET("gid", PyLong_FromUnsignedLong(in->gid));
-	SET("links", PyLong_FromLong(in->links));
+	if (inode_fields(d, in) < 0) {
+		Py_DECREF(d);
+		return NULL;
+	}
 	SET("size", PyLong_FromUnsignedLongLong(e->stat_size));
-	SET("i_size", PyLong_FromUnsignedLongLong(in->size));
-	SET("i_flags", PyLong_FromUnsignedLong(in->flags));
-	SET("atime", ts(&in->atime));
-	SET("mtime", ts(&in->mtime));
-	SET("ctime", ts(&in->ctime));
-	if (in->has_crtime)
-		SET("crtime", ts(&in->crtime));
-	SET("dtime", PyLong_FromUnsignedLong(in->dtime));
-	SET("orphan_next", PyLong_FromUnsignedLong(in->orphan_next));
-	SET("generation", PyLong_FromUnsignedLong(in->generation));
 	SET("allocated", PyLong_FromLong(e->allocated));
-	SET("encrypted", PyBool_FromLong(in->encrypted));
 	if (in->encrypted) {
 		if (e->ctx_read == 1) {
 			o = policy_dict(self, &e->ctx, 1, &e->pk, e->have_pk);
@@ -1433,6 +1424,7 @@ static PyMethodDef fs_methods[] = {
 	{ "readlink", (PyCFunction)fs_readlink, METH_VARARGS, "A symlink's target." },
 	{ "xattrs", (PyCFunction)fs_xattrs, METH_VARARGS, "An inode's extended attributes." },
 	{ "open_file", (PyCFunction)fs_open_file, METH_VARARGS, "A regular file's handle." },
+	{ "journal", (PyCFunction)fs_journal, METH_NOARGS, "The jbd2 journal (a Journal)." },
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -1673,7 +1665,8 @@ PyMODINIT_FUNC PyInit__e4dump(void)
 {
 	PyObject *m;
 
-	if (PyType_Ready(&FS_Type) < 0 || PyType_Ready(&File_Type) < 0)
+	if (PyType_Ready(&FS_Type) < 0 || PyType_Ready(&File_Type) < 0 ||
+	    PyType_Ready(&Journal_Type) < 0 || PyType_Ready(&Deleted_Type) < 0)
 		return NULL;
 	m = PyModule_Create(&mod_def);
 	if (!m)

@@ -558,30 +558,6 @@ json_object *record_json(const struct record *r)
 	return o;
 }
 
-char *record_deleted_path(const struct e4_deleted *d)
-{
-	size_t len = 1, at = 0;
-	char *p;
-
-	if (d->orphan) {
-		/* no name: The Sleuth Kit's virtual directory */
-		if (!(p = malloc(48)))
-			return NULL;
-		snprintf(p, 48, "/$OrphanFiles/OrphanFile-%" PRIu32, d->ino);
-		return p;
-	}
-	for (size_t i = 0; i < d->nparts; i++)
-		len += 1 + E4_ESCAPE_SIZE(d->parts[i].len);
-	if (!(p = malloc(len)))
-		return NULL;
-	for (size_t i = 0; i < d->nparts; i++) {
-		p[at++] = '/';
-		at += e4_escape(d->parts[i].name, d->parts[i].len, p + at, E4_ESCAPE_SLASH);
-	}
-	p[at] = 0;
-	return p;
-}
-
 /* A deleted symlink's target (escaped, malloc'd) as readlink would show
  * it: decrypted with the key, else its no-key form; NULL when unreadable. */
 static char *deleted_target(struct session *s, const struct e4_journal *j,
@@ -609,7 +585,7 @@ int record_from_deleted(struct record *r, struct session *s, const struct e4_jou
 	const struct e4_context *ctx = NULL;
 	const struct e4_inode *in = NULL;
 	const char *why;
-	char *path = record_deleted_path(d), *target = NULL;
+	char *path = e4_deleted_path(d), *target = NULL;
 	const char *slash;
 	uint64_t len = 0;
 	uint32_t dtime = 0;

@@ -173,18 +173,8 @@ int record_from_copy(struct record *r, struct session *s, const struct e4_inode 
 		     const struct e4_context *ctx, uint64_t size,
 		     const char *target, const char *path);
 
-/* The path in the image of deleted entry d (e4_undelete_scan), in display
- * form, the same in every writer (undelete's JSON and manifest,
- * timeline's JSON and body file): "/a/b", each name escaped as the walker
- * escapes it (E4_ESCAPE_SLASH: a '/' inside a name is "\x2f"); an
- * orphan (a freed inode whose name no copy holds) is
- * "/$OrphanFiles/OrphanFile-INO", as The Sleuth Kit names them (its
- * record has no name_state or raw_name_hex: no entry named it).
- * malloc'd; NULL when out of memory. */
-char *record_deleted_path(const struct e4_deleted *d);
-
 /* The record of deleted entry d, the same in every command: its path
- * (record_deleted_path) and name, the stored name (not for an orphan),
+ * (e4_deleted_path) and name, the stored name (not for an orphan),
  * "allocated" the inode bitmap's bit now (set: the inode was allocated
  * again), the inode as the newest journal copy from while it was in use
  * gives it (nothing of the live image is read for it: its blocks may be

@@ -36,7 +36,8 @@ import os
 
 from . import _e4dump
 
-__all__ = ["open", "FS", "Entry", "File", "Error", "Status", "Problem",
+__all__ = ["open", "FS", "Entry", "File", "Journal", "Transaction", "JournalCopy",
+           "Deleted", "Recovery", "Error", "Status", "Problem",
            "Diagnostic", "NotFoundError", "NotADirError", "NoKeyError",
            "CorruptError", "ImageIOError", "LimitError", "InvalidError"]
 
@@ -493,6 +494,229 @@ class File(io.RawIOBase):
         return f"<e4dump.File {self.name!r} size {self.size}>"
 
 
+JournalCopy = collections.namedtuple("JournalCopy", "block journal_block trust index escaped")
+JournalCopy.__doc__ = """A copy of filesystem block `block` that a transaction
+holds at `journal_block` of the journal: trust ("verified": its tag
+checksum matches; "committed": its transaction committed, no checksum to
+check; "uncommitted"), index (for Journal.read_copy) and escaped (jbd2
+replaced its first four bytes, which read_copy puts back)."""
+
+Recovery = collections.namedtuple("Recovery", "size suspects runs locked data")
+Recovery.__doc__ = """What Deleted.recover() rebuilt: size (bytes passed:
+i_size, or whole blocks of ciphertext when locked), suspects (ranges of
+logical blocks whose bytes cannot be trusted: (lblk, count, why)), runs
+(the block map used: (lblk, pblk, len, unwritten)), locked (the
+ciphertext was written: no key opens its policy) and data (the bytes,
+when no writer was given; else None).  undelete calls a file "exact"
+when it has no suspects and nothing else is in doubt (Deleted's
+inode_committed, orphan, name_state)."""
+
+
+class Transaction:
+    """A jbd2 transaction still in the log (the CLI's journal "transaction"
+    record): sequence, age (its distance from the superblock's sequence:
+    the order), committed, commit_time (UTC string) and commit_time_ns,
+    commit_checksum (None: none stored, True/False: it matches or not),
+    live (in the log the kernel would replay), descriptors,
+    bad_descriptor_blocks, overwritten (copies a newer transaction took
+    the journal block of), bad_checksums, blocks (JournalCopy list, in
+    tag order) and revoked (the filesystem blocks it revoked)."""
+
+    __slots__ = ("sequence", "age", "committed", "commit_time", "commit_time_ns",
+                 "commit_checksum", "live", "descriptors", "bad_descriptor_blocks",
+                 "overwritten", "bad_checksums", "blocks", "revoked")
+
+    def __init__(self, d):
+        for k in ("sequence", "age", "committed", "live", "descriptors",
+                  "bad_descriptor_blocks", "overwritten", "bad_checksums", "revoked"):
+            setattr(self, k, d[k])
+        t = d["commit_time"]
+        self.commit_time = _iso(t)
+        self.commit_time_ns = None if t is None else t[0] * 1_000_000_000 + t[1]
+        self.commit_checksum = {0: None, 1: True, -1: False}[d["commit_checksum"]]
+        self.blocks = [JournalCopy(*b) for b in d["blocks"]]
+
+    def __repr__(self):
+        return (f"<e4dump.Transaction {self.sequence} "
+                f"{'committed' if self.committed else 'uncommitted'} "
+                f"{len(self.blocks)} blocks>")
+
+
+class Journal:
+    """The filesystem's jbd2 journal (FS.journal()): every transaction whose
+    blocks are still in its area, live or past the live log, and the
+    entries deleted that its copies of directory blocks still name.  A
+    context manager; it keeps its FS open until closed."""
+
+    def __init__(self, fs, h):
+        self._fs = fs
+        self._h = h
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        """Free the journal (its Deleted entries can no longer recover)."""
+        self._h.close()
+
+    def info(self):
+        """The journal superblock's facts (the CLI's "journal" record names):
+        inode, version, block_size, blocks, first, log_end, sequence,
+        start, superblock_checksum (0 none, 1 matches, -1 not),
+        transactions, copies, unreadable_blocks and the feature words."""
+        return self._h.info()
+
+    def transactions(self):
+        """The Transactions, oldest first."""
+        return [Transaction(d) for d in self._h.transactions()]
+
+    def read_copy(self, copy):
+        """The bytes of a JournalCopy (or its index): the filesystem block as
+        the transaction logged it."""
+        return self._h.read_copy(copy.index if isinstance(copy, JournalCopy) else int(copy))
+
+    def deleted(self, path="/"):
+        """The entries deleted from directory path and below it (a list of
+        Deleted, parents before what was deleted with them; from the root
+        also the freed inodes no name was found for, as orphans)."""
+        ino, _, _ = self._fs._resolve(path)
+        return [Deleted(self, h) for h in self._h.deleted(ino)]
+
+    def __repr__(self):
+        return f"<e4dump.Journal of {self._fs!r}>"
+
+
+class Deleted:
+    """A deleted entry as the journal's copies give it (undelete's record):
+    path (as the CLI's records show it: "/a/b", names escaped, an orphan
+    "/$OrphanFiles/OrphanFile-INO"), raw_path (the shown names' bytes
+    joined with "/"), name, name_bytes, inode, parent, file_type (of the
+    entry), name_state, raw_name, orphan (no copy holds its name: named
+    "<INODE>"), deleted_with_parent, seen_sequence (newest transaction
+    holding the name), deleted_sequence (the transaction without it, or
+    None), still_in_use (renamed or another link remains: not a deleted
+    file), recoverable (an inode copy from before the deletion was
+    found), why_not (when not), and from that inode copy: inode_sequence,
+    inode_trust, inode_committed, mode, st_mode, uid, gid, links, size
+    (what lstat gave: a symlink's target length), i_size, atime ... crtime (and _ns), dtime (the freeing time, or None) with
+    dtime_sequence, flags, encrypted and encryption (its policy, with the
+    key that opens it)."""
+
+    __slots__ = ("_j", "_h", "path", "raw_path", "name", "name_bytes", "inode",
+                 "parent", "file_type", "name_state", "raw_name", "orphan",
+                 "deleted_with_parent", "seen_sequence", "deleted_sequence",
+                 "still_in_use", "recoverable", "why_not", "inode_sequence",
+                 "inode_trust", "inode_committed", "mode", "st_mode", "uid", "gid",
+                 "links", "size", "i_size", "atime", "mtime", "ctime", "crtime", "atime_ns",
+                 "mtime_ns", "ctime_ns", "crtime_ns", "dtime", "dtime_sequence",
+                 "flags", "i_flags", "encrypted", "encryption")
+
+    def __init__(self, journal, h):
+        self._j = journal
+        self._h = h
+        d = h.facts()
+        self.path, self.raw_path = d["path"], d["raw_path"]
+        self.name_bytes = d["name_bytes"]
+        self.name = os.fsdecode(self.name_bytes)
+        self.inode, self.parent = d["inode"], d["parent"]
+        self.file_type = _FT_BY_ENTRY.get(d["entry_type"], "unknown")
+        self.name_state = _NAME_STATES.get(d["name_state"])
+        self.raw_name = d["raw_name"]
+        for k in ("orphan", "deleted_with_parent", "seen_sequence", "deleted_sequence",
+                  "still_in_use"):
+            setattr(self, k, d[k])
+        self.recoverable = d["have_inode"] and not d["still_in_use"]
+        self.why_not = d.get("no_inode_why") or None
+        c = d.get("inode_copy")
+        for k in self.__slots__[self.__slots__.index("inode_sequence"):]:
+            setattr(self, k, None)
+        if c is None:
+            return
+        self.inode_sequence, self.inode_trust = d["inode_sequence"], d["inode_trust"]
+        self.inode_committed = d["inode_committed"]
+        self.st_mode = c["i_mode"]
+        self.mode = c["i_mode"] & 0o7777
+        self.uid, self.gid, self.links = c["uid"], c["gid"], c["links"]
+        self.size = self.i_size = c["i_size"]
+        if self.recoverable and self.file_type == "symlink":
+            # what lstat gives: the target's length (decrypted, or its
+            # no-key form), not the stored bytes' i_size
+            try:
+                self.size = len(h.symlink(True)[0])
+            except Error:
+                pass
+        for k in ("atime", "mtime", "ctime", "crtime"):
+            t = c.get(k)
+            setattr(self, k, _iso(t))
+            setattr(self, k + "_ns", None if t is None else t[0] * 1_000_000_000 + t[1])
+        self.dtime, self.dtime_sequence = d["dtime"], d["dtime_sequence"]
+        self.i_flags = c["i_flags"]
+        self.flags = _flag_names(c["i_flags"])
+        self.encrypted = c["encrypted"]
+        self.encryption = d.get("encryption")
+
+    @property
+    def locked(self):
+        """Encrypted under a policy no given key opens."""
+        return bool(self.encrypted) and (self.encryption or {}).get("state") != "decrypted"
+
+    def recover(self, out=None, locked=False):
+        """Rebuild a deleted regular file: its block map from the journal's
+        inode and extent-tree copies, its data blocks read where they still
+        are in the image, decrypted.  out: a writable binary file object
+        (seekable ones get holes by seeking) or None (Recovery.data holds
+        the bytes).  locked=True writes the ciphertext when no key opens
+        it (else NoKeyError).  ValueError when it is not a recoverable
+        regular file.  Returns a Recovery."""
+        buf = io.BytesIO() if out is None else out
+        seekable = out is None or (hasattr(out, "seekable") and out.seekable())
+        base = buf.tell() if seekable else 0
+        pos = [0]
+
+        def write(off, data):
+            if off > pos[0]:
+                if seekable:
+                    buf.seek(base + off)
+                else:
+                    _write_zeros(buf, off - pos[0])
+            buf.write(data)
+            pos[0] = off + len(data)
+
+        r = self._h.recover(write, bool(locked))
+        if pos[0] < r["size"]:
+            # a hole at the end
+            if seekable:
+                buf.seek(base + r["size"])
+                buf.truncate()
+            else:
+                _write_zeros(buf, r["size"] - pos[0])
+        return Recovery(r["size"], r["suspects"], r["runs"], r["locked"],
+                        buf.getvalue() if out is None else None)
+
+    def read(self, locked=False):
+        """The recovered bytes (recover() into memory): the Recovery's data."""
+        return self.recover(None, locked).data
+
+    def readlink(self, locked=False):
+        """A deleted symlink's target (bytes), decrypted; with locked=True
+        and no key, the kernel's no-key form (and no NoKeyError)."""
+        return self._h.symlink(bool(locked))[0]
+
+    def __repr__(self):
+        return f"<e4dump.Deleted {self.path!r} inode {self.inode} {self.file_type}>"
+
+
+def _write_zeros(f, n):
+    z = bytes(min(n, 1 << 20))
+    while n > 0:
+        k = min(n, len(z))
+        f.write(z[:k])
+        n -= k
+
+
 class FS:
     """An ext4 image opened read-only with its keys (e4dump.open).  A
     context manager; close() waits for the Files still open.  Paths are
@@ -663,6 +887,19 @@ class FS:
                 x["acl_error"] = aclerr
             out.append(x)
         return out
+
+    # -- the journal ------------------------------------------------------
+
+    def journal(self):
+        """The internal jbd2 journal (a Journal; NotFoundError without one)."""
+        return Journal(self, self._c.journal())
+
+    def deleted(self, path="/"):
+        """The entries deleted from directory path and below it, from the
+        journal's copies (a generator of Deleted: Journal.deleted, the
+        journal kept open while any of them is alive)."""
+        j = self.journal()
+        yield from j.deleted(path)
 
     def __repr__(self):
         return f"<e4dump.FS {self.source!r}{' closed' if self.closed else ''}>"

@@ -473,6 +473,28 @@ def mode_nokey(args):
     return c.done(f"nokey ({len(want)} deleted, {len(got)} reported)")
 
 
+def debugfs_logdump(img):
+    """What debugfs logdump -O -a shows of the journal: {(sequence, fs
+    block, journal block)} of the block copies and {(sequence, fs block)}
+    of the revokes."""
+    r = subprocess.run(["debugfs", "-R", "logdump -O -a", img], capture_output=True, text=True,
+                       errors="replace")
+    theirs, trevoked = set(), set()
+    seq = None
+    for line in r.stdout.splitlines():
+        m = re.match(r"Found expected sequence (\d+), type (\d+)", line)
+        if m:
+            seq = int(m.group(1))
+            continue
+        m = re.match(r"\s+FS block (\d+) logged at journal block (\d+)", line)
+        if m:
+            theirs.add((seq, int(m.group(1)), int(m.group(2))))
+        m = re.match(r"\s+Revoke FS block (\d+)", line)
+        if m:
+            trevoked.add((seq, int(m.group(1))))
+    return theirs, trevoked
+
+
 def mode_journal(args):
     if len(args) != 3:
         die("usage: journal MANIFEST JSONL IMAGE")
@@ -491,21 +513,7 @@ def mode_journal(args):
                 mine.add((o["sequence"], b["block"], b["journal_block"]))
                 kinds[b["block"]] = b.get("kind")
             revoked.update((o["sequence"], x) for x in o.get("revoked") or [])
-    r = subprocess.run(["debugfs", "-R", "logdump -O -a", img], capture_output=True, text=True,
-                       errors="replace")
-    theirs, trevoked = set(), set()
-    seq = None
-    for line in r.stdout.splitlines():
-        m = re.match(r"Found expected sequence (\d+), type (\d+)", line)
-        if m:
-            seq = int(m.group(1))
-            continue
-        m = re.match(r"\s+FS block (\d+) logged at journal block (\d+)", line)
-        if m:
-            theirs.add((seq, int(m.group(1)), int(m.group(2))))
-        m = re.match(r"\s+Revoke FS block (\d+)", line)
-        if m:
-            trevoked.add((seq, int(m.group(1))))
+    theirs, trevoked = debugfs_logdump(img)
     if not theirs:
         # debugfs walks the log from its first block on and stops at the
         # first block that does not continue the sequence: in a log that

@@ -63,6 +63,15 @@ struct e4_deleted {
 					 * transactions below this index */
 };
 
+/* The path in the image of deleted entry d, in display form, the same
+ * in every writer (undelete's JSON and manifest, timeline's JSON and body
+ * file, the Python module): "/a/b", each name escaped as the walker
+ * escapes it (E4_ESCAPE_SLASH: a '/' inside a name is "\x2f"); an
+ * orphan (a freed inode whose name no copy holds) is
+ * "/$OrphanFiles/OrphanFile-INO", as The Sleuth Kit names them.
+ * malloc'd; NULL when out of memory. */
+char *e4_deleted_path(const struct e4_deleted *d);
+
 /* Return non-zero to stop the scan. */
 typedef int (*e4_deleted_fn)(void *arg, const struct e4_deleted *d);
 

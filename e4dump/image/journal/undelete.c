@@ -1100,3 +1100,27 @@ out:
 	free(u);
 	return st;
 }
+
+char *e4_deleted_path(const struct e4_deleted *d)
+{
+	size_t len = 1, at = 0;
+	char *p;
+
+	if (d->orphan) {
+		/* no name: The Sleuth Kit's virtual directory */
+		if (!(p = malloc(48)))
+			return NULL;
+		snprintf(p, 48, "/$OrphanFiles/OrphanFile-%" PRIu32, d->ino);
+		return p;
+	}
+	for (size_t i = 0; i < d->nparts; i++)
+		len += 1 + E4_ESCAPE_SIZE(d->parts[i].len);
+	if (!(p = malloc(len)))
+		return NULL;
+	for (size_t i = 0; i < d->nparts; i++) {
+		p[at++] = '/';
+		at += e4_escape(d->parts[i].name, d->parts[i].len, p + at, E4_ESCAPE_SLASH);
+	}
+	p[at] = 0;
+	return p;
+}
