@@ -10,12 +10,22 @@
   /enc/large.bin, v1 AES-256-XTS, and its plaintext twin /plain/large.bin
   that the same kernel wrote): 8 threads reading /enc/large.bin at once,
   each with its own File, give exactly the bytes debugfs dumps of the
-  twin; the time against one thread is printed (no timing is asserted).
+  twin; the time against one thread is printed (no timing is asserted);
+- vm/scenarios/passphrase.scn (a v1 key e4crypt derives from a passphrase
+  and a salt; the scenario leaves s_encrypt_pw_salt zero), cached: open
+  with passphrase= alone (str and bytes) and salt= gives the guest's
+  manifest; with the salt set in the superblock of a copy (debugfs, as
+  tests/vm/passphrase.sh does), passphrase= alone gives it too; a wrong
+  passphrase, or a wrong salt= over the superblock's, opens nothing: the
+  walk shows exactly the no-key names the guest's readdir printed
+  without the key, every entry locked, fs.open raises NoKeyError; no
+  salt anywhere is a ValueError.
 
 usage: test_vm.py WORKDIR     (PYTHONPATH: the build's python/)"""
 import glob
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -24,6 +34,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import main as common_main, check_against_manifest, e4dump, top  # noqa: E402
+import check_extract  # noqa: E402  (tests/vm/, on the path through common)
 
 WORK = None
 
@@ -58,6 +69,92 @@ class Scenario(unittest.TestCase):
         # through a Python file object too
         with open(img, "rb") as raw, e4dump.open(raw, key_files=keys, diag=False) as fs:
             check_against_manifest(self, fs, img + ".manifest")
+
+
+class Passphrase(unittest.TestCase):
+    # tests/vm/passphrase.sh's passphrase and salt (vm/scenarios/passphrase.scn)
+    PASS = "e4dump test passphrase"
+    SALT = bytes.fromhex("00112233445566778899aabbccddeeff")
+
+    @classmethod
+    def setUpClass(cls):
+        d = os.path.join(WORK, "passphrase")
+        os.makedirs(d, exist_ok=True)
+        cls.img = os.path.join(d, "pw.img")
+        make(["bash", os.path.join(top, "vm/make-image.sh"), "--cache",
+              os.path.join(top, "vm/scenarios/passphrase.scn"), cls.img],
+             os.path.join(d, "make.log"))
+        cls.manifest = cls.img + ".manifest"
+        # a copy with e4crypt's salt in s_encrypt_pw_salt
+        cls.img_salted = os.path.join(d, "pw-salted.img")
+        shutil.copyfile(cls.img, cls.img_salted)
+        subprocess.run(["debugfs", "-w", "-R",
+                        "ssv encrypt_pw_salt 00112233-4455-6677-8899-aabbccddeeff",
+                        cls.img_salted], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def opened(self, fs):
+        n = check_against_manifest(self, fs, self.manifest)
+        self.assertGreater(n, 1000)
+        pols = fs.policies()
+        self.assertTrue(pols)
+        self.assertTrue(all(p["state"] == "decrypted" for p in pols), pols)
+
+    def locked(self, fs):
+        """Nothing opened: the names under /secret are the kernel's no-key
+        names (the scenario's `readdir nk-secret /secret` after
+        forget-keys), every entry there is locked, files raise NoKeyError."""
+        pols = fs.policies()
+        self.assertTrue(pols)
+        self.assertFalse(any(p["state"] == "decrypted" for p in pols), pols)
+        want = check_extract.readdir_paths(self.manifest, "nk-secret")
+        got, files = [], 0
+        for e in fs.walk("/secret"):
+            self.assertTrue(e.locked, e.path)
+            if e.raw_path == b"/secret":
+                continue
+            self.assertEqual(e.name_state, "no-key", e.path)
+            got.append(e.raw_path.lstrip(b"/"))
+            if e.is_file():
+                files += 1
+                with self.assertRaises(e4dump.NoKeyError, msg=e.path):
+                    fs.open(e)
+        self.assertEqual(sorted(got), want)
+        self.assertGreater(files, 100)
+
+    def test_passphrase_and_salt(self):
+        for pw in (self.PASS, self.PASS.encode(), bytearray(self.PASS.encode())):
+            with self.subTest(passphrase=type(pw).__name__):
+                with e4dump.open(self.img, passphrase=pw, salt=self.SALT, diag=False) as fs:
+                    self.opened(fs)
+
+    def test_superblock_salt(self):
+        for pw in (self.PASS, self.PASS.encode()):
+            with self.subTest(passphrase=type(pw).__name__):
+                with e4dump.open(self.img_salted, passphrase=pw, diag=False) as fs:
+                    self.assertEqual(fs.info()["encrypt_pw_salt"], self.SALT.hex())
+                    self.opened(fs)
+
+    def test_no_salt(self):
+        # s_encrypt_pw_salt zero and no salt=: the module says so
+        with self.assertRaises(ValueError):
+            e4dump.open(self.img, passphrase=self.PASS, diag=False)
+
+    def test_wrong_passphrase(self):
+        for img, salt in ((self.img, self.SALT), (self.img_salted, None)):
+            for pw in ("wrong passphrase", b"wrong passphrase",
+                       self.PASS[:-1]):
+                with self.subTest(img=os.path.basename(img), passphrase=pw):
+                    with e4dump.open(img, passphrase=pw, salt=salt, diag=False) as fs:
+                        self.locked(fs)
+
+    def test_wrong_salt(self):
+        # salt= overrides the superblock's: a wrong one opens nothing
+        bad = bytes(reversed(self.SALT))
+        for img in (self.img, self.img_salted):
+            with self.subTest(img=os.path.basename(img)):
+                with e4dump.open(img, passphrase=self.PASS, salt=bad, diag=False) as fs:
+                    self.locked(fs)
 
 
 class Threads(unittest.TestCase):
