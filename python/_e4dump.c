@@ -970,52 +970,30 @@ PyObject *ts(const struct e4_timestamp *t)
 
 int inode_fields(PyObject *d, const struct e4_inode *in)
 {
-	PyObject *o;
-
-#define SETF(k, expr)                                                  \
-	do {                                                           \
-		o = (expr);                                            \
-		if (!o || PyDict_SetItemString(d, (k), o) < 0) {       \
-			Py_XDECREF(o);                                 \
-			return -1;                                     \
-		}                                                      \
-		Py_DECREF(o);                                          \
-	} while (0)
-	SETF("i_mode", PyLong_FromLong(in->mode));
-	SETF("uid", PyLong_FromUnsignedLong(in->uid));
-	SETF("gid", PyLong_FromUnsignedLong(in->gid));
-	SETF("links", PyLong_FromLong(in->links));
-	SETF("size", PyLong_FromUnsignedLongLong(in->size));
-	SETF("i_size", PyLong_FromUnsignedLongLong(in->size));
-	SETF("i_flags", PyLong_FromUnsignedLong(in->flags));
-	SETF("atime", ts(&in->atime));
-	SETF("mtime", ts(&in->mtime));
-	SETF("ctime", ts(&in->ctime));
+	DICT_SET(d, "i_mode", PyLong_FromLong(in->mode), return -1);
+	DICT_SET(d, "uid", PyLong_FromUnsignedLong(in->uid), return -1);
+	DICT_SET(d, "gid", PyLong_FromUnsignedLong(in->gid), return -1);
+	DICT_SET(d, "links", PyLong_FromLong(in->links), return -1);
+	DICT_SET(d, "size", PyLong_FromUnsignedLongLong(in->size), return -1);
+	DICT_SET(d, "i_size", PyLong_FromUnsignedLongLong(in->size), return -1);
+	DICT_SET(d, "i_flags", PyLong_FromUnsignedLong(in->flags), return -1);
+	DICT_SET(d, "atime", ts(&in->atime), return -1);
+	DICT_SET(d, "mtime", ts(&in->mtime), return -1);
+	DICT_SET(d, "ctime", ts(&in->ctime), return -1);
 	if (in->has_crtime)
-		SETF("crtime", ts(&in->crtime));
-	SETF("dtime", PyLong_FromUnsignedLong(in->dtime));
-	SETF("orphan_next", PyLong_FromUnsignedLong(in->orphan_next));
-	SETF("generation", PyLong_FromUnsignedLong(in->generation));
-	SETF("encrypted", PyBool_FromLong(in->encrypted));
-#undef SETF
+		DICT_SET(d, "crtime", ts(&in->crtime), return -1);
+	DICT_SET(d, "dtime", PyLong_FromUnsignedLong(in->dtime), return -1);
+	DICT_SET(d, "orphan_next", PyLong_FromUnsignedLong(in->orphan_next), return -1);
+	DICT_SET(d, "generation", PyLong_FromUnsignedLong(in->generation), return -1);
+	DICT_SET(d, "encrypted", PyBool_FromLong(in->encrypted), return -1);
 	return 0;
 }
 
 static PyObject *ent_dict(FSObject *self, const struct ent *e)
 {
+#define SET(k, expr) DICT_SET(d, (k), (expr), goto fail)
 	PyObject *d = PyDict_New();
 	PyObject *o;
-
-#define SET(k, expr)                                                   \
-	do {                                                           \
-		o = (expr);                                            \
-		if (!o || PyDict_SetItemString(d, (k), o) < 0) {       \
-			Py_XDECREF(o);                                 \
-			Py_DECREF(d);                                  \
-			return NULL;                                   \
-		}                                                      \
-		Py_DECREF(o);                                          \
-	} while (0)
 
 	if (!d)
 		return NULL;
@@ -1032,19 +1010,15 @@ static PyObject *ent_dict(FSObject *self, const struct ent *e)
 		return d;
 	}
 	const struct e4_inode *in = &e->in;
-	if (inode_fields(d, in) < 0) {
-		Py_DECREF(d);
-		return NULL;
-	}
+	if (inode_fields(d, in) < 0)
+		goto fail;
 	SET("size", PyLong_FromUnsignedLongLong(e->stat_size));
 	SET("allocated", PyLong_FromLong(e->allocated));
 	if (in->encrypted) {
 		if (e->ctx_read == 1) {
 			o = policy_dict(self, &e->ctx, 1, &e->pk, e->have_pk);
-			if (!o) {
-				Py_DECREF(d);
-				return NULL;
-			}
+			if (!o)
+				goto fail;
 			PyObject *k = PyBool_FromLong(e->ctx_status == E4_OK);
 			PyDict_SetItemString(o, "known", k);
 			Py_DECREF(k);
@@ -1070,8 +1044,11 @@ static PyObject *ent_dict(FSObject *self, const struct ent *e)
 		SET("target", PyBytes_FromStringAndSize((const char *)e->target, (Py_ssize_t)e->target_len));
 		SET("target_nokey", PyBool_FromLong(e->target_nokey));
 	}
-#undef SET
 	return d;
+fail:
+	Py_DECREF(d);
+	return NULL;
+#undef SET
 }
 
 static int get_path_arg(PyObject *arg, PyObject **bytes)
@@ -1446,27 +1423,36 @@ static PyTypeObject FS_Type = {
 
 /* ---- File ------------------------------------------------------------------ */
 
+void fs_put_handle(FSObject *fs, void (*free_fn)(void *), void *h)
+{
+	if (fs_enter(fs, 1) < 0) {
+		/* called back from a callback: freeing without the FS lock
+		 * is not safe; leak the handle rather than race */
+		PyErr_Clear();
+		return;
+	}
+	Py_BEGIN_ALLOW_THREADS
+	free_fn(h);
+	Py_END_ALLOW_THREADS
+	fs->nfiles--;
+	fs_leave(fs);
+	fs_release(fs);
+}
+
+static void file_free(void *f)
+{
+	e4_file_close(f);
+}
+
 static void file_close_locked(FileObject *self)
 {
 	/* the File lock is held; GIL held */
 	if (!self->f)
 		return;
 	struct e4_file *f = self->f;
-	FSObject *fs = self->fs;
 
 	self->f = NULL;
-	if (fs_enter(fs, 1) < 0) {
-		/* called back from a callback: close without the FS lock is
-		 * not safe; leak the handle rather than race */
-		PyErr_Clear();
-		return;
-	}
-	Py_BEGIN_ALLOW_THREADS
-	e4_file_close(f);
-	Py_END_ALLOW_THREADS
-	fs->nfiles--;
-	fs_leave(fs);
-	fs_release(fs);
+	fs_put_handle(self->fs, file_free, f);
 }
 
 static void file_dealloc(FileObject *self)

@@ -46,6 +46,10 @@ void fs_leave(FSObject *self);
 /* Free the library's filesystem once closed and nothing holds it (nfiles:
  * open Files and Journals). */
 void fs_release(FSObject *self);
+/* Free handle h (a File's or a Journal's) that counts in fs->nfiles:
+ * free_fn(h) under the FS lock with the GIL released, then fs freed if
+ * it was closed and this was the last (GIL held). */
+void fs_put_handle(FSObject *fs, void (*free_fn)(void *), void *h);
 PyObject *hexstr(const uint8_t *p, size_t n);
 PyObject *policy_dict(FSObject *self, const struct e4_context *ctx, int with_nonce,
 		      const struct e4_policy_key *pk, int have_pk);
@@ -54,6 +58,18 @@ PyObject *ts(const struct e4_timestamp *t);
 /* An inode's stat fields into dict d (the walk's entries' and the deleted
  * entries' inode copies): 0, or -1 with an exception. */
 int inode_fields(PyObject *d, const struct e4_inode *in);
+
+/* Put expr (a new reference, or NULL for an error) into dict d under
+ * key k; when that fails, run fail (which must leave the function). */
+#define DICT_SET(d, k, expr, fail)                                     \
+	do {                                                           \
+		PyObject *v_ = (expr);                                 \
+		if (!v_ || PyDict_SetItemString((d), (k), v_) < 0) {   \
+			Py_XDECREF(v_);                                \
+			fail;                                          \
+		}                                                      \
+		Py_DECREF(v_);                                         \
+	} while (0)
 
 /* A call on the FS: its lock, and the diagnostics of this thread caught
  * into c_ for the exception's message. */

@@ -30,26 +30,20 @@ typedef struct {
 
 /* ---- Journal ------------------------------------------------------------ */
 
+static void journal_free_handle(void *j)
+{
+	e4_journal_free(j);
+}
+
 /* Free the library's journal (GIL held, FS lock not held). */
 static void journal_free(JournalObject *self)
 {
 	struct e4_journal *j = self->j;
-	FSObject *fs = self->fs;
 
 	if (!j)
 		return;
 	self->j = NULL;
-	if (fs_enter(fs, 1) < 0) {
-		/* from one of the FS's own callbacks: leak rather than race */
-		PyErr_Clear();
-		return;
-	}
-	Py_BEGIN_ALLOW_THREADS
-	e4_journal_free(j);
-	Py_END_ALLOW_THREADS
-	fs->nfiles--;
-	fs_leave(fs);
-	fs_release(fs);
+	fs_put_handle(self->fs, journal_free_handle, j);
 }
 
 static void journal_dealloc(JournalObject *self)
@@ -414,6 +408,7 @@ static int deleted_check(DeletedObject *self)
  * it (e4_deleted_path) and the shown names' bytes joined with '/'. */
 static PyObject *deleted_facts(DeletedObject *self, PyObject *unused)
 {
+#define SET(k, expr) DICT_SET(r, (k), (expr), goto fail)
 	const struct e4_deleted *d = &self->d;
 	size_t rawlen = 0;
 	PyObject *r, *o;
@@ -454,54 +449,43 @@ static PyObject *deleted_facts(DeletedObject *self, PyObject *unused)
 	free(shown);
 	if (!r)
 		return NULL;
-#define SETR(k, expr)                                                  \
-	do {                                                           \
-		o = (expr);                                            \
-		if (!o || PyDict_SetItemString(r, (k), o) < 0) {       \
-			Py_XDECREF(o);                                 \
-			Py_DECREF(r);                                  \
-			return NULL;                                   \
-		}                                                      \
-		Py_DECREF(o);                                          \
-	} while (0)
 	if (!d->have_inode) {
-		SETR("no_inode_why", PyUnicode_FromString(d->no_inode_why ? d->no_inode_why : ""));
+		SET("no_inode_why", PyUnicode_FromString(d->no_inode_why ? d->no_inode_why : ""));
 		return r;
 	}
 	o = PyDict_New();
 	if (!o || inode_fields(o, &d->inode) < 0) {
 		Py_XDECREF(o);
-		Py_DECREF(r);
-		return NULL;
+		goto fail;
 	}
-	SETR("inode_copy", o);
-	SETR("inode_sequence", PyLong_FromUnsignedLong(d->inode_sequence));
-	SETR("inode_trust", PyUnicode_FromString(e4_jcopy_trust_name(d->inode_trust)));
-	SETR("inode_committed", PyBool_FromLong(d->inode_committed));
-	SETR("dtime", d->have_dtime ? PyLong_FromUnsignedLong(d->dtime) : (Py_INCREF(Py_None), Py_None));
-	SETR("dtime_sequence", d->have_dtime ? PyLong_FromUnsignedLong(d->dtime_sequence)
+	SET("inode_copy", o);
+	SET("inode_sequence", PyLong_FromUnsignedLong(d->inode_sequence));
+	SET("inode_trust", PyUnicode_FromString(e4_jcopy_trust_name(d->inode_trust)));
+	SET("inode_committed", PyBool_FromLong(d->inode_committed));
+	SET("dtime", d->have_dtime ? PyLong_FromUnsignedLong(d->dtime) : (Py_INCREF(Py_None), Py_None));
+	SET("dtime_sequence", d->have_dtime ? PyLong_FromUnsignedLong(d->dtime_sequence)
 					     : (Py_INCREF(Py_None), Py_None));
 	if (d->encrypted && d->have_ctx) {
 		struct e4_policy_key pk;
 		enum e4_status st;
 
 		memset(&pk, 0, sizeof(pk));
-
-		if (deleted_check(self) < 0 || fs_enter(self->jo->fs, 0) < 0) {
-			Py_DECREF(r);
-			return NULL;
-		}
+		if (deleted_check(self) < 0 || fs_enter(self->jo->fs, 1) < 0)
+			goto fail;
 		st = e4_fs_policy_key(self->jo->fs->fs, &d->ctx, &pk);
 		fs_leave(self->jo->fs);
 		if (st != E4_OK)
 			pk.open = 0;
-		SETR("encryption", policy_dict(self->jo->fs, &d->ctx, 1, &pk, 1));
+		SET("encryption", policy_dict(self->jo->fs, &d->ctx, 1, &pk, 1));
 	} else if (d->encrypted) {
-		SETR("encryption", Py_BuildValue("{s:s,s:s}", "error", "its context could not be read",
+		SET("encryption", Py_BuildValue("{s:s,s:s}", "error", "its context could not be read",
 						 "state", "locked"));
 	}
-#undef SETR
 	return r;
+fail:
+	Py_DECREF(r);
+	return NULL;
+#undef SET
 }
 
 /* The recovery's sink: the Python writer called with (offset, bytes),
