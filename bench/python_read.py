@@ -3,12 +3,12 @@
 module against `e4dump cat` (issue 32's goal: within 1.25x).
 
 usage: PYTHONPATH=build/python bench/python_read.py [-n REPS] [--chunk MIB]
-           E4DUMP IMAGE KEYFILE PATH
+           [--threads N] E4DUMP IMAGE KEYFILE PATH
 
 Each workload runs REPS times (default 3); the best wall time counts.
   module-1     one thread: File.readinto into one reused buffer, CHUNK MiB
                at a time (default 8), the bytes dropped
-  module-N     N threads (N = the CPUs), each its own File, reading
+  module-N     N threads (--threads, default the CPUs), each its own File, reading
                every N-th chunk (what `cat --threads N` does)
   cat-1        e4dump cat --threads 1 --key-file KEYFILE IMAGE PATH >/dev/null
   cat          e4dump cat (its default: a thread per CPU) >/dev/null
@@ -37,13 +37,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("-n", type=int, default=3)
     ap.add_argument("--chunk", type=int, default=8)
+    ap.add_argument("--threads", type=int, default=0,
+                    help="module-N's N (default: the CPUs)")
     ap.add_argument("e4dump")
     ap.add_argument("image")
     ap.add_argument("key")
     ap.add_argument("path")
     a = ap.parse_args()
     chunk = a.chunk << 20
-    ncpu = os.cpu_count() or 1
+    ncpu = a.threads if a.threads > 0 else os.cpu_count() or 1
 
     with open(a.image, "rb") as f:              # warm the page cache
         while f.read(64 << 20):
@@ -82,7 +84,7 @@ def main():
         "cat": best(lambda: cat(None), a.n),
     }
     fs.close()
-    print(f"{a.path}: {mib:.0f} MiB, best of {a.n}, {ncpu} CPUs")
+    print(f"{a.path}: {mib:.0f} MiB, best of {a.n}, {ncpu} threads on {os.cpu_count()} CPUs")
     for k, t in res.items():
         print(f"  {k:10} {t:7.3f} s  {mib / t:7.1f} MiB/s")
     print(f"  module-1 / cat-1: {res['module-1'] / res['cat-1']:.3f}x   "
