@@ -92,10 +92,16 @@ deliver() {
 }
 
 mkdir -p "$cache/bench" || die "cannot create $cache/bench"
-exec 8>"$cache/bench/.lock"
+# One run per image at a time (a lock per key): a hit on another image
+# does not wait for this one's minutes under TCG.  The directory's lock
+# (fd 9) is held shared while an image is delivered and exclusively to
+# prune, so that no image is removed while it is linked.
+exec 8>"$cdir.lock"
 flock 8
+exec 9>"$cache/bench/.lock"
 if [ $use_cache = 1 ] && [ -f "$cdir/.done" ]; then
 	touch "$cdir/.done"
+	flock -s 9
 	deliver "$cdir" || die "cannot deliver $cdir to $out"
 	msg "cached: $out (SCALE $scale, $cdir)"
 	exit 0
@@ -133,10 +139,16 @@ awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\n", b - a }' >"$cdir/generation-
 touch "$cdir/.done"
 msg "generated in $(cat "$cdir/generation-seconds") s ($(grep -o 'QEMU [0-9]* s' "$cdir/make-image.log"))"
 
-# Keep the newest few images (a SCALE 1 image holds 2.3 GB).
+# Keep the newest few finished images (a SCALE 1 image holds 2.3 GB);
+# one being made has no .done yet; skipped while another run delivers.
 keep=${E4DUMP_BENCH_KEEP:-3}
-ls -1td "$cache/bench"/*/ 2>/dev/null | tail -n +$((keep + 1)) | while read -r old; do
-	[ "${old%/}" != "$cdir" ] && rm -rf "$old"
-done
+if flock -n 9; then
+	ls -1td "$cache/bench"/*/ 2>/dev/null | while read -r old; do
+		[ -f "$old/.done" ] && echo "${old%/}"
+	done | tail -n +$((keep + 1)) | while read -r old; do
+		[ "$old" != "$cdir" ] && rm -rf "$old"
+	done
+fi
+flock -s 9
 deliver "$cdir" || die "cannot deliver $cdir to $out"
 echo "$out"
