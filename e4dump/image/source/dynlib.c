@@ -27,6 +27,22 @@ static const struct {
 	[E4_DL_FUSE] = { "libfuse3.so.3", "libfuse3-3", NULL },
 };
 
+void e4_dl_why(const char *so, const char *pkg, const char *err, char *why,
+	       size_t whylen)
+{
+	static const char missing[] = ": cannot open shared object file: No such file";
+	size_t n = strlen(so);
+
+	/* dlerror: "NAME: cannot open shared object file: No such file or
+	 * directory" when it is nowhere (a library it needs that is missing
+	 * is named instead of it); otherwise what is wrong with it */
+	if (!strncmp(err, so, n) && !strncmp(err + n, missing, sizeof(missing) - 1))
+		snprintf(why, whylen, "%s not found (install the Debian package %s)", so, pkg);
+	else
+		snprintf(why, whylen, "%s cannot be loaded: %s (install the Debian package %s)",
+			 so, err, pkg);
+}
+
 const char *e4_dl_soname(enum e4_dl_lib lib)
 {
 	return libs[lib].soname;
@@ -84,16 +100,7 @@ static void *load(enum e4_dl_lib lib)
 		if ((h = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
 			return h;
 	}
-	/* dlerror: "NAME: cannot open shared object file: No such file or
-	 * directory" when it is nowhere; otherwise what is wrong with it */
-	if (!strncmp(first, so, strlen(so)) &&
-	    !strncmp(first + strlen(so), ": cannot open shared object file: No such file", 47))
-		snprintf(state[lib].why, sizeof(state[lib].why),
-			 "%s not found (install the Debian package %s)", so, pkg);
-	else
-		snprintf(state[lib].why, sizeof(state[lib].why),
-			 "%s cannot be loaded: %s (install the Debian package %s)", so,
-			 first, pkg);
+	e4_dl_why(so, pkg, first, state[lib].why, sizeof(state[lib].why));
 	return NULL;
 }
 

@@ -58,6 +58,13 @@ enum e4_dl_lib {
  * or which function it lacks, with the package). */
 int e4_dl_need(enum e4_dl_lib lib, char *why, size_t whylen);
 
+/* why for a library (soname so, Debian package pkg) dlopen refused with
+ * err (dlerror's text): "so not found (install the Debian package pkg)"
+ * when it is nowhere, else "so cannot be loaded: err (install ...)".
+ * (Apart for the tests: a library cannot be made missing.) */
+void e4_dl_why(const char *so, const char *pkg, const char *err, char *why,
+	       size_t whylen);
+
 /* The library's soname and Debian package (messages, tests). */
 const char *e4_dl_soname(enum e4_dl_lib lib);
 const char *e4_dl_package(enum e4_dl_lib lib);
