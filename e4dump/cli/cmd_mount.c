@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse_lowlevel.h>
+#include "dynlib.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +81,7 @@ static fuse_ino_t to_node(uint32_t ino)
 
 static struct mount *M(fuse_req_t req)
 {
-	return fuse_req_userdata(req);
+	return E4_FUSE->req_userdata(req);
 }
 
 static void fill_stat(struct mount *m, const struct e4_inode *in, struct stat *st)
@@ -212,12 +213,12 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	int err = listing(m, to_ino(parent), &d);
 
 	if (err) {
-		fuse_reply_err(req, err);
+		E4_FUSE->reply_err(req, err);
 		return;
 	}
 	i = e4_dir_find(m->s->fs, d, (const uint8_t *)name, strlen(name));
 	if (i == e4_dir_count(d)) {
-		fuse_reply_err(req, ENOENT);
+		E4_FUSE->reply_err(req, ENOENT);
 		return;
 	}
 	e4_dir_get(d, i, &ent);
@@ -228,7 +229,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		report_error_at(m->s->report, name, ent.ino,
 				"the entry names %s inode %" PRIu32 ": not shown",
 				ent.ino == E4_ROOT_INO ? "the root" : "the reserved", ent.ino);
-		fuse_reply_err(req, EIO);
+		E4_FUSE->reply_err(req, EIO);
 		return;
 	}
 	err = read_inode(m, ent.ino, &in);
@@ -240,7 +241,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	if (!err && E4_ISDIR(in.mode) && second_name(m, to_ino(parent), d, i, ent.ino, name))
 		err = EIO;
 	if (err) {
-		fuse_reply_err(req, err);
+		E4_FUSE->reply_err(req, err);
 		return;
 	}
 	memset(&e, 0, sizeof(e));
@@ -249,7 +250,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	e.attr_timeout = TIMEOUT;
 	e.entry_timeout = TIMEOUT;
 	fill_stat(m, &in, &e.attr);
-	fuse_reply_entry(req, &e);
+	E4_FUSE->reply_entry(req, &e);
 }
 
 static void op_getattr(fuse_req_t req, fuse_ino_t node, struct fuse_file_info *fi)
@@ -261,11 +262,11 @@ static void op_getattr(fuse_req_t req, fuse_ino_t node, struct fuse_file_info *f
 
 	(void)fi;
 	if (err) {
-		fuse_reply_err(req, err);
+		E4_FUSE->reply_err(req, err);
 		return;
 	}
 	fill_stat(m, &in, &st);
-	fuse_reply_attr(req, &st, TIMEOUT);
+	E4_FUSE->reply_attr(req, &st, TIMEOUT);
 }
 
 static void op_readlink(fuse_req_t req, fuse_ino_t node)
@@ -277,26 +278,26 @@ static void op_readlink(fuse_req_t req, fuse_ino_t node)
 	int err = read_inode(m, to_ino(node), &in);
 
 	if (err || !E4_ISLNK(in.mode)) {
-		fuse_reply_err(req, err ? err : EINVAL);
+		E4_FUSE->reply_err(req, err ? err : EINVAL);
 		return;
 	}
 	if (inode_locked(m->s, &in)) {
 		/* what readlink gives without the key */
 		if (e4_symlink_locked_target(m->s->fs, &in, NULL, nk) != E4_OK)
-			fuse_reply_err(req, EIO);
+			E4_FUSE->reply_err(req, EIO);
 		else
-			fuse_reply_readlink(req, nk);
+			E4_FUSE->reply_readlink(req, nk);
 		return;
 	}
 	if (e4_symlink_read(m->s->fs, &in, NULL, &target, &len) != E4_OK) {
-		fuse_reply_err(req, EIO);
+		E4_FUSE->reply_err(req, EIO);
 		return;
 	}
 	/* the kernel takes at most PAGE_SIZE - 1 bytes */
 	if (len >= 4095)
-		fuse_reply_err(req, ENAMETOOLONG);
+		E4_FUSE->reply_err(req, ENAMETOOLONG);
 	else
-		fuse_reply_readlink(req, target);
+		E4_FUSE->reply_readlink(req, target);
 	free(target);
 }
 
@@ -306,9 +307,9 @@ static void op_opendir(fuse_req_t req, fuse_ino_t node, struct fuse_file_info *f
 	int err = listing(M(req), to_ino(node), &d);
 
 	if (err)
-		fuse_reply_err(req, err);
+		E4_FUSE->reply_err(req, err);
 	else
-		fuse_reply_open(req, fi);
+		E4_FUSE->reply_open(req, fi);
 }
 
 static void op_readdir(fuse_req_t req, fuse_ino_t node, size_t size, off_t off,
@@ -322,12 +323,12 @@ static void op_readdir(fuse_req_t req, fuse_ino_t node, size_t size, off_t off,
 
 	(void)fi;
 	if (err) {
-		fuse_reply_err(req, err);
+		E4_FUSE->reply_err(req, err);
 		return;
 	}
 	buf = malloc(size ? size : 1);
 	if (!buf) {
-		fuse_reply_err(req, ENOMEM);
+		E4_FUSE->reply_err(req, ENOMEM);
 		return;
 	}
 	/* offsets: 0 ".", 1 "..", 2 + i the listing's entry i */
@@ -359,13 +360,13 @@ static void op_readdir(fuse_req_t req, fuse_ino_t node, size_t size, off_t off,
 					      e.file_type == 7 ? S_IFLNK :
 					      e.file_type == 1 ? S_IFREG : 0);
 		}
-		need = fuse_add_direntry(req, buf + used, size - used, name, &st,
+		need = E4_FUSE->add_direntry(req, buf + used, size - used, name, &st,
 					 (off_t)(k + 1));
 		if (need > size - used)
 			break;
 		used += need;
 	}
-	fuse_reply_buf(req, buf, used);
+	E4_FUSE->reply_buf(req, buf, used);
 	free(buf);
 }
 
@@ -373,7 +374,7 @@ static void op_releasedir(fuse_req_t req, fuse_ino_t node, struct fuse_file_info
 {
 	(void)node;
 	(void)fi;
-	fuse_reply_err(req, 0);
+	E4_FUSE->reply_err(req, 0);
 }
 
 /* An open handle of inode ino, shared by every open of it. */
@@ -446,17 +447,17 @@ static void op_open(fuse_req_t req, fuse_ino_t node, struct fuse_file_info *fi)
 	int err;
 
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
-		fuse_reply_err(req, EROFS);
+		E4_FUSE->reply_err(req, EROFS);
 		return;
 	}
 	err = file_get(M(req), to_ino(node), &s);
 	if (err) {
-		fuse_reply_err(req, err);
+		E4_FUSE->reply_err(req, err);
 		return;
 	}
 	fi->fh = (uint64_t)(uintptr_t)s;
 	fi->keep_cache = 1;
-	fuse_reply_open(req, fi);
+	E4_FUSE->reply_open(req, fi);
 }
 
 static void op_read(fuse_req_t req, fuse_ino_t node, size_t size, off_t off,
@@ -468,13 +469,13 @@ static void op_read(fuse_req_t req, fuse_ino_t node, size_t size, off_t off,
 
 	(void)node;
 	if (!buf) {
-		fuse_reply_err(req, ENOMEM);
+		E4_FUSE->reply_err(req, ENOMEM);
 		return;
 	}
 	if (off < 0 || e4_file_pread(s->f, (uint64_t)off, buf, size, &got) != E4_OK)
-		fuse_reply_err(req, EIO);
+		E4_FUSE->reply_err(req, EIO);
 	else
-		fuse_reply_buf(req, buf, got);
+		E4_FUSE->reply_buf(req, buf, got);
 	free(buf);
 }
 
@@ -482,7 +483,7 @@ static void op_release(fuse_req_t req, fuse_ino_t node, struct fuse_file_info *f
 {
 	(void)node;
 	file_put(M(req), (struct fslot *)(uintptr_t)fi->fh);
-	fuse_reply_err(req, 0);
+	E4_FUSE->reply_err(req, 0);
 }
 
 static void op_statfs(fuse_req_t req, fuse_ino_t node)
@@ -500,7 +501,7 @@ static void op_statfs(fuse_req_t req, fuse_ino_t node)
 	sv.f_files = fi.inodes_count;
 	sv.f_namemax = 255;
 	sv.f_flag = ST_RDONLY;
-	fuse_reply_statfs(req, &sv);
+	E4_FUSE->reply_statfs(req, &sv);
 }
 
 /* user.e4dump.context: the encryption context, decoded, one line. */
@@ -551,7 +552,7 @@ static int image_xattrs(fuse_req_t req, uint32_t ino, struct e4_inode *in,
 			struct xattr_set *set)
 {
 	struct mount *m = M(req);
-	uid_t caller = fuse_req_ctx(req)->uid;
+	uid_t caller = E4_FUSE->req_ctx(req)->uid;
 	size_t k = 0;
 	int err = read_inode(m, ino, in);
 
@@ -576,11 +577,11 @@ static int image_xattrs(fuse_req_t req, uint32_t ino, struct e4_inode *in,
 static void reply_value(fuse_req_t req, const void *v, size_t n, size_t size)
 {
 	if (!size)
-		fuse_reply_xattr(req, n);
+		E4_FUSE->reply_xattr(req, n);
 	else if (n > size)
-		fuse_reply_err(req, ERANGE);
+		E4_FUSE->reply_err(req, ERANGE);
 	else
-		fuse_reply_buf(req, v, n);
+		E4_FUSE->reply_buf(req, v, n);
 }
 
 /* The image's own attribute first: an image's own user.e4dump.context
@@ -594,7 +595,7 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t node, const char *name, size_
 	int n = image_xattrs(req, to_ino(node), &in, &set);
 
 	if (n < 0) {
-		fuse_reply_err(req, -n);
+		E4_FUSE->reply_err(req, -n);
 		return;
 	}
 	for (size_t i = 0; i < set.n; i++)
@@ -602,18 +603,18 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t node, const char *name, size_
 			if (set.v[i].value)
 				reply_value(req, set.v[i].value, set.v[i].len, size);
 			else
-				fuse_reply_err(req, set.v[i].none ? ENODATA : EIO);
+				E4_FUSE->reply_err(req, set.v[i].none ? ENODATA : EIO);
 			xattrs_free(&set);
 			return;
 		}
 	xattrs_free(&set);
 	if (strcmp(name, CONTEXT_XATTR)) {
-		fuse_reply_err(req, ENODATA);
+		E4_FUSE->reply_err(req, ENODATA);
 		return;
 	}
 	n = context_text(M(req), to_ino(node), text, sizeof(text));
 	if (n < 0)
-		fuse_reply_err(req, -n);
+		E4_FUSE->reply_err(req, -n);
 	else
 		reply_value(req, text, (size_t)n, size);
 }
@@ -627,7 +628,7 @@ static void op_listxattr(fuse_req_t req, fuse_ino_t node, size_t size)
 	int own_context = 0, err = image_xattrs(req, to_ino(node), &in, &set);
 
 	if (err < 0) {
-		fuse_reply_err(req, -err);
+		E4_FUSE->reply_err(req, -err);
 		return;
 	}
 	for (size_t i = 0; i < set.n; i++) {
@@ -644,7 +645,7 @@ static void op_listxattr(fuse_req_t req, fuse_ino_t node, size_t size)
 	list = malloc(n ? n : 1);
 	if (!list) {
 		xattrs_free(&set);
-		fuse_reply_err(req, ENOMEM);
+		E4_FUSE->reply_err(req, ENOMEM);
 		return;
 	}
 	len = 0;
@@ -663,7 +664,7 @@ static void op_listxattr(fuse_req_t req, fuse_ino_t node, size_t size)
  * already refuses most on a read-only mount). */
 static void rofs(fuse_req_t req)
 {
-	fuse_reply_err(req, EROFS);
+	E4_FUSE->reply_err(req, EROFS);
 }
 
 static void op_setattr(fuse_req_t req, fuse_ino_t n, struct stat *a, int set,
@@ -826,9 +827,14 @@ int cmd_mount(const struct options *o, struct report *r)
 	struct mount m;
 	struct e4_fs_info fi;
 	char fsname[64];
-	char *mountpoint = NULL;
+	char *mountpoint = NULL, why[512];
 	int rc, ret = -1;
 
+	/* libfuse3 is loaded for the mount only (dynlib.h) */
+	if (e4_dl_need(E4_DL_FUSE, why, sizeof(why))) {
+		report_error(r, "mount: %s", why);
+		return json_finish(o->json, "mount", r, EXIT_FATAL);
+	}
 	if (access("/dev/fuse", R_OK | W_OK)) {
 		report_error(r, "mount: /dev/fuse cannot be used: %s", strerror(errno));
 		return json_finish(o->json, "mount", r, EXIT_FATAL);
@@ -884,27 +890,27 @@ int cmd_mount(const struct options *o, struct report *r)
 	e4_fs_get_info(s.fs, &fi);
 	m.block_size = fi.block_size;
 	snprintf(fsname, sizeof(fsname), "fsname=e4dump");
-	if (fuse_opt_add_arg(&args, "e4dump") ||
-	    fuse_opt_add_arg(&args, "-o") ||
-	    fuse_opt_add_arg(&args, "ro,default_permissions,subtype=e4dump") ||
-	    fuse_opt_add_arg(&args, "-o") || fuse_opt_add_arg(&args, fsname))
+	if (E4_FUSE->opt_add_arg(&args, "e4dump") ||
+	    E4_FUSE->opt_add_arg(&args, "-o") ||
+	    E4_FUSE->opt_add_arg(&args, "ro,default_permissions,subtype=e4dump") ||
+	    E4_FUSE->opt_add_arg(&args, "-o") || E4_FUSE->opt_add_arg(&args, fsname))
 		goto out;
 	for (size_t i = 0; i < o->n_mount_options; i++)
-		if (fuse_opt_add_arg(&args, "-o") ||
-		    fuse_opt_add_arg(&args, o->mount_options[i]))
+		if (E4_FUSE->opt_add_arg(&args, "-o") ||
+		    E4_FUSE->opt_add_arg(&args, o->mount_options[i]))
 			goto out;
-	se = fuse_session_new(&args, &ops, sizeof(ops), &m);
+	se = E4_FUSE->session_new(&args, &ops, sizeof(ops), &m);
 	if (!se) {
 		report_error(r, "mount: FUSE refused the options");
 		goto out;
 	}
-	if (fuse_set_signal_handlers(se)) {
+	if (E4_FUSE->set_signal_handlers(se)) {
 		report_error(r, "mount: cannot set signal handlers");
 		goto out;
 	}
-	if (fuse_session_mount(se, mountpoint)) {
+	if (E4_FUSE->session_mount(se, mountpoint)) {
 		report_error(r, "mount: cannot mount on %s", mountpoint);
-		fuse_remove_signal_handlers(se);
+		E4_FUSE->remove_signal_handlers(se);
 		goto out;
 	}
 	if (o->json) {
@@ -925,7 +931,7 @@ int cmd_mount(const struct options *o, struct report *r)
 	{
 		int err_fd = o->foreground ? -1 : dup(STDERR_FILENO);
 
-		fuse_daemonize(o->foreground);
+		E4_FUSE->daemonize(o->foreground);
 		if (err_fd >= 0) {
 			dup2(err_fd, STDERR_FILENO);
 			close(err_fd);
@@ -933,15 +939,15 @@ int cmd_mount(const struct options *o, struct report *r)
 	}
 	/* a signal (Ctrl-C, SIGTERM) ends the loop with its number: the
 	 * normal way out */
-	ret = fuse_session_loop(se);
+	ret = E4_FUSE->session_loop(se);
 	if (ret > 0)
 		ret = 0;
-	fuse_session_unmount(se);
-	fuse_remove_signal_handlers(se);
+	E4_FUSE->session_unmount(se);
+	E4_FUSE->remove_signal_handlers(se);
 out:
 	if (se)
-		fuse_session_destroy(se);
-	fuse_opt_free_args(&args);
+		E4_FUSE->session_destroy(se);
+	E4_FUSE->opt_free_args(&args);
 	mount_free(&m);
 	rc = ret == 0 ? session_status(&s) : EXIT_FATAL;
 	session_close(&s);

@@ -59,7 +59,7 @@ START_TEST(reads_stay_inside)
 {
 	char why[512];
 	uint8_t buf[300];
-	libbfio_handle_t *h = e4_bfio_open(file, 0, why, sizeof(why));
+	libbfio_handle_t *h = e4_bfio_open(E4_DL_BFIO, file, 0, why, sizeof(why));
 	size64_t size = 0;
 
 	ck_assert_msg(h != NULL, "%s", why);
@@ -67,14 +67,14 @@ START_TEST(reads_stay_inside)
 	ck_assert_uint_eq(size, sizeof(content));
 	ck_assert_int_eq(read_at(h, 900, buf, 100), 100);
 	ck_assert_mem_eq(buf, content + 900, 100);
-	ck_assert_ptr_null(e4_bfio_refused(h));
+	ck_assert_ptr_null(e4_bfio_refused(E4_DL_BFIO, h));
 	/* 100 bytes in the file, 200 past it: refused, nothing written */
 	memset(buf, 0xa5, sizeof(buf));
 	ck_assert_int_eq(read_at(h, 900, buf, 300), -1);
 	for (size_t i = 0; i < sizeof(buf); i++)
 		ck_assert_uint_eq(buf[i], 0xa5);
-	ck_assert_ptr_nonnull(e4_bfio_refused(h));
-	ck_assert_ptr_nonnull(strstr(e4_bfio_refused(h), "runs past the end of the file"));
+	ck_assert_ptr_nonnull(e4_bfio_refused(E4_DL_BFIO, h));
+	ck_assert_ptr_nonnull(strstr(e4_bfio_refused(E4_DL_BFIO, h), "runs past the end of the file"));
 	ck_assert_int_eq(read_at(h, 1000, buf, 1), -1);
 	ck_assert_int_eq(read_at(h, 0, buf, 300), 300);
 	ck_assert_mem_eq(buf, content, 300);
@@ -86,7 +86,7 @@ START_TEST(short_reads_when_asked)
 {
 	char why[512];
 	uint8_t buf[300];
-	libbfio_handle_t *h = e4_bfio_open(file, E4_BFIO_SHORT, why, sizeof(why));
+	libbfio_handle_t *h = e4_bfio_open(E4_DL_BFIO, file, E4_BFIO_SHORT, why, sizeof(why));
 
 	ck_assert_msg(h != NULL, "%s", why);
 	memset(buf, 0xa5, sizeof(buf));
@@ -104,14 +104,14 @@ START_TEST(symlinks_and_fifos)
 	libbfio_handle_t *h;
 	struct e4_source *s = NULL;
 
-	ck_assert_ptr_null(e4_bfio_open(link_, 0, why, sizeof(why)));
+	ck_assert_ptr_null(e4_bfio_open(E4_DL_BFIO, link_, 0, why, sizeof(why)));
 	ck_assert_msg(strstr(why, "a symbolic link") && strstr(why, link_), "%s", why);
-	h = e4_bfio_open(link_, E4_BFIO_FOLLOW, why, sizeof(why));
+	h = e4_bfio_open(E4_DL_BFIO, link_, E4_BFIO_FOLLOW, why, sizeof(why));
 	ck_assert_msg(h != NULL, "%s", why);
 	libbfio_handle_free(&h, NULL);
-	ck_assert_ptr_null(e4_bfio_open(fifo, E4_BFIO_FOLLOW, why, sizeof(why)));
+	ck_assert_ptr_null(e4_bfio_open(E4_DL_BFIO, fifo, E4_BFIO_FOLLOW, why, sizeof(why)));
 	ck_assert_msg(strstr(why, "not a regular file or block device"), "%s", why);
-	ck_assert_ptr_null(e4_bfio_open(dir, E4_BFIO_FOLLOW, why, sizeof(why)));
+	ck_assert_ptr_null(e4_bfio_open(E4_DL_BFIO, dir, E4_BFIO_FOLLOW, why, sizeof(why)));
 	/* the image itself */
 	ck_assert_int_eq(e4_source_open_file(fifo, &s), E4_IO);
 	ck_assert_int_eq(errno, EINVAL);
@@ -127,13 +127,13 @@ START_TEST(pools_name_the_member)
 	libbfio_pool_t *p;
 
 	/* the name given may be a link; the others may not */
-	ck_assert_ptr_null(e4_bfio_pool("segment", names, 3, file, why, sizeof(why)));
+	ck_assert_ptr_null(e4_bfio_pool(E4_DL_BFIO, "segment", names, 3, file, why, sizeof(why)));
 	ck_assert_msg(strstr(why, "segment 3 (") && strstr(why, "a symbolic link"), "%s", why);
-	p = e4_bfio_pool("segment", names, 3, link_, why, sizeof(why));
+	p = e4_bfio_pool(E4_DL_BFIO, "segment", names, 3, link_, why, sizeof(why));
 	ck_assert_msg(p != NULL, "%s", why);
 	libbfio_pool_free(&p, NULL);
 	names[1] = fifo;
-	ck_assert_ptr_null(e4_bfio_pool("extent file", names, 3, link_, why, sizeof(why)));
+	ck_assert_ptr_null(e4_bfio_pool(E4_DL_BFIO, "extent file", names, 3, link_, why, sizeof(why)));
 	ck_assert_msg(strstr(why, "extent file 2 (") && strstr(why, "not a regular file"), "%s", why);
 }
 END_TEST

@@ -251,18 +251,21 @@ static int guard_get_size(intptr_t *io, size64_t *size, libbfio_error_t **error)
 }
 
 /* e4_bfio_open with the file named as who in messages. */
-static libbfio_handle_t *bfio_open(const char *path, const char *who, int flags,
-				   char *why, size_t whylen)
+static libbfio_handle_t *bfio_open(enum e4_dl_lib lib, const char *path,
+				   const char *who, int flags, char *why, size_t whylen)
 {
+	const struct e4_dl_bfio *bfio = e4_dl_bfio(lib);
 	libbfio_handle_t *h = NULL;
-	struct guard *g = guard_new(path, who, flags & E4_BFIO_FOLLOW);
+	struct guard *g;
 
-	if (!g) {
+	if (e4_dl_need(lib, why, whylen))
+		return NULL;
+	if (!(g = guard_new(path, who, flags & E4_BFIO_FOLLOW))) {
 		snprintf(why, whylen, "out of memory");
 		return NULL;
 	}
 	g->short_reads = !!(flags & E4_BFIO_SHORT);
-	if (libbfio_handle_initialize(&h, (intptr_t *)g, guard_free, guard_clone,
+	if (bfio->handle_initialize(&h, (intptr_t *)g, guard_free, guard_clone,
 				      guard_open, guard_close, guard_read, guard_write,
 				      guard_seek, guard_exists, guard_is_open,
 				      guard_get_size, LIBBFIO_FLAG_IO_HANDLE_MANAGED |
@@ -274,26 +277,30 @@ static libbfio_handle_t *bfio_open(const char *path, const char *who, int flags,
 	}
 	/* opened here, so that a member that is not evidence is refused
 	 * with its own reason, not the library's */
-	if (libbfio_handle_open(h, LIBBFIO_OPEN_READ, NULL) != 1) {
+	if (bfio->handle_open(h, LIBBFIO_OPEN_READ, NULL) != 1) {
 		snprintf(why, whylen, "%s", g->refused[0] ? g->refused : path);
-		libbfio_handle_free(&h, NULL);
+		bfio->handle_free(&h, NULL);
 		return NULL;
 	}
 	return h;
 }
 
-libbfio_handle_t *e4_bfio_open(const char *path, int flags, char *why,
-			       size_t whylen)
+libbfio_handle_t *e4_bfio_open(enum e4_dl_lib lib, const char *path, int flags,
+			       char *why, size_t whylen)
 {
-	return bfio_open(path, path, flags, why, whylen);
+	return bfio_open(lib, path, path, flags, why, whylen);
 }
 
-libbfio_pool_t *e4_bfio_pool(const char *member, char *const *names, int n,
-			     const char *given, char *why, size_t whylen)
+libbfio_pool_t *e4_bfio_pool(enum e4_dl_lib lib, const char *member,
+			     char *const *names, int n, const char *given, char *why,
+			     size_t whylen)
 {
+	const struct e4_dl_bfio *bfio = e4_dl_bfio(lib);
 	libbfio_pool_t *p = NULL;
 
-	if (libbfio_pool_initialize(&p, n, LIBBFIO_POOL_UNLIMITED_NUMBER_OF_OPEN_HANDLES,
+	if (e4_dl_need(lib, why, whylen))
+		return NULL;
+	if (bfio->pool_initialize(&p, n, LIBBFIO_POOL_UNLIMITED_NUMBER_OF_OPEN_HANDLES,
 				    NULL) != 1) {
 		snprintf(why, whylen, "out of memory");
 		return NULL;
@@ -306,15 +313,15 @@ libbfio_pool_t *e4_bfio_pool(const char *member, char *const *names, int n,
 		if (!names[i])
 			continue;
 		snprintf(who, sizeof(who), "%s %d (%s)", member, i + 1, names[i]);
-		h = bfio_open(names[i], who, strcmp(names[i], given) ? 0 : E4_BFIO_FOLLOW,
+		h = bfio_open(lib, names[i], who, strcmp(names[i], given) ? 0 : E4_BFIO_FOLLOW,
 			      why, whylen);
 		if (!h) {
-			libbfio_pool_free(&p, NULL);
+			bfio->pool_free(&p, NULL);
 			return NULL;
 		}
-		if (libbfio_pool_set_handle(p, i, h, LIBBFIO_OPEN_READ, NULL) != 1) {
-			libbfio_handle_free(&h, NULL);
-			libbfio_pool_free(&p, NULL);
+		if (bfio->pool_set_handle(p, i, h, LIBBFIO_OPEN_READ, NULL) != 1) {
+			bfio->handle_free(&h, NULL);
+			bfio->pool_free(&p, NULL);
 			snprintf(why, whylen, "out of memory");
 			return NULL;
 		}
@@ -322,28 +329,30 @@ libbfio_pool_t *e4_bfio_pool(const char *member, char *const *names, int n,
 	return p;
 }
 
-const char *e4_bfio_refused(libbfio_handle_t *h)
+const char *e4_bfio_refused(enum e4_dl_lib lib, libbfio_handle_t *h)
 {
+	const struct e4_dl_bfio *bfio = e4_dl_bfio(lib);
 	intptr_t *io = NULL;
 	struct guard *g;
 
-	if (!h || libbfio_handle_get_io_handle(h, &io, NULL) != 1 || !io)
+	if (!h || bfio->handle_get_io_handle(h, &io, NULL) != 1 || !io)
 		return NULL;
 	g = (struct guard *)io;
 	return g->refused[0] ? g->refused : NULL;
 }
 
-const char *e4_bfio_pool_refused(libbfio_pool_t *p)
+const char *e4_bfio_pool_refused(enum e4_dl_lib lib, libbfio_pool_t *p)
 {
+	const struct e4_dl_bfio *bfio = e4_dl_bfio(lib);
 	int n = 0;
 
-	if (!p || libbfio_pool_get_number_of_handles(p, &n, NULL) != 1)
+	if (!p || bfio->pool_get_number_of_handles(p, &n, NULL) != 1)
 		return NULL;
 	for (int i = 0; i < n; i++) {
 		libbfio_handle_t *h = NULL;
 		const char *r;
 
-		if (libbfio_pool_get_handle(p, i, &h, NULL) == 1 && (r = e4_bfio_refused(h)))
+		if (bfio->pool_get_handle(p, i, &h, NULL) == 1 && (r = e4_bfio_refused(lib, h)))
 			return r;
 	}
 	return NULL;

@@ -22,7 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <libbfio.h>
+#include "dynlib.h"
 
 /* why from a libyal error backtrace: its first line (the innermost
  * reason) without the "function_name: " prefix and the final period, or
@@ -36,6 +36,10 @@ void e4_container_why(const char *text, char *why, size_t whylen);
 int e4_evidence_open(const char *path, const char *who, int follow,
 		     uint64_t *size, char *why, size_t whylen);
 
+/* The handles below are made by libbfio as lib uses it (e4_dl_bfio:
+ * the library they are given to), loaded if need be (why says when it
+ * cannot be), and freed by the same (e4_dl_bfio(lib)->handle_free). */
+
 /* A libbfio handle, open, reading path as e4_evidence_open opened it, or
  * NULL with why.  libbfio_handle_free frees it.  flags: */
 #define E4_BFIO_FOLLOW 1 /* follow a symbolic link (the examiner named it) */
@@ -45,7 +49,7 @@ int e4_evidence_open(const char *path, const char *who, int follow,
 			  * for the one read that relies on it: libvmdk reads
 			  * "up to 2048 bytes" of a text descriptor and uses
 			  * the count (libvmdk_handle_open_read_signature) */
-libbfio_handle_t *e4_bfio_open(const char *path, int flags, char *why,
+libbfio_handle_t *e4_bfio_open(enum e4_dl_lib lib, const char *path, int flags, char *why,
 			       size_t whylen);
 
 /* A pool of such handles on names[0..n) in order: a symbolic link is
@@ -54,13 +58,13 @@ libbfio_handle_t *e4_bfio_open(const char *path, int flags, char *why,
  * empty (a VMDK zero extent); member names them in messages ("segment"
  * gives "segment 2 (NAME): ...").  NULL with why.  libbfio_pool_free frees it
  * and its handles. */
-libbfio_pool_t *e4_bfio_pool(const char *member, char *const *names, int n,
+libbfio_pool_t *e4_bfio_pool(enum e4_dl_lib lib, const char *member, char *const *names, int n,
 			     const char *given, char *why, size_t whylen);
 
 /* Why the last refused read of a handle or pool made here failed (a read
  * past the end of a member), or NULL: the libraries' own reason is
  * their caller's ("unable to read cluster"), this one names the file. */
-const char *e4_bfio_refused(libbfio_handle_t *h);
-const char *e4_bfio_pool_refused(libbfio_pool_t *p);
+const char *e4_bfio_refused(enum e4_dl_lib lib, libbfio_handle_t *h);
+const char *e4_bfio_pool_refused(enum e4_dl_lib lib, libbfio_pool_t *p);
 
 #endif

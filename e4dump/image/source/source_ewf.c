@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#define LIBEWF_HAVE_BFIO
-#include <libewf.h>
+#include "dynlib.h"
 #include "readers.h"
 #include "libyal.h"
+
+/* libbfio as libewf uses it (dynlib.h) */
+#define E4_BFIO (e4_dl_bfio(E4_DL_EWF))
 #include "byteorder.h"
 
 /* libewf's reason for err (then freed): the first line of its
@@ -18,8 +20,8 @@ static void ewf_why(libewf_error_t *err, char *why, size_t whylen)
 	char text[1024] = "";
 
 	if (err) {
-		libewf_error_backtrace_sprint(err, text, sizeof(text));
-		libewf_error_free(&err);
+		E4_EWF->error_backtrace_sprint(err, text, sizeof(text));
+		E4_EWF->error_free(&err);
 	}
 	e4_container_why(text, why, whylen);
 }
@@ -48,7 +50,7 @@ static int ewf_bad_get(struct ewf *e, uint32_t i, struct ewf_range *r)
 {
 	uint64_t first = 0, count = 0;
 
-	if (libewf_handle_get_checksum_error(e->h, i, &first, &count, NULL) != 1)
+	if (E4_EWF->handle_get_checksum_error(e->h, i, &first, &count, NULL) != 1)
 		return -1;
 	r->first = first;
 	r->end = count > UINT64_MAX - first ? UINT64_MAX : first + count;
@@ -193,7 +195,7 @@ static int ewf_damaged(struct ewf *e, uint64_t off, size_t asked, size_t got)
 	uint32_t n = 0;
 	uint64_t s0 = off / e->bps, s1, rs, re, i;
 
-	if (libewf_handle_get_number_of_checksum_errors(e->h, &n, NULL) != 1)
+	if (E4_EWF->handle_get_number_of_checksum_errors(e->h, &n, NULL) != 1)
 		return 1;
 	s1 = off / e->bps + ((off % e->bps + got + e->bps - 1) / e->bps);
 	if (e->bad_stale || !e->spc) {
@@ -215,9 +217,9 @@ static ssize_t ewf_read_at(void *h, void *buf, size_t len, uint64_t off)
 {
 	struct ewf *e = h;
 	libewf_error_t *err = NULL;
-	ssize_t n = libewf_handle_read_random(e->h, buf, len, (off64_t)off, &err);
+	ssize_t n = E4_EWF->handle_read_random(e->h, buf, len, (off64_t)off, &err);
 
-	libewf_error_free(&err);
+	E4_EWF->error_free(&err);
 	if (n <= 0)
 		e->bad_stale = 1; /* what it decoded before it failed is noted */
 	if (n > 0 && ewf_damaged(e, off, len, (size_t)n))
@@ -230,11 +232,11 @@ static void ewf_close(void *h)
 	struct ewf *e = h;
 
 	if (e->h) {
-		libewf_handle_close(e->h, NULL);
-		libewf_handle_free(&e->h, NULL);
+		E4_EWF->handle_close(e->h, NULL);
+		E4_EWF->handle_free(&e->h, NULL);
 	}
 	if (e->pool)
-		libbfio_pool_free(&e->pool, NULL);
+		E4_BFIO->pool_free(&e->pool, NULL);
 	free(e->bad);
 	free(e);
 }
@@ -253,7 +255,7 @@ static void segments_free(void *arg)
 	struct segments *g = arg;
 
 	if (g->globbed)
-		libewf_glob_free(g->names, g->n, NULL);
+		E4_EWF->glob_free(g->names, g->n, NULL);
 	free(g->one[0]);
 	free(g);
 }
@@ -268,32 +270,33 @@ static struct ewf *ewf_open_handle(struct segments *g, char *why, size_t whylen)
 		snprintf(why, whylen, "out of memory");
 		return NULL;
 	}
-	if (!(e->pool = e4_bfio_pool("segment", g->names, g->n, g->given, why, whylen))) {
+	if (!(e->pool = e4_bfio_pool(E4_DL_EWF, "segment", g->names, g->n, g->given,
+				     why, whylen))) {
 		free(e);
 		return NULL;
 	}
-	if (libewf_handle_initialize(&e->h, &err) != 1 ||
-	    libewf_handle_open_file_io_pool(e->h, e->pool, LIBEWF_OPEN_READ, &err) != 1) {
-		const char *r = e4_bfio_pool_refused(e->pool);
+	if (E4_EWF->handle_initialize(&e->h, &err) != 1 ||
+	    E4_EWF->handle_open_file_io_pool(e->h, e->pool, LIBEWF_OPEN_READ, &err) != 1) {
+		const char *r = e4_bfio_pool_refused(E4_DL_EWF, e->pool);
 
 		if (r) {
 			snprintf(why, whylen, "%s", r);
-			libewf_error_free(&err);
+			E4_EWF->error_free(&err);
 		} else {
 			ewf_why(err, why, whylen);
 		}
 		/* close too: libewf 20140813 keeps the segment table of a
 		 * failed open until then (LeakSanitizer, fuzz_container) */
 		if (e->h) {
-			libewf_handle_close(e->h, NULL);
-			libewf_handle_free(&e->h, NULL);
+			E4_EWF->handle_close(e->h, NULL);
+			E4_EWF->handle_free(&e->h, NULL);
 		}
 		ewf_close(e);
 		return NULL;
 	}
-	if (libewf_handle_get_bytes_per_sector(e->h, &e->bps, NULL) != 1 || !e->bps)
+	if (E4_EWF->handle_get_bytes_per_sector(e->h, &e->bps, NULL) != 1 || !e->bps)
 		e->bps = 512;
-	if (libewf_handle_get_sectors_per_chunk(e->h, &e->spc, NULL) != 1)
+	if (E4_EWF->handle_get_sectors_per_chunk(e->h, &e->spc, NULL) != 1)
 		e->spc = 0;
 	e->bad_stale = 1;
 	return e;
@@ -478,23 +481,23 @@ static void ewf_describe(struct e4_source *s, libewf_handle_t *h)
 		const char *id = k ? "SHA1" : "MD5";
 
 		add_value(s, h, k ? "stored sha1" : "stored md5", (const uint8_t *)id,
-			  strlen(id), libewf_handle_get_utf8_hash_value_size,
-			  libewf_handle_get_utf8_hash_value);
+			  strlen(id), E4_EWF->handle_get_utf8_hash_value_size,
+			  E4_EWF->handle_get_utf8_hash_value);
 	}
-	if (libewf_handle_get_number_of_header_values(h, &n, NULL) != 1)
+	if (E4_EWF->handle_get_number_of_header_values(h, &n, NULL) != 1)
 		return;
 	for (uint32_t i = 0; i < n && i < 64; i++) {
 		uint8_t id[64];
 		size_t idsize = 0;
 
-		if (libewf_handle_get_header_value_identifier_size(h, i, &idsize, NULL) != 1 ||
+		if (E4_EWF->handle_get_header_value_identifier_size(h, i, &idsize, NULL) != 1 ||
 		    idsize < 2 || idsize > sizeof(id) ||
-		    libewf_handle_get_header_value_identifier(h, i, id, idsize, NULL) != 1)
+		    E4_EWF->handle_get_header_value_identifier(h, i, id, idsize, NULL) != 1)
 			continue;
 		id[idsize - 1] = 0;
 		add_value(s, h, (const char *)id, id, strlen((char *)id),
-			  libewf_handle_get_utf8_header_value_size,
-			  libewf_handle_get_utf8_header_value);
+			  E4_EWF->handle_get_utf8_header_value_size,
+			  E4_EWF->handle_get_utf8_header_value);
 	}
 }
 
@@ -509,6 +512,11 @@ enum e4_status e4_source_open_ewf(const char *path, struct e4_source **out,
 	size64_t size = 0;
 
 	*out = NULL;
+	/* the library is loaded for the first image that needs it */
+	if (e4_dl_need(E4_DL_EWF, why, whylen)) {
+		free(g);
+		return E4_UNSUPPORTED;
+	}
 	if (!g || !(g->one[0] = strdup(path))) {
 		free(g);
 		snprintf(why, whylen, "out of memory");
@@ -516,14 +524,14 @@ enum e4_status e4_source_open_ewf(const char *path, struct e4_source **out,
 	}
 	/* the segments are found by name from the first, as ewfmount does;
 	 * a name without a segment extension is one segment by itself */
-	globbed = libewf_glob(path, strlen(path), LIBEWF_FORMAT_UNKNOWN, &g->names,
+	globbed = E4_EWF->glob(path, strlen(path), LIBEWF_FORMAT_UNKNOWN, &g->names,
 			      &g->n, &err);
 	if (globbed == 1 && g->n >= 1) {
 		g->globbed = 1;
 	} else {
-		libewf_error_free(&err);
+		E4_EWF->error_free(&err);
 		if (globbed == 1)
-			libewf_glob_free(g->names, g->n, NULL);
+			E4_EWF->glob_free(g->names, g->n, NULL);
 		g->names = g->one;
 		g->n = 1;
 	}
@@ -538,8 +546,8 @@ enum e4_status e4_source_open_ewf(const char *path, struct e4_source **out,
 		segments_free(g);
 		return E4_IO;
 	}
-	if (libewf_handle_get_media_size(e->h, &size, &err) != 1 ||
-	    (corrupt = libewf_handle_segment_files_corrupted(e->h, &err)) != 0) {
+	if (E4_EWF->handle_get_media_size(e->h, &size, &err) != 1 ||
+	    (corrupt = E4_EWF->handle_segment_files_corrupted(e->h, &err)) != 0) {
 		if (corrupt == 1)
 			snprintf(why, whylen, "segment files missing or corrupt "
 				 "(the last one found does not end the set)");

@@ -7,10 +7,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#define LIBQCOW_HAVE_BFIO
-#include <libqcow.h>
+#include "dynlib.h"
 #include "readers.h"
 #include "libyal.h"
+
+/* libbfio as libqcow uses it (dynlib.h) */
+#define E4_BFIO (e4_dl_bfio(E4_DL_QCOW))
 #include "byteorder.h"
 
 /* libqcow's reason for err (then freed), as ewf_why. */
@@ -19,8 +21,8 @@ static void qcow_why(libqcow_error_t *err, char *why, size_t whylen)
 	char text[1024] = "";
 
 	if (err) {
-		libqcow_error_backtrace_sprint(err, text, sizeof(text));
-		libqcow_error_free(&err);
+		E4_QCOW->error_backtrace_sprint(err, text, sizeof(text));
+		E4_QCOW->error_free(&err);
 	}
 	e4_container_why(text, why, whylen);
 }
@@ -35,9 +37,9 @@ static ssize_t qcow_read_at(void *h, void *buf, size_t len, uint64_t off)
 {
 	struct qcow *q = h;
 	libqcow_error_t *err = NULL;
-	ssize_t n = libqcow_file_read_buffer_at_offset(q->f, buf, len, (off64_t)off, &err);
+	ssize_t n = E4_QCOW->file_read_buffer_at_offset(q->f, buf, len, (off64_t)off, &err);
 
-	libqcow_error_free(&err);
+	E4_QCOW->error_free(&err);
 	return n;
 }
 
@@ -46,10 +48,10 @@ static void qcow_close(void *h)
 	struct qcow *q = h;
 
 	if (q->f) {
-		libqcow_file_close(q->f, NULL);
-		libqcow_file_free(&q->f, NULL);
+		E4_QCOW->file_close(q->f, NULL);
+		E4_QCOW->file_free(&q->f, NULL);
 	}
-	libbfio_handle_free(&q->io, NULL);
+	E4_BFIO->handle_free(&q->io, NULL);
 	free(q);
 }
 
@@ -63,22 +65,22 @@ static struct qcow *qcow_open_file(const char *path, char *why, size_t whylen)
 		snprintf(why, whylen, "out of memory");
 		return NULL;
 	}
-	if (!(q->io = e4_bfio_open(path, E4_BFIO_FOLLOW, why, whylen))) {
+	if (!(q->io = e4_bfio_open(E4_DL_QCOW, path, E4_BFIO_FOLLOW, why, whylen))) {
 		free(q);
 		return NULL;
 	}
-	if (libqcow_file_initialize(&q->f, &err) != 1 ||
-	    libqcow_file_open_file_io_handle(q->f, q->io, LIBQCOW_OPEN_READ, &err) != 1) {
-		const char *r = e4_bfio_refused(q->io);
+	if (E4_QCOW->file_initialize(&q->f, &err) != 1 ||
+	    E4_QCOW->file_open_file_io_handle(q->f, q->io, LIBQCOW_OPEN_READ, &err) != 1) {
+		const char *r = e4_bfio_refused(E4_DL_QCOW, q->io);
 
 		if (r) {
 			snprintf(why, whylen, "%s", r);
-			libqcow_error_free(&err);
+			E4_QCOW->error_free(&err);
 		} else {
 			qcow_why(err, why, whylen);
 		}
 		if (q->f)
-			libqcow_file_free(&q->f, NULL);
+			E4_QCOW->file_free(&q->f, NULL);
 		qcow_close(q);
 		return NULL;
 	}
@@ -99,7 +101,7 @@ static const struct e4_handle_ops qcow_ops = { qcow_read_at, qcow_close,
 static int has_backing_file(libqcow_file_t *f, libqcow_error_t **err)
 {
 	size_t size = 0;
-	int rc = libqcow_file_get_utf8_backing_filename_size(f, &size, err);
+	int rc = E4_QCOW->file_get_utf8_backing_filename_size(f, &size, err);
 
 	if (rc == -1)
 		return -1;
@@ -235,11 +237,14 @@ enum e4_status e4_source_open_qcow(const char *path, struct e4_source **out,
 	char *ctx;
 
 	*out = NULL;
+	/* the library is loaded for the first image that needs it */
+	if (e4_dl_need(E4_DL_QCOW, why, whylen))
+		return E4_UNSUPPORTED;
 	if (qcow_check_tables(path, why, whylen))
 		return E4_CORRUPT;
 	if (!(q = qcow_open_file(path, why, whylen)))
 		return E4_IO;
-	if (libqcow_file_get_media_size(q->f, &size, &err) != 1 ||
+	if (E4_QCOW->file_get_media_size(q->f, &size, &err) != 1 ||
 	    (differential = has_backing_file(q->f, &err)) != 0) {
 		if (differential == 1)
 			/* its unallocated clusters are the backing file's:

@@ -6,18 +6,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#define LIBSMRAW_HAVE_BFIO
-#include <libsmraw.h>
+#include "dynlib.h"
 #include "readers.h"
 #include "libyal.h"
+
+/* libbfio as libsmraw uses it (dynlib.h) */
+#define E4_BFIO (e4_dl_bfio(E4_DL_SMRAW))
 
 static void smraw_why(libsmraw_error_t *err, char *why, size_t whylen)
 {
 	char text[1024] = "";
 
 	if (err) {
-		libsmraw_error_backtrace_sprint(err, text, sizeof(text));
-		libsmraw_error_free(&err);
+		E4_SMRAW->error_backtrace_sprint(err, text, sizeof(text));
+		E4_SMRAW->error_free(&err);
 	}
 	e4_container_why(text, why, whylen);
 }
@@ -33,10 +35,10 @@ static ssize_t smraw_read_at(void *h, void *buf, size_t len, uint64_t off)
 {
 	struct smraw *r = h;
 	libsmraw_error_t *err = NULL;
-	ssize_t n = libsmraw_handle_read_buffer_at_offset(r->h, buf, len,
+	ssize_t n = E4_SMRAW->handle_read_buffer_at_offset(r->h, buf, len,
 							  (off64_t)off, &err);
 
-	libsmraw_error_free(&err);
+	E4_SMRAW->error_free(&err);
 	return n;
 }
 
@@ -45,11 +47,11 @@ static void smraw_close(void *h)
 	struct smraw *r = h;
 
 	if (r->h) {
-		libsmraw_handle_close(r->h, NULL);
-		libsmraw_handle_free(&r->h, NULL);
+		E4_SMRAW->handle_close(r->h, NULL);
+		E4_SMRAW->handle_free(&r->h, NULL);
 	}
 	if (r->pool)
-		libbfio_pool_free(&r->pool, NULL);
+		E4_BFIO->pool_free(&r->pool, NULL);
 	free(r);
 }
 
@@ -63,7 +65,7 @@ static void segments_free(void *arg)
 {
 	struct segments *g = arg;
 
-	libsmraw_glob_free(g->names, g->n, NULL);
+	E4_SMRAW->glob_free(g->names, g->n, NULL);
 	free(g->given);
 	free(g);
 }
@@ -78,22 +80,23 @@ static struct smraw *smraw_open_handle(struct segments *g, char *why, size_t why
 		snprintf(why, whylen, "out of memory");
 		return NULL;
 	}
-	if (!(r->pool = e4_bfio_pool("segment", g->names, g->n, g->given, why, whylen))) {
+	if (!(r->pool = e4_bfio_pool(E4_DL_SMRAW, "segment", g->names, g->n, g->given,
+				     why, whylen))) {
 		free(r);
 		return NULL;
 	}
-	if (libsmraw_handle_initialize(&r->h, &err) != 1 ||
-	    libsmraw_handle_open_file_io_pool(r->h, r->pool, LIBSMRAW_OPEN_READ, &err) != 1) {
-		const char *refused = e4_bfio_pool_refused(r->pool);
+	if (E4_SMRAW->handle_initialize(&r->h, &err) != 1 ||
+	    E4_SMRAW->handle_open_file_io_pool(r->h, r->pool, LIBSMRAW_OPEN_READ, &err) != 1) {
+		const char *refused = e4_bfio_pool_refused(E4_DL_SMRAW, r->pool);
 
 		if (refused) {
 			snprintf(why, whylen, "%s", refused);
-			libsmraw_error_free(&err);
+			E4_SMRAW->error_free(&err);
 		} else {
 			smraw_why(err, why, whylen);
 		}
 		if (r->h)
-			libsmraw_handle_free(&r->h, NULL);
+			E4_SMRAW->handle_free(&r->h, NULL);
 		smraw_close(r);
 		return NULL;
 	}
@@ -110,7 +113,7 @@ static int check_sizes(const struct segments *g, libbfio_pool_t *pool, char *why
 	size64_t first = 0, size = 0;
 
 	for (int i = 0; i < g->n; i++) {
-		if (libbfio_pool_get_size(pool, i, &size, NULL) != 1) {
+		if (E4_BFIO->pool_get_size(pool, i, &size, NULL) != 1) {
 			snprintf(why, whylen, "segment %d (%s): its size cannot be read",
 				 i + 1, g->names[i]);
 			return -1;
@@ -301,11 +304,16 @@ enum e4_status e4_source_open_smraw(const char *path, struct e4_source **out,
 	size64_t size = 0;
 
 	*out = NULL;
+	/* the library is loaded for the first image that needs it */
+	if (e4_dl_need(E4_DL_SMRAW, why, whylen)) {
+		free(g);
+		return E4_UNSUPPORTED;
+	}
 	if (!g) {
 		snprintf(why, whylen, "out of memory");
 		return E4_NOMEM;
 	}
-	if (libsmraw_glob(path, strlen(path), &g->names, &g->n, &err) != 1) {
+	if (E4_SMRAW->glob(path, strlen(path), &g->names, &g->n, &err) != 1) {
 		smraw_why(err, why, whylen);
 		free(g);
 		return E4_IO;
@@ -331,7 +339,7 @@ enum e4_status e4_source_open_smraw(const char *path, struct e4_source **out,
 		segments_free(g);
 		return E4_CORRUPT;
 	}
-	if (libsmraw_handle_get_media_size(r->h, &size, &err) != 1) {
+	if (E4_SMRAW->handle_get_media_size(r->h, &size, &err) != 1) {
 		smraw_why(err, why, whylen);
 		smraw_close(r);
 		segments_free(g);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sparse/sparse.h>
+#include "dynlib.h"
 #include "readers.h"
 #include "byteorder.h"
 
@@ -220,6 +220,11 @@ enum e4_status e4_source_open_sparse(const char *path, struct e4_source **out,
 	off_t size;
 
 	*out = NULL;
+	/* the library is loaded for the first image that needs it */
+	if (e4_dl_need(E4_DL_SPARSE, why, whylen)) {
+		free(s);
+		return E4_UNSUPPORTED;
+	}
 	if (!s) {
 		snprintf(why, whylen, "out of memory");
 		return E4_NOMEM;
@@ -235,12 +240,12 @@ enum e4_status e4_source_open_sparse(const char *path, struct e4_source **out,
 	if (read_header(s, &hdr, &chdr, &blocks, &chunks, why, whylen))
 		goto fail;
 	/* the format's library must accept the whole chunk list */
-	checked = sparse_file_import(s->fd, false, false);
+	checked = E4_SPARSE->file_import(s->fd, false, false);
 	if (!checked) {
 		snprintf(why, whylen, "libsparse refuses its chunk list");
 		goto fail;
 	}
-	sparse_file_destroy(checked);
+	E4_SPARSE->file_destroy(checked);
 	if (index_chunks(s, (uint64_t)size, hdr, chdr, blocks, chunks, why, whylen))
 		goto fail;
 	return e4_source_new(&sparse_ops, s, blocks * s->block_size, path, 1,

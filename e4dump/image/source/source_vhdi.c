@@ -3,10 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#define LIBVHDI_HAVE_BFIO
-#include <libvhdi.h>
+#include "dynlib.h"
 #include "readers.h"
 #include "libyal.h"
+
+/* libbfio as libvhdi uses it (dynlib.h) */
+#define E4_BFIO (e4_dl_bfio(E4_DL_VHDI))
 
 /* libvhdi's reason for err (then freed), as ewf_why. */
 static void vhdi_why(libvhdi_error_t *err, char *why, size_t whylen)
@@ -14,8 +16,8 @@ static void vhdi_why(libvhdi_error_t *err, char *why, size_t whylen)
 	char text[1024] = "";
 
 	if (err) {
-		libvhdi_error_backtrace_sprint(err, text, sizeof(text));
-		libvhdi_error_free(&err);
+		E4_VHDI->error_backtrace_sprint(err, text, sizeof(text));
+		E4_VHDI->error_free(&err);
 	}
 	e4_container_why(text, why, whylen);
 }
@@ -30,9 +32,9 @@ static ssize_t vhdi_read_at(void *h, void *buf, size_t len, uint64_t off)
 {
 	struct vhdi *v = h;
 	libvhdi_error_t *err = NULL;
-	ssize_t n = libvhdi_file_read_buffer_at_offset(v->f, buf, len, (off64_t)off, &err);
+	ssize_t n = E4_VHDI->file_read_buffer_at_offset(v->f, buf, len, (off64_t)off, &err);
 
-	libvhdi_error_free(&err);
+	E4_VHDI->error_free(&err);
 	return n;
 }
 
@@ -41,10 +43,10 @@ static void vhdi_close(void *h)
 	struct vhdi *v = h;
 
 	if (v->f) {
-		libvhdi_file_close(v->f, NULL);
-		libvhdi_file_free(&v->f, NULL);
+		E4_VHDI->file_close(v->f, NULL);
+		E4_VHDI->file_free(&v->f, NULL);
 	}
-	libbfio_handle_free(&v->io, NULL);
+	E4_BFIO->handle_free(&v->io, NULL);
 	free(v);
 }
 
@@ -58,22 +60,22 @@ static struct vhdi *vhdi_open_file(const char *path, char *why, size_t whylen)
 		snprintf(why, whylen, "out of memory");
 		return NULL;
 	}
-	if (!(v->io = e4_bfio_open(path, E4_BFIO_FOLLOW, why, whylen))) {
+	if (!(v->io = e4_bfio_open(E4_DL_VHDI, path, E4_BFIO_FOLLOW, why, whylen))) {
 		free(v);
 		return NULL;
 	}
-	if (libvhdi_file_initialize(&v->f, &err) != 1 ||
-	    libvhdi_file_open_file_io_handle(v->f, v->io, LIBVHDI_OPEN_READ, &err) != 1) {
-		const char *r = e4_bfio_refused(v->io);
+	if (E4_VHDI->file_initialize(&v->f, &err) != 1 ||
+	    E4_VHDI->file_open_file_io_handle(v->f, v->io, LIBVHDI_OPEN_READ, &err) != 1) {
+		const char *r = e4_bfio_refused(E4_DL_VHDI, v->io);
 
 		if (r) {
 			snprintf(why, whylen, "%s", r);
-			libvhdi_error_free(&err);
+			E4_VHDI->error_free(&err);
 		} else {
 			vhdi_why(err, why, whylen);
 		}
 		if (v->f)
-			libvhdi_file_free(&v->f, NULL);
+			E4_VHDI->file_free(&v->f, NULL);
 		vhdi_close(v);
 		return NULL;
 	}
@@ -100,10 +102,13 @@ enum e4_status e4_source_open_vhdi(const char *path, struct e4_source **out,
 	char *ctx;
 
 	*out = NULL;
+	/* the library is loaded for the first image that needs it */
+	if (e4_dl_need(E4_DL_VHDI, why, whylen))
+		return E4_UNSUPPORTED;
 	if (!(v = vhdi_open_file(path, why, whylen)))
 		return E4_IO;
-	if (libvhdi_file_get_media_size(v->f, &size, &err) != 1 ||
-	    libvhdi_file_get_disk_type(v->f, &type, &err) != 1) {
+	if (E4_VHDI->file_get_media_size(v->f, &size, &err) != 1 ||
+	    E4_VHDI->file_get_disk_type(v->f, &type, &err) != 1) {
 		vhdi_why(err, why, whylen);
 		vhdi_close(v);
 		return E4_IO;

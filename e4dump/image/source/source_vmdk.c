@@ -3,10 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#define LIBVMDK_HAVE_BFIO
-#include <libvmdk.h>
+#include "dynlib.h"
 #include "readers.h"
 #include "libyal.h"
+
+/* libbfio as libvmdk uses it (dynlib.h) */
+#define E4_BFIO (e4_dl_bfio(E4_DL_VMDK))
 
 /* libvmdk's reason for err (then freed), as ewf_why. */
 static void vmdk_why(libvmdk_error_t *err, char *why, size_t whylen)
@@ -14,8 +16,8 @@ static void vmdk_why(libvmdk_error_t *err, char *why, size_t whylen)
 	char text[1024] = "";
 
 	if (err) {
-		libvmdk_error_backtrace_sprint(err, text, sizeof(text));
-		libvmdk_error_free(&err);
+		E4_VMDK->error_backtrace_sprint(err, text, sizeof(text));
+		E4_VMDK->error_free(&err);
 	}
 	e4_container_why(text, why, whylen);
 }
@@ -32,9 +34,9 @@ static ssize_t vmdk_read_at(void *h, void *buf, size_t len, uint64_t off)
 {
 	struct vmdk *v = h;
 	libvmdk_error_t *err = NULL;
-	ssize_t n = libvmdk_handle_read_buffer_at_offset(v->h, buf, len, (off64_t)off, &err);
+	ssize_t n = E4_VMDK->handle_read_buffer_at_offset(v->h, buf, len, (off64_t)off, &err);
 
-	libvmdk_error_free(&err);
+	E4_VMDK->error_free(&err);
 	return n;
 }
 
@@ -43,13 +45,13 @@ static void vmdk_close(void *h)
 	struct vmdk *v = h;
 
 	if (v->h) {
-		libvmdk_handle_close(v->h, NULL);
-		libvmdk_handle_free(&v->h, NULL);
+		E4_VMDK->handle_close(v->h, NULL);
+		E4_VMDK->handle_free(&v->h, NULL);
 	}
 	if (v->pool)
-		libbfio_pool_free(&v->pool, NULL);
+		E4_BFIO->pool_free(&v->pool, NULL);
 	if (v->io)
-		libbfio_handle_free(&v->io, NULL);
+		E4_BFIO->handle_free(&v->io, NULL);
 	free(v);
 }
 
@@ -65,7 +67,7 @@ static int vmdk_extent_names(libvmdk_handle_t *h, const char *path, char ***name
 	char **v;
 
 	*names = NULL;
-	if (libvmdk_handle_get_number_of_extents(h, n, &err) != 1 || *n < 1 || *n > 65536) {
+	if (E4_VMDK->handle_get_number_of_extents(h, n, &err) != 1 || *n < 1 || *n > 65536) {
 		if (err)
 			vmdk_why(err, why, whylen);
 		else
@@ -84,27 +86,27 @@ static int vmdk_extent_names(libvmdk_handle_t *h, const char *path, char ***name
 		int type = 0;
 		const char *base;
 
-		if (libvmdk_handle_get_extent_descriptor(h, i, &d, &err) != 1 ||
-		    libvmdk_extent_descriptor_get_type(d, &type, &err) != 1) {
+		if (E4_VMDK->handle_get_extent_descriptor(h, i, &d, &err) != 1 ||
+		    E4_VMDK->extent_descriptor_get_type(d, &type, &err) != 1) {
 			vmdk_why(err, why, whylen);
-			libvmdk_extent_descriptor_free(&d, NULL);
+			E4_VMDK->extent_descriptor_free(&d, NULL);
 			return -1;
 		}
 		if (type == LIBVMDK_EXTENT_TYPE_ZERO) {
-			libvmdk_extent_descriptor_free(&d, NULL);
+			E4_VMDK->extent_descriptor_free(&d, NULL);
 			continue;
 		}
-		if (libvmdk_extent_descriptor_get_utf8_filename_size(d, &size, &err) != 1 ||
+		if (E4_VMDK->extent_descriptor_get_utf8_filename_size(d, &size, &err) != 1 ||
 		    size < 2 || size > sizeof(name) ||
-		    libvmdk_extent_descriptor_get_utf8_filename(d, name, size, &err) != 1) {
+		    E4_VMDK->extent_descriptor_get_utf8_filename(d, name, size, &err) != 1) {
 			if (err)
 				vmdk_why(err, why, whylen);
 			else
 				snprintf(why, whylen, "extent %d: no file name", i + 1);
-			libvmdk_extent_descriptor_free(&d, NULL);
+			E4_VMDK->extent_descriptor_free(&d, NULL);
 			return -1;
 		}
-		libvmdk_extent_descriptor_free(&d, NULL);
+		E4_VMDK->extent_descriptor_free(&d, NULL);
 		name[size - 1] = 0;
 		base = strrchr((char *)name, '/');
 		base = base ? base + 1 : (const char *)name;
@@ -138,36 +140,39 @@ static struct vmdk *vmdk_open_handle(const char *path, char *why, size_t whylen)
 		snprintf(why, whylen, "out of memory");
 		return NULL;
 	}
-	if (!(v->io = e4_bfio_open(path, E4_BFIO_FOLLOW | E4_BFIO_SHORT, why, whylen))) {
+	if (!(v->io = e4_bfio_open(E4_DL_VMDK, path, E4_BFIO_FOLLOW | E4_BFIO_SHORT, why,
+				   whylen))) {
 		free(v);
 		return NULL;
 	}
-	if (libvmdk_handle_initialize(&v->h, &err) != 1 ||
-	    libvmdk_handle_open_file_io_handle(v->h, v->io, LIBVMDK_OPEN_READ, &err) != 1) {
-		if ((r = e4_bfio_refused(v->io))) {
+	if (E4_VMDK->handle_initialize(&v->h, &err) != 1 ||
+	    E4_VMDK->handle_open_file_io_handle(v->h, v->io, LIBVMDK_OPEN_READ, &err) != 1) {
+		if ((r = e4_bfio_refused(E4_DL_VMDK, v->io))) {
 			snprintf(why, whylen, "%s", r);
-			libvmdk_error_free(&err);
+			E4_VMDK->error_free(&err);
 		} else {
 			vmdk_why(err, why, whylen);
 		}
 		if (v->h)
-			libvmdk_handle_free(&v->h, NULL);
+			E4_VMDK->handle_free(&v->h, NULL);
 		vmdk_close(v);
 		return NULL;
 	}
 	/* the extent files: only the descriptor the examiner named may be
 	 * a symbolic link (a monolithic sparse file is its own extent) */
 	if (vmdk_extent_names(v->h, path, &names, &n, why, whylen) ||
-	    !(v->pool = e4_bfio_pool("extent file", names, n, path, why, whylen))) {
+	    !(v->pool = e4_bfio_pool(E4_DL_VMDK, "extent file", names, n, path, why,
+				     whylen))) {
 		names_free(names, n);
 		vmdk_close(v);
 		return NULL;
 	}
 	names_free(names, n);
-	if (libvmdk_handle_open_extent_data_files_file_io_pool(v->h, v->pool, &err) != 1) {
-		if ((r = e4_bfio_pool_refused(v->pool)) || (r = e4_bfio_refused(v->io))) {
+	if (E4_VMDK->handle_open_extent_data_files_file_io_pool(v->h, v->pool, &err) != 1) {
+		if ((r = e4_bfio_pool_refused(E4_DL_VMDK, v->pool)) ||
+		    (r = e4_bfio_refused(E4_DL_VMDK, v->io))) {
 			snprintf(why, whylen, "%s", r);
-			libvmdk_error_free(&err);
+			E4_VMDK->error_free(&err);
 		} else {
 			vmdk_why(err, why, whylen);
 		}
@@ -198,10 +203,13 @@ enum e4_status e4_source_open_vmdk(const char *path, struct e4_source **out,
 	char *ctx;
 
 	*out = NULL;
+	/* the library is loaded for the first image that needs it */
+	if (e4_dl_need(E4_DL_VMDK, why, whylen))
+		return E4_UNSUPPORTED;
 	if (!(v = vmdk_open_handle(path, why, whylen)))
 		return E4_IO;
-	if (libvmdk_handle_get_media_size(v->h, &size, &err) != 1 ||
-	    (has_parent = libvmdk_handle_get_utf8_parent_filename_size(v->h, &parent, &err)) == -1) {
+	if (E4_VMDK->handle_get_media_size(v->h, &size, &err) != 1 ||
+	    (has_parent = E4_VMDK->handle_get_utf8_parent_filename_size(v->h, &parent, &err)) == -1) {
 		vmdk_why(err, why, whylen);
 		vmdk_close(v);
 		return E4_IO;

@@ -26,7 +26,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
-#include <blkid/blkid.h>
+#include "dynlib.h"
 #include "volume.h"
 #include "byteorder.h"
 
@@ -530,6 +530,12 @@ static void probe_fs(struct e4_source *src, struct e4_volume *v)
 	struct rlimit fsize;
 	int fd = -1;
 
+	if (e4_dl_need(E4_DL_BLKID, NULL, 0)) {
+		/* what is probed is a hint: the table is read without it */
+		snprintf(v->fs, sizeof(v->fs), "(no %s)", e4_dl_package(E4_DL_BLKID));
+		free(buf);
+		return;
+	}
 	if (!getrlimit(RLIMIT_FSIZE, &fsize) && fsize.rlim_cur != RLIM_INFINITY &&
 	    fsize.rlim_cur < len) {
 		snprintf(v->fs, sizeof(v->fs), "(not probed)");
@@ -539,17 +545,17 @@ static void probe_fs(struct e4_source *src, struct e4_volume *v)
 	if (!buf || e4_source_read(src, v->start, buf, (size_t)len) != E4_OK ||
 	    (fd = memfd_create("e4dump-partition-head", MFD_CLOEXEC)) < 0 ||
 	    pwrite(fd, buf, (size_t)len, 0) != (ssize_t)len ||
-	    !(pr = blkid_new_probe())) {
+	    !(pr = E4_BLKID->new_probe())) {
 		snprintf(v->fs, sizeof(v->fs), "(not probed)");
-	} else if (!blkid_probe_set_device(pr, fd, 0, (blkid_loff_t)len) &&
-		   !blkid_probe_enable_superblocks(pr, 1) &&
-		   !blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE) &&
-		   blkid_do_safeprobe(pr) == 0 &&
-		   !blkid_probe_lookup_value(pr, "TYPE", &type, NULL) && type) {
+	} else if (!E4_BLKID->probe_set_device(pr, fd, 0, (blkid_loff_t)len) &&
+		   !E4_BLKID->probe_enable_superblocks(pr, 1) &&
+		   !E4_BLKID->probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE) &&
+		   E4_BLKID->do_safeprobe(pr) == 0 &&
+		   !E4_BLKID->probe_lookup_value(pr, "TYPE", &type, NULL) && type) {
 		snprintf(v->fs, sizeof(v->fs), "%s", type);
 	}
 	if (pr)
-		blkid_free_probe(pr);
+		E4_BLKID->free_probe(pr);
 	if (fd >= 0)
 		close(fd);
 	free(buf);
