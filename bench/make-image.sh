@@ -135,7 +135,7 @@ msg "generated in $(cat "$cdir/generation-seconds") s ($(grep -o 'QEMU [0-9]* s'
 
 # Keep the newest few images (a SCALE 1 image holds 2.3 GB).
 keep=${E4DUMP_BENCH_KEEP:-3}
-ls -1td "$cache/bench"/*/ 2>/dev/null | tail -n +$((keep + 1)) | while read -r old; do
+ls -1td "$cache/bench"/[0-9a-f]*/ 2>/dev/null | tail -n +$((keep + 1)) | while read -r old; do
 	[ "${old%/}" != "$cdir" ] && rm -rf "$old"
 done
 deliver "$cdir" || die "cannot deliver $cdir to $out"
