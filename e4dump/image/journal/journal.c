@@ -25,6 +25,8 @@ struct claim {
 	uint32_t order;         /* in scan order, for a stable sort */
 	uint8_t escaped;
 	uint8_t dead;           /* overwritten or bad checksum */
+	int8_t sum;             /* tag checksum checked during the scan: 1
+				 * matches, -1 not; 0 not checked yet */
 };
 
 struct header {
@@ -122,6 +124,8 @@ struct scan {
 	struct vec claims, headers, revokes;
 	uint32_t data_jblock, seq, order;
 	size_t max_claims;
+	size_t check;           /* the next claim of the last descriptor whose
+				 * block the scan has not reached yet */
 	int nomem;
 };
 
@@ -262,8 +266,36 @@ static int cmp_by_block(const void *a, const void *b, void *arg)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
+/* The tag checksum (csum v2/v3) of a copy: crc32c over the big-endian
+ * sequence, then the block as it is in the journal.  1 matches, -1 not. */
+static int tag_sum(const struct e4_journal *j, const struct claim *c, const uint8_t *blk)
+{
+	uint8_t seq[4] = { c->seq >> 24, c->seq >> 16, c->seq >> 8, c->seq };
+	uint32_t sum = ext2fs_crc32c_le(j->seed, seq, 4);
+
+	sum = ext2fs_crc32c_le(sum, blk, j->sb.block_size);
+	if (j->sb.incompat & E4_JBD2_INCOMPAT_CSUM_V2)
+		return (sum & 0xffff) == c->checksum ? 1 : -1;
+	return sum == c->checksum ? 1 : -1;
+}
+
+/* The scan is at journal block jb, which is no header: check the claims
+ * of the last descriptor that name it (its copies follow it), so that a
+ * copy's block is read once, not again to check it (pass 3 reads only
+ * the claims met out of order: a transaction wrapping at the log's end). */
+static void check_claims(struct scan *s, uint32_t jb, const uint8_t *blk)
+{
+	struct claim *c = s->claims.p;
+
+	if (!csum_v2or3(&s->j->sb))
+		return;
+	while (s->check < s->claims.n && c[s->check].jblock == jb)
+		c[s->check].sum = (int8_t)tag_sum(s->j, &c[s->check], blk), s->check++;
+}
+
 /* Pass 1: every block of the log; header blocks and their tags,
- * revoke records and commits. */
+ * revoke records and commits; the tag checksums of the copies that
+ * follow their descriptor. */
 static enum e4_status scan_log(struct scan *s, uint8_t *buf)
 {
 	struct e4_journal *j = s->j;
@@ -279,11 +311,15 @@ static enum e4_status scan_log(struct scan *s, uint8_t *buf)
 			j->unreadable++;
 			continue;
 		}
-		if (!e4_jbd2_header(buf, sb->block_size, &type, &seq))
+		if (!e4_jbd2_header(buf, sb->block_size, &type, &seq) ||
+		    (type != E4_JBD2_DESCRIPTOR && type != E4_JBD2_COMMIT &&
+		     type != E4_JBD2_REVOKE)) {
+			check_claims(s, jb, buf);
 			continue;
-		if (type != E4_JBD2_DESCRIPTOR && type != E4_JBD2_COMMIT &&
-		    type != E4_JBD2_REVOKE)
-			continue;
+		}
+		/* claims naming a header block are dead (pass 2); those
+		 * still ahead are checked in pass 3 */
+		s->check = s->claims.n;
 		h = vec_push(&s->headers);
 		if (!h)
 			return E4_NOMEM;
@@ -418,17 +454,14 @@ static enum e4_status make_copies(struct scan *s, uint8_t *buf)
 		if (c[i].dead || !t)
 			continue;
 		if (v2 || v3) {
-			uint8_t seq[4] = { c[i].seq >> 24, c[i].seq >> 16,
-					   c[i].seq >> 8, c[i].seq };
-			uint32_t sum;
-
-			if (j->read(j->arg, c[i].jblock, buf) != E4_OK) {
-				j->unreadable++;
-				continue;
+			if (!c[i].sum) {
+				if (j->read(j->arg, c[i].jblock, buf) != E4_OK) {
+					j->unreadable++;
+					continue;
+				}
+				c[i].sum = (int8_t)tag_sum(j, &c[i], buf);
 			}
-			sum = ext2fs_crc32c_le(j->seed, seq, 4);
-			sum = ext2fs_crc32c_le(sum, buf, j->sb.block_size);
-			if (v2 ? (sum & 0xffff) != c[i].checksum : sum != c[i].checksum) {
+			if (c[i].sum < 0) {
 				t->bad_tag_csum++;
 				continue;
 			}
