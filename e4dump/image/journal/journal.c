@@ -9,6 +9,7 @@
 #include <string.h>
 #include <ext2fs/ext2fs.h>
 #include "journal.h"
+#include "crc32c.h"
 #include "byteorder.h"
 
 #define JBD2_SB_SIZE 1024
@@ -91,10 +92,10 @@ static uint32_t csum_zeroed(uint32_t seed, const uint8_t *blk, size_t size,
 			    size_t off)
 {
 	static const uint8_t zero[4];
-	uint32_t c = ext2fs_crc32c_le(seed, blk, off);
+	uint32_t c = e4_crc32c(seed, blk, off);
 
-	c = ext2fs_crc32c_le(c, zero, 4);
-	return ext2fs_crc32c_le(c, blk + off + 4, size - off - 4);
+	c = e4_crc32c(c, zero, 4);
+	return e4_crc32c(c, blk + off + 4, size - off - 4);
 }
 
 /* jbd2_descriptor_block_csum_verify (also revoke blocks): 1 ok, -1 bad,
@@ -271,9 +272,9 @@ static int cmp_by_block(const void *a, const void *b, void *arg)
 static int tag_sum(const struct e4_journal *j, const struct claim *c, const uint8_t *blk)
 {
 	uint8_t seq[4] = { c->seq >> 24, c->seq >> 16, c->seq >> 8, c->seq };
-	uint32_t sum = ext2fs_crc32c_le(j->seed, seq, 4);
+	uint32_t sum = e4_crc32c(j->seed, seq, 4);
 
-	sum = ext2fs_crc32c_le(sum, blk, j->sb.block_size);
+	sum = e4_crc32c(sum, blk, j->sb.block_size);
 	if (j->sb.incompat & E4_JBD2_INCOMPAT_CSUM_V2)
 		return (sum & 0xffff) == c->checksum ? 1 : -1;
 	return sum == c->checksum ? 1 : -1;
@@ -627,7 +628,7 @@ enum e4_status e4_journal_load(e4_jread_fn read, void *arg, uint32_t nblocks,
 		if (j->sb.version == 2 && fc < j->sb.maxlen - j->sb.first)
 			j->sb.log_end = j->sb.maxlen - fc;
 	}
-	j->seed = ext2fs_crc32c_le(~0u, j->sb.uuid, sizeof(j->sb.uuid));
+	j->seed = e4_crc32c(~0u, j->sb.uuid, sizeof(j->sb.uuid));
 	if (csum_v2or3(&j->sb))
 		j->sb_csum = csum_zeroed(~0u, buf, JBD2_SB_SIZE, JBD2_SB_CSUM_OFF) ==
 			     j->sb.checksum ? 1 : -1;
