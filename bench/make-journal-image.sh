@@ -95,8 +95,8 @@ printf '%s\n' "$scn" >"$cdir/journal.scn"
 msg "$rounds rounds of journal-churn, 1 GiB journal"
 t0=$(date +%s.%N)
 # measured (load 2.5-4.8 on 2 cores): about 60 rounds/s until the journal
-# first wraps (about 12000 rounds), then 26-28 (jbd2 checkpointing); 40000
-# rounds took 1750 s of QEMU
+# first wraps (about 12000 rounds), then 26-28 (why is not established; a
+# 256 MiB journal kept 66 throughout); 40000 rounds took 1750 s of QEMU
 timeout=$((300 + rounds / 10))
 if ! bash "$top/vm/make-image.sh" --kernel "$kernel" --timeout "$timeout" \
 	--keys-dir "$cdir/keys" "$cdir/journal.scn" "$cdir/image.img" >"$cdir/make-image.log" 2>&1; then
