@@ -139,11 +139,12 @@ awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\n", b - a }' >"$cdir/generation-
 touch "$cdir/.done"
 msg "generated in $(cat "$cdir/generation-seconds") s ($(grep -o 'QEMU [0-9]* s' "$cdir/make-image.log"))"
 
-# Keep the newest few finished images (a SCALE 1 image holds 2.3 GB);
-# one being made has no .done yet; skipped while another run delivers.
+# Keep the newest few finished images (a SCALE 1 image holds 2.3 GB; the
+# journal images, j-*, are make-journal-image.sh's); one being made has no
+# .done yet; skipped while another run delivers.
 keep=${E4DUMP_BENCH_KEEP:-3}
 if flock -n 9; then
-	ls -1td "$cache/bench"/*/ 2>/dev/null | while read -r old; do
+	ls -1td "$cache/bench"/[0-9a-f]*/ 2>/dev/null | while read -r old; do
 		[ -f "$old/.done" ] && echo "${old%/}"
 	done | tail -n +$((keep + 1)) | while read -r old; do
 		[ "$old" != "$cdir" ] && rm -rf "$old"

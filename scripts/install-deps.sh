@@ -15,7 +15,7 @@ tool=(
 tests=(
 	check qemu-system-x86 linux-source-6.1 flex bison bc libelf-dev cpio patch
 	python3 python3-pycryptodome python3-markdown clang strace valgrind gdb
-	sleuthkit aeskeyfind time attr acl libxml2-utils python3-jsonschema
+	sleuthkit ext4magic extundelete aeskeyfind time attr acl libxml2-utils python3-jsonschema
 	ewf-tools qemu-utils android-sdk-libsparse-utils gdisk fdisk
 	argon2 python3-argon2 python3-protobuf python3-cryptography fscrypt libpam-modules openssl
 	python3-libewf

@@ -70,6 +70,7 @@ static const struct scn_cmd commands[] = {
 	{ "capture", cmd_capture, "last line: wait for the host to save the RAM" },
 	/* the benchmark (scn_bench.c) */
 	{ "bench-tree", cmd_bench_tree, "the benchmark's tree, written fast" },
+	{ "journal-churn", cmd_journal_churn, "many transactions and deletions, written fast" },
 };
 
 /* the command named NAME, NULL if none */

@@ -251,6 +251,9 @@ void capture_wait(void) __attribute__((noreturn));
 /* scn_bench.c */
 void cmd_bench_tree(char **tok, int ntok, int lineno);
 
+/* scn_jchurn.c */
+void cmd_journal_churn(char **tok, int ntok, int lineno);
+
 /* commands.c */
 void run_scenario(char *text);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <ext2fs/ext2fs.h>
 #include "journal.h"
+#include "crc32c.h"
 #include "byteorder.h"
 
 #define JBD2_SB_SIZE 1024
@@ -25,6 +26,8 @@ struct claim {
 	uint32_t order;         /* in scan order, for a stable sort */
 	uint8_t escaped;
 	uint8_t dead;           /* overwritten or bad checksum */
+	int8_t sum;             /* tag checksum checked during the scan: 1
+				 * matches, -1 not; 0 not checked yet */
 };
 
 struct header {
@@ -89,10 +92,10 @@ static uint32_t csum_zeroed(uint32_t seed, const uint8_t *blk, size_t size,
 			    size_t off)
 {
 	static const uint8_t zero[4];
-	uint32_t c = ext2fs_crc32c_le(seed, blk, off);
+	uint32_t c = e4_crc32c(seed, blk, off);
 
-	c = ext2fs_crc32c_le(c, zero, 4);
-	return ext2fs_crc32c_le(c, blk + off + 4, size - off - 4);
+	c = e4_crc32c(c, zero, 4);
+	return e4_crc32c(c, blk + off + 4, size - off - 4);
 }
 
 /* jbd2_descriptor_block_csum_verify (also revoke blocks): 1 ok, -1 bad,
@@ -122,6 +125,8 @@ struct scan {
 	struct vec claims, headers, revokes;
 	uint32_t data_jblock, seq, order;
 	size_t max_claims;
+	size_t check;           /* the next claim of the last descriptor whose
+				 * block the scan has not reached yet */
 	int nomem;
 };
 
@@ -262,8 +267,36 @@ static int cmp_by_block(const void *a, const void *b, void *arg)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
+/* The tag checksum (csum v2/v3) of a copy: crc32c over the big-endian
+ * sequence, then the block as it is in the journal.  1 matches, -1 not. */
+static int tag_sum(const struct e4_journal *j, const struct claim *c, const uint8_t *blk)
+{
+	uint8_t seq[4] = { c->seq >> 24, c->seq >> 16, c->seq >> 8, c->seq };
+	uint32_t sum = e4_crc32c(j->seed, seq, 4);
+
+	sum = e4_crc32c(sum, blk, j->sb.block_size);
+	if (j->sb.incompat & E4_JBD2_INCOMPAT_CSUM_V2)
+		return (sum & 0xffff) == c->checksum ? 1 : -1;
+	return sum == c->checksum ? 1 : -1;
+}
+
+/* The scan is at journal block jb, which is no header: check the claims
+ * of the last descriptor that name it (its copies follow it), so that a
+ * copy's block is read once, not again to check it (pass 3 reads only
+ * the claims met out of order: a transaction wrapping at the log's end). */
+static void check_claims(struct scan *s, uint32_t jb, const uint8_t *blk)
+{
+	struct claim *c = s->claims.p;
+
+	if (!csum_v2or3(&s->j->sb))
+		return;
+	while (s->check < s->claims.n && c[s->check].jblock == jb)
+		c[s->check].sum = (int8_t)tag_sum(s->j, &c[s->check], blk), s->check++;
+}
+
 /* Pass 1: every block of the log; header blocks and their tags,
- * revoke records and commits. */
+ * revoke records and commits; the tag checksums of the copies that
+ * follow their descriptor. */
 static enum e4_status scan_log(struct scan *s, uint8_t *buf)
 {
 	struct e4_journal *j = s->j;
@@ -279,11 +312,15 @@ static enum e4_status scan_log(struct scan *s, uint8_t *buf)
 			j->unreadable++;
 			continue;
 		}
-		if (!e4_jbd2_header(buf, sb->block_size, &type, &seq))
+		if (!e4_jbd2_header(buf, sb->block_size, &type, &seq) ||
+		    (type != E4_JBD2_DESCRIPTOR && type != E4_JBD2_COMMIT &&
+		     type != E4_JBD2_REVOKE)) {
+			check_claims(s, jb, buf);
 			continue;
-		if (type != E4_JBD2_DESCRIPTOR && type != E4_JBD2_COMMIT &&
-		    type != E4_JBD2_REVOKE)
-			continue;
+		}
+		/* claims naming a header block are dead (pass 2); those
+		 * still ahead are checked in pass 3 */
+		s->check = s->claims.n;
 		h = vec_push(&s->headers);
 		if (!h)
 			return E4_NOMEM;
@@ -418,17 +455,14 @@ static enum e4_status make_copies(struct scan *s, uint8_t *buf)
 		if (c[i].dead || !t)
 			continue;
 		if (v2 || v3) {
-			uint8_t seq[4] = { c[i].seq >> 24, c[i].seq >> 16,
-					   c[i].seq >> 8, c[i].seq };
-			uint32_t sum;
-
-			if (j->read(j->arg, c[i].jblock, buf) != E4_OK) {
-				j->unreadable++;
-				continue;
+			if (!c[i].sum) {
+				if (j->read(j->arg, c[i].jblock, buf) != E4_OK) {
+					j->unreadable++;
+					continue;
+				}
+				c[i].sum = (int8_t)tag_sum(j, &c[i], buf);
 			}
-			sum = ext2fs_crc32c_le(j->seed, seq, 4);
-			sum = ext2fs_crc32c_le(sum, buf, j->sb.block_size);
-			if (v2 ? (sum & 0xffff) != c[i].checksum : sum != c[i].checksum) {
+			if (c[i].sum < 0) {
 				t->bad_tag_csum++;
 				continue;
 			}
@@ -594,7 +628,7 @@ enum e4_status e4_journal_load(e4_jread_fn read, void *arg, uint32_t nblocks,
 		if (j->sb.version == 2 && fc < j->sb.maxlen - j->sb.first)
 			j->sb.log_end = j->sb.maxlen - fc;
 	}
-	j->seed = ext2fs_crc32c_le(~0u, j->sb.uuid, sizeof(j->sb.uuid));
+	j->seed = e4_crc32c(~0u, j->sb.uuid, sizeof(j->sb.uuid));
 	if (csum_v2or3(&j->sb))
 		j->sb_csum = csum_zeroed(~0u, buf, JBD2_SB_SIZE, JBD2_SB_CSUM_OFF) ==
 			     j->sb.checksum ? 1 : -1;

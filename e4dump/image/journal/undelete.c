@@ -5,6 +5,7 @@
 #include <string.h>
 #include "fs_private.h"
 #include "cipher.h"
+#include "crc32c.h"
 #include "dirblock.h"
 #include "escape.h"
 #include "kdf.h"
@@ -178,10 +179,10 @@ static int dirblock_is_of(struct e4_fs *fs, const uint8_t *b, uint32_t ino,
 	    t[7] != E4_DIRENT_TAIL_FT)
 		return 1;
 	v[0] = ino; v[1] = ino >> 8; v[2] = ino >> 16; v[3] = ino >> 24;
-	c = ext2fs_crc32c_le(fs->ext2->csum_seed, v, 4);
+	c = e4_crc32c(fs->ext2->csum_seed, v, 4);
 	v[0] = gen; v[1] = gen >> 8; v[2] = gen >> 16; v[3] = gen >> 24;
-	c = ext2fs_crc32c_le(c, v, 4);
-	return ext2fs_crc32c_le(c, b, bs - E4_DIRENT_TAIL_SIZE) == e4_le32(t + 8);
+	c = e4_crc32c(c, v, 4);
+	return e4_crc32c(c, b, bs - E4_DIRENT_TAIL_SIZE) == e4_le32(t + 8);
 }
 
 /* The directory entry's file type (EXT2_FT_*) of a mode. */
