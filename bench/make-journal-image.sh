@@ -80,7 +80,10 @@ deliver() {
 }
 
 mkdir -p "$cache/bench" || die "cannot create $cache/bench"
-exec 8>"$cache/bench/.lock"
+# a lock per image, as bench/make-image.sh's: a run of half an hour must
+# not hold up the other images' hits (the cache's pruning never removes
+# a j-* directory)
+exec 8>"$cdir.lock"
 flock 8
 if [ $use_cache = 1 ] && [ -f "$cdir/.done" ]; then
 	touch "$cdir/.done"
