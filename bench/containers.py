@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """e4dump through containers against the raw image, side by side.
 
-Usage: bench/containers.py [-n N] [-b BASE] E4DUMP KEY RAW E01 QCOW2 NOKEY_DIR
+Usage: bench/containers.py [-n N] [-b BASE] [-t TSV] E4DUMP KEY RAW E01 QCOW2 NOKEY_DIR
 
 RAW is a benchmark image (bench/make-image.sh), E01 and QCOW2 the same
 image as `ewfacquire -c deflate:fast` and `qemu-img convert -O qcow2`
@@ -39,10 +39,12 @@ def mm(v):
 
 
 def main(argv):
-    n, base = 3, None
-    while len(argv) > 1 and argv[0] in ("-n", "-b"):
+    n, base, tsv = 3, None, None
+    while len(argv) > 1 and argv[0] in ("-n", "-b", "-t"):
         if argv[0] == "-n":
             n = int(argv[1])
+        elif argv[0] == "-t":
+            tsv = argv[1]
         else:
             base = argv[1]
         argv = argv[2:]
@@ -78,6 +80,11 @@ def main(argv):
                     runs.setdefault((name, kind, who), []).append(
                         (wall, int(rss) // 1024, p.returncode, float(user) + float(sys_)))
     shutil.rmtree(out, ignore_errors=True)
+    if tsv:
+        with open(tsv, "w") as fh:
+            for (name, kind, who), v in runs.items():
+                for r, (wall, rss, rc, cpu) in enumerate(v, 1):
+                    fh.write(f"{name}\t{kind}\t{who}\t{r}\t{wall:.6f}\t{rss}\t{rc}\t{cpu:.2f}\n")
     failed = 0
     for who, e in bins:
         print(f"{who} ({e}): median wall time in seconds (min-max) over {n} interleaved runs; "

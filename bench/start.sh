@@ -8,23 +8,26 @@
 # initialised in one run (LD_DEBUG=libs "calling init", dlopen'd ones
 # included), and the load average before and after.
 #
-# usage: bench/start.sh [-n N] BEFORE AFTER [IMAGE]
+# usage: bench/start.sh [-n N] [-t TSV] BEFORE AFTER [IMAGE]
 #   BEFORE, AFTER  e4dump binaries (e.g. main's build, or one configured
 #                  with -DE4DUMP_DLOPEN=OFF, against this one)
 #   IMAGE          a raw ext4 image (default: testvectors/sample's,
 #                  decompressed into a temporary directory)
 #   -n N           runs of each command and build (default 200)
+#   -t TSV         also write per command and build: command, build, median
+#                  ms, p10 ms, p90 ms, objects (for bench/latest.py)
 # Never a timed test: a shared machine's figures vary with its load.
 set -eu
-n=200
+n=200 tsv=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) n=$2; shift 2 ;;
-	-*) echo "usage: $0 [-n N] BEFORE AFTER [IMAGE]" >&2; exit 2 ;;
+	-t) tsv=$2; shift 2 ;;
+	-*) echo "usage: $0 [-n N] [-t TSV] BEFORE AFTER [IMAGE]" >&2; exit 2 ;;
 	*) break ;;
 	esac
 done
-[ $# -ge 2 ] || { echo "usage: $0 [-n N] BEFORE AFTER [IMAGE]" >&2; exit 2; }
+[ $# -ge 2 ] || { echo "usage: $0 [-n N] [-t TSV] BEFORE AFTER [IMAGE]" >&2; exit 2; }
 before=$1 after=$2
 top=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
@@ -39,10 +42,11 @@ for b in "$before" "$after"; do
 	"$b" ls "$img" >/dev/null || { echo "$b ls $img failed" >&2; exit 1; }
 done
 
-python3 - "$n" "$before" "$after" "$img" "$tmp" <<'EOF'
+python3 - "$n" "$before" "$after" "$img" "$tmp" "$tsv" <<'EOF'
 import os, statistics, subprocess, sys, time
 
-n, before, after, img, tmp = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+n, before, after, img, tmp, tsv = (int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4],
+                                   sys.argv[5], sys.argv[6])
 builds = [("before", before), ("after", after)]
 cmds = [("--version", ["--version"]), ("ls IMAGE", ["ls", img])]
 null = os.open(os.devnull, os.O_WRONLY)
@@ -101,11 +105,15 @@ print()
 print(f"{'command':<11} {'build':<7} {'median ms':>9} {'p10-p90 ms':>13} "
       f"{'min-max ms':>13} {'objects':>7}")
 seen = {}
+rows = open(tsv, "w") if tsv else None
 for c, args in cmds:
     for b, binary in builds:
         v = times[(c, b)]
         libs = objects(binary, args)
         seen[(c, b)] = libs
+        if rows:
+            rows.write(f"{c}\t{b}\t{statistics.median(v):.3f}\t{pct(v, .1):.3f}\t"
+                       f"{pct(v, .9):.3f}\t{len(libs)}\n")
         print(f"{c:<11} {b:<7} {statistics.median(v):9.2f} "
               f"{pct(v, .1):6.2f}-{pct(v, .9):<6.2f} {min(v):6.2f}-{max(v):<6.2f} "
               f"{len(libs):7d}")
