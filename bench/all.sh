@@ -105,6 +105,14 @@ containers_of() { # IMAGE -> sets e01, qcow2
 			echo "ewfacquire -u -q -f encase6 -c deflate:fast -S 1GiB; qemu-img convert -O qcow2" >"$dir/done"
 		fi
 	) 9>"$dir.lock" || die "cannot make the containers of $1"
+	# held (shared) while they are read; a prune takes it exclusively
+	exec 8>"$dir.lock"
+	flock -s 8
+	# keep the newest two (a SCALE 1 pair holds 4.3 GiB)
+	ls -1td "$cache/bench"/containers-*/ 2>/dev/null | tail -n +3 | while read -r old; do
+		old=${old%/}
+		[ "$old" = "$dir" ] || ( flock -n 7 && rm -rf "$old" ) 7>"$old.lock"
+	done
 	e01=$dir/c.E01 qcow2=$dir/c.qcow2
 	fact containers "$(cat "$dir/done") ($dir)"
 }
