@@ -69,6 +69,19 @@ enum e4_status e4_source_handles(const struct e4_handle_ops *ops, void *ctx,
 				 void *first, uint64_t size, const char *name,
 				 const char *kind, struct e4_source **out);
 
+/* Put a cache of decoded blocks in front of a source of e4_source_handles
+ * (before its first read): blocks of whole units of `unit` bytes (an EWF
+ * chunk, a qcow2 cluster; at least 32 KiB), E4_SOURCE_CACHE bytes in all,
+ * filled by the reader that misses and, ahead of a reader that reads
+ * blocks in order, by CACHE_WORKERS threads with handles of their own
+ * (so decompression runs on several cores).  A block that cannot be read
+ * whole is not cached: what a reader asked of it is read directly, so a
+ * damaged chunk fails exactly the reads it failed without the cache.
+ * All its state is in the source.  0, or -1 (no cache; reads as
+ * before). */
+#define E4_SOURCE_CACHE (16u << 20)
+int e4_source_handles_cache(struct e4_source *s, uint32_t unit);
+
 /* Open a file of the evidence read-only: only a regular file or a block
  * device is (a directory: EISDIR; a FIFO, socket or terminal: EINVAL,
  * without blocking in open()); a final symbolic link is followed only

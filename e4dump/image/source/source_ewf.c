@@ -563,8 +563,14 @@ enum e4_status e4_source_open_ewf(const char *path, struct e4_source **out,
 
 		ewf_describe(&facts, e->h);
 		ewf_describe_set(&facts, &set, g->n);
+		uint32_t chunk = e->spc && e->bps <= UINT32_MAX / e->spc ?
+				 e->spc * e->bps : 32768;
+
 		st = e4_source_handles(&ewf_ops, g, e, (uint64_t)size, path, "EWF", out);
 		if (st == E4_OK) {
+			/* inflating is the cost: chunks decoded ahead on
+			 * the other cores (no cache: read as before) */
+			e4_source_handles_cache(*out, chunk);
 			(*out)->meta = facts.meta;
 			(*out)->n_meta = facts.n_meta;
 		} else {

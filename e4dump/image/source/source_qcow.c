@@ -134,7 +134,8 @@ static int has_backing_file(libqcow_file_t *f, libqcow_error_t **err)
  * clusters libqcow bounds by the file; version 1 clusters it reads whole
  * or fails.  0 when all are safe, -1 with why.  Each L2 table is read
  * once (a bitmap by cluster), so the work is bounded by the file's size. */
-static int qcow_check_tables(const char *path, char *why, size_t whylen)
+static int qcow_check_tables(const char *path, uint32_t *cluster, char *why,
+			     size_t whylen)
 {
 	uint8_t h[48], *l1 = NULL, *l2 = NULL, *seen = NULL;
 	uint64_t size = 0, cs, l1_off, l1_n, nclusters;
@@ -157,6 +158,7 @@ static int qcow_check_tables(const char *path, char *why, size_t whylen)
 		goto out;
 	}
 	cs = (uint64_t)1 << bits;
+	*cluster = (uint32_t)cs;
 	l1_off = e4_be64(h + 40);
 	l1_n = e4_be32(h + 36);
 	if (!l1_n)
@@ -235,12 +237,14 @@ enum e4_status e4_source_open_qcow(const char *path, struct e4_source **out,
 	size64_t size = 0;
 	int differential = 0;
 	char *ctx;
+	uint32_t cluster = 65536; /* qemu's default */
+	enum e4_status st;
 
 	*out = NULL;
 	/* the library is loaded for the first image that needs it */
 	if (e4_dl_need(E4_DL_QCOW, why, whylen))
 		return E4_UNSUPPORTED;
-	if (qcow_check_tables(path, why, whylen))
+	if (qcow_check_tables(path, &cluster, why, whylen))
 		return E4_CORRUPT;
 	if (!(q = qcow_open_file(path, why, whylen)))
 		return E4_IO;
@@ -260,5 +264,10 @@ enum e4_status e4_source_open_qcow(const char *path, struct e4_source **out,
 		snprintf(why, whylen, "out of memory");
 		return E4_NOMEM;
 	}
-	return e4_source_handles(&qcow_ops, ctx, q, (uint64_t)size, path, "QCOW", out);
+	st = e4_source_handles(&qcow_ops, ctx, q, (uint64_t)size, path, "QCOW", out);
+	/* compressed clusters decoded ahead on the other cores (no cache:
+	 * read as before) */
+	if (st == E4_OK)
+		e4_source_handles_cache(*out, cluster);
+	return st;
 }
