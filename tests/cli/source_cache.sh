@@ -6,10 +6,11 @@
 # image's bytes:
 #  - the sample (4 MiB, the kernel's ext4) as ewfacquire writes it by
 #    default (deflate, 32 KiB chunks) and as a compressed qcow2;
-#  - a 41 MiB image (not a whole number of blocks), more than the cache holds (16 MiB: blocks are
-#    evicted and read again), of compressible text, random bytes and
-#    zeros, as an E01 of 3 segments and a compressed qcow2;
-#  - the same E01 with 8 KiB chunks (8 to a cache block) and every 37th
+#  - a 41 MiB image (not a whole number of blocks), more than the cache
+#    holds (8 MiB: blocks are evicted and read again), of compressible
+#    text, random bytes and zeros, as an E01 of 3 segments and a
+#    compressed qcow2;
+#  - the same E01 with 8 KiB chunks (4 to a cache block) and every 37th
 #    chunk damaged (a byte flipped, evidence_craft.py): exactly the reads
 #    that touch a damaged chunk (ewfverify's sectors) fail, the others
 #    give the raw bytes, also those of a block holding a damaged chunk

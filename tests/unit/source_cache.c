@@ -9,8 +9,9 @@
  * reads.  Every read must give exactly RAW's bytes, except that a read
  * touching a damaged chunk must fail: DAMAGED lists them as ewfverify
  * names them, a line "FIRST LAST" of 512-byte sectors each, and a read
- * that fails is right only when it touches one.  Exit 0 when all agree,
- * 1 with the first disagreements. */
+ * that fails is right only when it touches one; and the cache's worker
+ * threads must have run.  Exit 0 when all agree, 1 with the first
+ * disagreements. */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -53,6 +54,21 @@ static void one(uint64_t off, size_t len, uint8_t *buf)
 			should_fail ? "succeeded, and it touches a damaged chunk" :
 				      "bytes differ from the raw image's");
 	pthread_mutex_unlock(&out_lock);
+}
+
+/* The threads of this process (/proc/self/status), or -1. */
+static int threads_now(void)
+{
+	char line[256];
+	int n = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
 }
 
 static uint64_t next(uint64_t *x)
@@ -110,6 +126,7 @@ int main(int argc, char **argv)
 	char why[600];
 	FILE *f;
 	uint8_t *buf;
+	int workers;
 
 	if (argc < 3 || argc > 4) {
 		fprintf(stderr, "usage: source_cache RAW IMAGE [DAMAGED]\n");
@@ -160,9 +177,16 @@ int main(int argc, char **argv)
 	for (uint64_t off = 0; off < raw_size; off += 1 << 20)
 		one(off, raw_size - off < (1 << 20) ? (size_t)(raw_size - off) : 1 << 20, buf);
 	free(buf);
+	/* the readers are gone: the others are the cache's workers */
+	workers = threads_now() - 1;
 	e4_source_close(src);
-	printf("%s (%s): %lu reads, %lu of them failed as they must (damaged chunks: %zu ranges), %lu wrong\n",
-	       argv[2], argc == 4 ? "damaged" : "whole", reads_done, failed_right, n_bad, wrong);
+	printf("%s (%s): %lu reads, %lu of them failed as they must (damaged chunks: %zu ranges), %lu wrong; %d threads read ahead\n",
+	       argv[2], argc == 4 ? "damaged" : "whole", reads_done, failed_right, n_bad, wrong,
+	       workers);
+	if (workers < 1) {
+		printf("no thread read ahead: the cache was not used\n");
+		return 1;
+	}
 	if (n_bad && !failed_right) {
 		printf("no read touched a damaged chunk: nothing checked of them\n");
 		return 1;

@@ -268,8 +268,8 @@ struct handles {
 	void *ctx;
 	pthread_mutex_t lock;
 	pthread_cond_t freed;
-	void *h[E4_SOURCE_HANDLES + CACHE_WORKERS];
-	int busy[E4_SOURCE_HANDLES + CACHE_WORKERS];
+	void *h[E4_SOURCE_HANDLES];
+	int busy[E4_SOURCE_HANDLES];
 	unsigned int n;
 	int cannot_reopen;
 	uint64_t size;
@@ -282,6 +282,7 @@ struct handles {
 	unsigned int last;      /* the slot found last */
 	uint64_t clock;
 	pthread_cond_t loaded;  /* a slot left SLOT_LOADING */
+	unsigned int waiting;   /* readers waiting for it */
 	pthread_cond_t work;    /* the queue grew, or stop */
 	unsigned int *queue;    /* slot indices, a ring of nslots */
 	unsigned int q_head, q_len;
@@ -290,10 +291,10 @@ struct handles {
 	int workers_tried, stop;
 };
 
-/* A free handle, opening one more when all are busy (under the lock).
- * Readers use at most E4_SOURCE_HANDLES, the cache's workers one more
- * each. */
-static unsigned int take_handle(struct handles *z, unsigned int max)
+/* A free handle, opening one more when all are busy (under the lock):
+ * readers and the cache's workers share at most E4_SOURCE_HANDLES (each
+ * libqcow handle keeps megabytes of its own caches). */
+static unsigned int take_handle(struct handles *z)
 {
 	for (;;) {
 		for (unsigned int i = 0; i < z->n; i++)
@@ -301,7 +302,7 @@ static unsigned int take_handle(struct handles *z, unsigned int max)
 				z->busy[i] = 1;
 				return i;
 			}
-		if (z->n < max && !z->cannot_reopen) {
+		if (z->n < E4_SOURCE_HANDLES && !z->cannot_reopen) {
 			void *h = z->ops->reopen(z->ctx);
 
 			if (h) {
@@ -318,14 +319,13 @@ static unsigned int take_handle(struct handles *z, unsigned int max)
 
 /* len bytes at off through one handle; 0, or -1 with errno (buf's bytes
  * past what was read are left as they are). */
-static int handle_read(struct handles *z, uint64_t off, uint8_t *p, size_t len,
-		       unsigned int max)
+static int handle_read(struct handles *z, uint64_t off, uint8_t *p, size_t len)
 {
 	unsigned int i;
 	int rc = 0;
 
 	pthread_mutex_lock(&z->lock);
-	i = take_handle(z, max);
+	i = take_handle(z);
 	pthread_mutex_unlock(&z->lock);
 	while (len) {
 		ssize_t n = z->ops->read_at(z->h[i], p, len, off);
@@ -416,17 +416,18 @@ static struct slot *cache_claim(struct handles *z, uint64_t blk, int state)
  * or SLOT_FAILED when the block cannot be read whole (a damaged chunk in
  * it: the readers then read what they asked for directly, which fails
  * or not as it did without the cache). */
-static void cache_fill(struct handles *z, struct slot *s, unsigned int max)
+static void cache_fill(struct handles *z, struct slot *s)
 {
 	int ok = 0;
 
 	if (!s->buf)
 		s->buf = malloc(z->bs);
 	if (s->buf)
-		ok = !handle_read(z, s->blk * z->bs, s->buf, block_len(z, s->blk), max);
+		ok = !handle_read(z, s->blk * z->bs, s->buf, block_len(z, s->blk));
 	pthread_mutex_lock(&z->lock);
 	s->state = ok ? SLOT_READY : SLOT_FAILED;
-	pthread_cond_broadcast(&z->loaded);
+	if (z->waiting) /* a wake-up is a system call */
+		pthread_cond_broadcast(&z->loaded);
 	pthread_mutex_unlock(&z->lock);
 }
 
@@ -450,7 +451,7 @@ static void *cache_worker(void *arg)
 			continue;
 		s->state = SLOT_LOADING;
 		pthread_mutex_unlock(&z->lock);
-		cache_fill(z, s, E4_SOURCE_HANDLES + CACHE_WORKERS);
+		cache_fill(z, s);
 		pthread_mutex_lock(&z->lock);
 	}
 	pthread_mutex_unlock(&z->lock);
@@ -516,18 +517,24 @@ static int cache_read(struct handles *z, uint64_t blk, uint64_t off, uint8_t *p,
 		s->refs++;
 		s->used = ++z->clock;
 	}
+	/* in batches of half the window: a wake-up per block costs more
+	 * than it saves */
 	if (sequential && s) {
 		s->ahead = 1;
-		cache_ahead(z, blk + 1, z->window);
+		if (mine || blk % (z->window / 2) == 0)
+			cache_ahead(z, blk + 1, z->window);
 	}
 	pthread_mutex_unlock(&z->lock);
 	if (!s)
-		return handle_read(z, off, p, len, E4_SOURCE_HANDLES);
+		return handle_read(z, off, p, len);
 	if (mine)
-		cache_fill(z, s, E4_SOURCE_HANDLES);
+		cache_fill(z, s);
 	pthread_mutex_lock(&z->lock);
-	while (s->state == SLOT_LOADING)
+	while (s->state == SLOT_LOADING) {
+		z->waiting++;
 		pthread_cond_wait(&z->loaded, &z->lock);
+		z->waiting--;
+	}
 	ok = s->state == SLOT_READY;
 	pthread_mutex_unlock(&z->lock);
 	if (ok)
@@ -535,7 +542,7 @@ static int cache_read(struct handles *z, uint64_t blk, uint64_t off, uint8_t *p,
 	pthread_mutex_lock(&z->lock);
 	s->refs--;
 	pthread_mutex_unlock(&z->lock);
-	return ok ? 0 : handle_read(z, off, p, len, E4_SOURCE_HANDLES);
+	return ok ? 0 : handle_read(z, off, p, len);
 }
 
 static int handles_read(void *arg, uint64_t off, void *buf, size_t len)
@@ -547,7 +554,7 @@ static int handles_read(void *arg, uint64_t off, void *buf, size_t len)
 	 * buffer held before */
 	memset(buf, 0, len);
 	if (!z->nslots)
-		return handle_read(z, off, p, len, E4_SOURCE_HANDLES);
+		return handle_read(z, off, p, len);
 	/* block by block; a read of several blocks is sequential */
 	for (int first = 1; len; first = 0) {
 		uint64_t blk = off / z->bs;

@@ -73,13 +73,14 @@ enum e4_status e4_source_handles(const struct e4_handle_ops *ops, void *ctx,
  * (before its first read): blocks of whole units of `unit` bytes (an EWF
  * chunk, a qcow2 cluster; at least 32 KiB), E4_SOURCE_CACHE bytes in all,
  * filled by the reader that misses and, ahead of a reader that reads
- * blocks in order, by CACHE_WORKERS threads with handles of their own
- * (so decompression runs on several cores).  A block that cannot be read
- * whole is not cached: what a reader asked of it is read directly, so a
- * damaged chunk fails exactly the reads it failed without the cache.
+ * blocks in order, by two worker threads, each through a handle (so
+ * decompression runs on several cores; readers and workers share the
+ * E4_SOURCE_HANDLES).  A block that cannot be read whole is not cached:
+ * what a reader asked of it is read directly, so a damaged chunk fails
+ * exactly the reads it failed without the cache.
  * All its state is in the source.  0, or -1 (no cache; reads as
  * before). */
-#define E4_SOURCE_CACHE (16u << 20)
+#define E4_SOURCE_CACHE (8u << 20)
 int e4_source_handles_cache(struct e4_source *s, uint32_t unit);
 
 /* Open a file of the evidence read-only: only a regular file or a block
