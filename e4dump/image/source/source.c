@@ -256,12 +256,15 @@ struct slot {
 	uint8_t *buf;       /* bs bytes, allocated when first filled */
 	unsigned int refs;  /* readers copying or waiting: not evicted */
 	int state;
-	int ahead;          /* the blocks after it were queued */
+	unsigned int mark;  /* read-ahead marker: when a reader first reads
+			     * it, queue `mark` more blocks from mark_next */
+	uint64_t mark_next;
 	int hnext;          /* the next slot in its hash chain, or -1 */
 };
 
 #define CACHE_WORKERS 2
-#define CACHE_WINDOW (2u << 20) /* read-ahead of a sequential reader, bytes */
+#define CACHE_WINDOW (1u << 20) /* largest read-ahead batch, bytes */
+#define CACHE_FIRST 4           /* blocks of the first batch */
 
 struct handles {
 	const struct e4_handle_ops *ops;
@@ -406,7 +409,7 @@ static struct slot *cache_claim(struct handles *z, uint64_t blk, int state)
 		*p = (int)(best - z->slots);
 		best->blk = blk;
 		best->state = state;
-		best->ahead = 0;
+		best->mark = 0;
 		best->used = ++z->clock;
 	}
 	return best;
@@ -459,10 +462,15 @@ static void *cache_worker(void *arg)
 }
 
 /* Queue blocks [from, from + n) that are not in the cache for the
- * workers (under the lock). */
+ * workers, and mark the first: when a reader reaches it, the next batch,
+ * twice as long (up to the window), is queued (under the lock).  As
+ * Linux's read-ahead: the batch grows only while the reader keeps using
+ * what was read for it, so a reader that stops, or jumps, wastes at most
+ * two batches. */
 static void cache_ahead(struct handles *z, uint64_t from, unsigned int n)
 {
 	int queued = 0;
+	struct slot *m = NULL;
 
 	if (!z->workers_tried) {
 		z->workers_tried = 1;
@@ -479,12 +487,21 @@ static void cache_ahead(struct handles *z, uint64_t from, unsigned int n)
 
 		if (z->q_len == z->nslots)
 			break;
-		if (cache_find(z, b))
+		if ((s = cache_find(z, b))) {
+			if (!m)
+				m = s;
 			continue;
+		}
 		if (!(s = cache_claim(z, b, SLOT_QUEUED)))
 			break;
+		if (!m)
+			m = s;
 		z->queue[(z->q_head + z->q_len++) % z->nslots] = (unsigned int)(s - z->slots);
 		queued = 1;
+	}
+	if (m && queued) {
+		m->mark = n * 2 > z->window ? z->window : n * 2;
+		m->mark_next = from + n;
 	}
 	if (queued)
 		pthread_cond_broadcast(&z->work);
@@ -498,14 +515,23 @@ static int cache_read(struct handles *z, uint64_t blk, uint64_t off, uint8_t *p,
 {
 	struct slot *s;
 	int mine = 0, ok;
+	uint64_t next = 0;
+	unsigned int n = 0;
 
 	pthread_mutex_lock(&z->lock);
 	s = cache_find(z, blk);
-	/* a reader in order: the block before was read (or queued) */
-	if (s && s->ahead)
-		sequential = 0;
-	else if (!sequential && blk && cache_find(z, blk - 1))
-		sequential = 1;
+	/* a reader in order that misses (the block before is cached, or it
+	 * reads several blocks at once) starts a read-ahead; one that reaches
+	 * a marked block continues it (queued below, once s is held: the
+	 * read-ahead may evict any slot nobody holds) */
+	if (s && s->mark) {
+		next = s->mark_next;
+		n = s->mark;
+		s->mark = 0;
+	} else if (!s && (sequential || (blk && cache_find(z, blk - 1)))) {
+		next = blk + 1;
+		n = CACHE_FIRST < z->window ? CACHE_FIRST : z->window;
+	}
 	if (!s) {
 		s = cache_claim(z, blk, SLOT_LOADING);
 		mine = s != NULL;
@@ -517,13 +543,8 @@ static int cache_read(struct handles *z, uint64_t blk, uint64_t off, uint8_t *p,
 		s->refs++;
 		s->used = ++z->clock;
 	}
-	/* in batches of half the window: a wake-up per block costs more
-	 * than it saves */
-	if (sequential && s) {
-		s->ahead = 1;
-		if (mine || blk % (z->window / 2) == 0)
-			cache_ahead(z, blk + 1, z->window);
-	}
+	if (n)
+		cache_ahead(z, next, n);
 	pthread_mutex_unlock(&z->lock);
 	if (!s)
 		return handle_read(z, off, p, len);
