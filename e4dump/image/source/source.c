@@ -1,6 +1,10 @@
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -243,28 +247,26 @@ void e4_source_close(struct e4_source *s)
 	free(s);
 }
 
-/* A decoded-block cache in front of the handles (e4_source_handles_cache):
- * slots of `bs` bytes keyed by block index, filled by the reader that
- * misses or ahead of it by worker threads, each with a handle of its own
- * (libewf and libqcow decompress inside their read call, one call at a
- * time per handle: several handles decompress on several cores). */
-enum { SLOT_FREE, SLOT_QUEUED, SLOT_LOADING, SLOT_READY, SLOT_FAILED };
+/* A read of several units split among the handles (e4_source_handles_split):
+ * the reader reads the first part into the caller's buffer while worker
+ * threads, each with a handle of its own, read the others into it too
+ * (libewf and libqcow decode inside their read call, one call at a time
+ * per handle: several handles decode on several cores).  A part no worker
+ * has started yet the reader takes back and reads itself, so a reader
+ * never waits for a worker that has no core. */
+enum { PART_QUEUED, PART_RUNNING, PART_DONE };
 
-struct slot {
-	uint64_t blk;
-	uint64_t used;      /* clock of its last use (LRU) */
-	uint8_t *buf;       /* bs bytes, allocated when first filled */
-	unsigned int refs;  /* readers copying or waiting: not evicted */
+struct part {
+	uint64_t off;
+	uint8_t *p;
+	size_t len;
 	int state;
-	unsigned int mark;  /* read-ahead marker: when a reader first reads
-			     * it, queue `mark` more blocks from mark_next */
-	uint64_t mark_next;
-	int hnext;          /* the next slot in its hash chain, or -1 */
+	int rc, err;
+	struct part *prev, *next; /* in the queue while PART_QUEUED */
 };
 
-#define CACHE_WORKERS 2
-#define CACHE_WINDOW (1u << 20) /* largest read-ahead batch, bytes */
-#define CACHE_FIRST 4           /* blocks of the first batch */
+#define SPLIT_WORKERS 2
+#define SPLIT_PARTS 4 /* at most, and no more than the cores */
 
 struct handles {
 	const struct e4_handle_ops *ops;
@@ -276,27 +278,20 @@ struct handles {
 	unsigned int n;
 	int cannot_reopen;
 	uint64_t size;
-	/* the cache (nslots 0: none) */
-	uint32_t bs;
-	unsigned int nslots, window;
-	struct slot *slots;
-	int *bucket;            /* hash chains by block: the first slot, or -1 */
-	unsigned int hmask;
-	unsigned int last;      /* the slot found last */
-	uint64_t clock;
-	pthread_cond_t loaded;  /* a slot left SLOT_LOADING */
-	unsigned int waiting;   /* readers waiting for it */
+	/* splitting (unit 0: none) */
+	uint32_t unit;
+	unsigned int parts;     /* a read is split in at most this many */
+	pthread_cond_t done;    /* a part became PART_DONE */
 	pthread_cond_t work;    /* the queue grew, or stop */
-	unsigned int *queue;    /* slot indices, a ring of nslots */
-	unsigned int q_head, q_len;
-	pthread_t workers[CACHE_WORKERS];
+	struct part *q_head, *q_tail;
+	pthread_t workers[SPLIT_WORKERS];
 	unsigned int n_workers;
 	int workers_tried, stop;
 };
 
 /* A free handle, opening one more when all are busy (under the lock):
- * readers and the cache's workers share at most E4_SOURCE_HANDLES (each
- * libqcow handle keeps megabytes of its own caches). */
+ * readers and the workers share at most E4_SOURCE_HANDLES (each libqcow
+ * handle keeps megabytes of its own caches). */
 static unsigned int take_handle(struct handles *z)
 {
 	for (;;) {
@@ -349,247 +344,146 @@ static int handle_read(struct handles *z, uint64_t off, uint8_t *p, size_t len)
 	return rc;
 }
 
-static size_t block_len(const struct handles *z, uint64_t blk)
+/* Take part t out of the queue (under the lock). */
+static void part_unqueue(struct handles *z, struct part *t)
 {
-	uint64_t off = blk * z->bs;
-
-	return z->size - off < z->bs ? (size_t)(z->size - off) : z->bs;
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		z->q_head = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	else
+		z->q_tail = t->prev;
+	t->prev = t->next = NULL;
 }
 
-/* The slot holding blk, or NULL (under the lock). */
-static unsigned int cache_hash(const struct handles *z, uint64_t blk)
+static void part_read(struct handles *z, struct part *t)
 {
-	return (unsigned int)((blk * 0x9e3779b97f4a7c15ULL) >> 40) & z->hmask;
+	t->rc = handle_read(z, t->off, t->p, t->len);
+	t->err = t->rc ? errno : 0;
 }
 
-static struct slot *cache_find(struct handles *z, uint64_t blk)
-{
-	struct slot *s = &z->slots[z->last];
-
-	if (s->state != SLOT_FREE && s->blk == blk)
-		return s;
-	for (int i = z->bucket[cache_hash(z, blk)]; i >= 0; i = z->slots[i].hnext)
-		if (z->slots[i].blk == blk) {
-			z->last = (unsigned int)i;
-			return &z->slots[i];
-		}
-	return NULL;
-}
-
-/* A slot for blk, the least recently used one that nobody holds (a slot
- * being filled or pinned is never taken), or NULL (under the lock). */
-static struct slot *cache_claim(struct handles *z, uint64_t blk, int state)
-{
-	struct slot *best = NULL;
-
-	for (unsigned int i = 0; i < z->nslots; i++) {
-		struct slot *s = &z->slots[i];
-
-		if (s->refs || s->state == SLOT_LOADING)
-			continue;
-		if (s->state == SLOT_FREE) {
-			best = s;
-			break;
-		}
-		if (!best || s->used < best->used)
-			best = s;
-	}
-	if (best) {
-		int *p;
-
-		if (best->state != SLOT_FREE) {
-			/* out of its old chain */
-			for (p = &z->bucket[cache_hash(z, best->blk)];
-			     *p != (int)(best - z->slots); p = &z->slots[*p].hnext)
-				;
-			*p = best->hnext;
-		}
-		p = &z->bucket[cache_hash(z, blk)];
-		best->hnext = *p;
-		*p = (int)(best - z->slots);
-		best->blk = blk;
-		best->state = state;
-		best->mark = 0;
-		best->used = ++z->clock;
-	}
-	return best;
-}
-
-/* Fill s (SLOT_LOADING, so the caller's alone) from a handle: SLOT_READY,
- * or SLOT_FAILED when the block cannot be read whole (a damaged chunk in
- * it: the readers then read what they asked for directly, which fails
- * or not as it did without the cache). */
-static void cache_fill(struct handles *z, struct slot *s)
-{
-	int ok = 0;
-
-	if (!s->buf)
-		s->buf = malloc(z->bs);
-	if (s->buf)
-		ok = !handle_read(z, s->blk * z->bs, s->buf, block_len(z, s->blk));
-	pthread_mutex_lock(&z->lock);
-	s->state = ok ? SLOT_READY : SLOT_FAILED;
-	if (z->waiting) /* a wake-up is a system call */
-		pthread_cond_broadcast(&z->loaded);
-	pthread_mutex_unlock(&z->lock);
-}
-
-static void *cache_worker(void *arg)
+static void *split_worker(void *arg)
 {
 	struct handles *z = arg;
 
 	pthread_mutex_lock(&z->lock);
 	for (;;) {
-		struct slot *s;
+		struct part *t;
 
-		while (!z->stop && !z->q_len)
+		while (!z->stop && !z->q_head)
 			pthread_cond_wait(&z->work, &z->lock);
 		if (z->stop)
 			break;
-		s = &z->slots[z->queue[z->q_head]];
-		z->q_head = (z->q_head + 1) % z->nslots;
-		z->q_len--;
-		/* taken over by a reader that needed it, or evicted */
-		if (s->state != SLOT_QUEUED)
-			continue;
-		s->state = SLOT_LOADING;
+		t = z->q_head;
+		part_unqueue(z, t);
+		t->state = PART_RUNNING;
 		pthread_mutex_unlock(&z->lock);
-		cache_fill(z, s);
+		part_read(z, t);
 		pthread_mutex_lock(&z->lock);
+		t->state = PART_DONE;
+		/* t is the reader's: it may be gone once this is unlocked */
+		pthread_cond_broadcast(&z->done);
 	}
 	pthread_mutex_unlock(&z->lock);
 	return NULL;
 }
 
-/* Queue blocks [from, from + n) that are not in the cache for the
- * workers, and mark the first: when a reader reaches it, the next batch,
- * twice as long (up to the window), is queued (under the lock).  As
- * Linux's read-ahead: the batch grows only while the reader keeps using
- * what was read for it, so a reader that stops, or jumps, wastes at most
- * two batches. */
-static void cache_ahead(struct handles *z, uint64_t from, unsigned int n)
+/* Start the workers once (under the lock); how many run. */
+static unsigned int split_workers(struct handles *z)
 {
-	int queued = 0;
-	struct slot *m = NULL;
-
 	if (!z->workers_tried) {
 		z->workers_tried = 1;
-		for (unsigned int i = 0; i < CACHE_WORKERS; i++) {
-			if (pthread_create(&z->workers[i], NULL, cache_worker, z))
+		for (unsigned int i = 0; i < SPLIT_WORKERS; i++) {
+			if (pthread_create(&z->workers[i], NULL, split_worker, z))
 				break;
 			z->n_workers++;
 		}
 	}
-	if (!z->n_workers)
-		return;
-	for (uint64_t b = from; b < from + n && b * z->bs < z->size; b++) {
-		struct slot *s;
-
-		if (z->q_len == z->nslots)
-			break;
-		if ((s = cache_find(z, b))) {
-			if (!m)
-				m = s;
-			continue;
-		}
-		if (!(s = cache_claim(z, b, SLOT_QUEUED)))
-			break;
-		if (!m)
-			m = s;
-		z->queue[(z->q_head + z->q_len++) % z->nslots] = (unsigned int)(s - z->slots);
-		queued = 1;
-	}
-	if (m && queued) {
-		m->mark = n * 2 > z->window ? z->window : n * 2;
-		m->mark_next = from + n;
-	}
-	if (queued)
-		pthread_cond_broadcast(&z->work);
+	return z->n_workers;
 }
 
-/* The part [off, off + len) of block blk into p, from the cache, filling
- * it first when it is not there; a block that is not cached (no slot
- * free, or it could not be read whole) is read directly.  0 or -1. */
-static int cache_read(struct handles *z, uint64_t blk, uint64_t off, uint8_t *p,
-		      size_t len, int sequential)
+/* [off, off + len) in up to z->parts parts of whole units, the others
+ * queued for the workers; 0 or -1 with errno (the first part's error). */
+static int split_read(struct handles *z, uint64_t off, uint8_t *p, size_t len)
 {
-	struct slot *s;
-	int mine = 0, ok;
-	uint64_t next = 0;
-	unsigned int n = 0;
+	struct part t[SPLIT_PARTS];
+	uint64_t end = off + len, first = off / z->unit, units;
+	unsigned int n = 0, k;
+	int rc = 0, err = 0;
 
+	units = (end - 1) / z->unit - first + 1;
 	pthread_mutex_lock(&z->lock);
-	s = cache_find(z, blk);
-	/* a reader in order that misses (the block before is cached, or it
-	 * reads several blocks at once) starts a read-ahead; one that reaches
-	 * a marked block continues it (queued below, once s is held: the
-	 * read-ahead may evict any slot nobody holds) */
-	if (s && s->mark) {
-		next = s->mark_next;
-		n = s->mark;
-		s->mark = 0;
-	} else if (!s && (sequential || (blk && cache_find(z, blk - 1)))) {
-		next = blk + 1;
-		n = CACHE_FIRST < z->window ? CACHE_FIRST : z->window;
+	k = split_workers(z) ? z->parts : 1;
+	if (k > units)
+		k = (unsigned int)units;
+	/* part i: units [first + units * i / k, first + units * (i + 1) / k) */
+	for (unsigned int i = 0; i < k; i++) {
+		uint64_t a = (first + units * i / k) * z->unit;
+		uint64_t b = (first + units * (i + 1) / k) * z->unit;
+
+		a = a < off ? off : a;
+		b = b > end ? end : b;
+		if (b <= a)
+			continue;
+		t[n] = (struct part){ .off = a, .p = p + (a - off), .len = (size_t)(b - a) };
+		if (n) {
+			/* queued for a worker */
+			t[n].state = PART_QUEUED;
+			t[n].prev = z->q_tail;
+			if (z->q_tail)
+				z->q_tail->next = &t[n];
+			else
+				z->q_head = &t[n];
+			z->q_tail = &t[n];
+		}
+		n++;
 	}
-	if (!s) {
-		s = cache_claim(z, blk, SLOT_LOADING);
-		mine = s != NULL;
-	} else if (s->state == SLOT_QUEUED) {
-		s->state = SLOT_LOADING; /* the worker skips it */
-		mine = 1;
-	}
-	if (s) {
-		s->refs++;
-		s->used = ++z->clock;
-	}
-	if (n)
-		cache_ahead(z, next, n);
+	if (n > 1)
+		pthread_cond_broadcast(&z->work);
 	pthread_mutex_unlock(&z->lock);
-	if (!s)
-		return handle_read(z, off, p, len);
-	if (mine)
-		cache_fill(z, s);
-	pthread_mutex_lock(&z->lock);
-	while (s->state == SLOT_LOADING) {
-		z->waiting++;
-		pthread_cond_wait(&z->loaded, &z->lock);
-		z->waiting--;
+	part_read(z, &t[0]);
+	if (t[0].rc) {
+		rc = -1;
+		err = t[0].err;
 	}
-	ok = s->state == SLOT_READY;
-	pthread_mutex_unlock(&z->lock);
-	if (ok)
-		memcpy(p, s->buf + (off - blk * z->bs), len);
-	pthread_mutex_lock(&z->lock);
-	s->refs--;
-	pthread_mutex_unlock(&z->lock);
-	return ok ? 0 : handle_read(z, off, p, len);
+	for (unsigned int i = 1; i < n; i++) {
+		int mine = 0;
+
+		pthread_mutex_lock(&z->lock);
+		if (t[i].state == PART_QUEUED) {
+			/* no worker took it: read it here */
+			part_unqueue(z, &t[i]);
+			t[i].state = PART_RUNNING;
+			mine = 1;
+		} else {
+			while (t[i].state != PART_DONE)
+				pthread_cond_wait(&z->done, &z->lock);
+		}
+		pthread_mutex_unlock(&z->lock);
+		if (mine)
+			part_read(z, &t[i]);
+		if (t[i].rc && !rc) {
+			rc = -1;
+			err = t[i].err;
+		}
+	}
+	if (rc)
+		errno = err;
+	return rc;
 }
 
 static int handles_read(void *arg, uint64_t off, void *buf, size_t len)
 {
 	struct handles *z = arg;
-	uint8_t *p = buf;
 
 	/* what a library says it read and did not is zeros, never what the
 	 * buffer held before */
 	memset(buf, 0, len);
-	if (!z->nslots)
-		return handle_read(z, off, p, len);
-	/* block by block; a read of several blocks is sequential */
-	for (int first = 1; len; first = 0) {
-		uint64_t blk = off / z->bs;
-		size_t piece = z->bs - (size_t)(off % z->bs);
-
-		if (piece > len)
-			piece = len;
-		if (cache_read(z, blk, off, p, piece, !first || piece < len))
-			return -1;
-		p += piece;
-		off += piece;
-		len -= piece;
-	}
-	return 0;
+	if (z->unit && len >= 2 * (size_t)z->unit)
+		return split_read(z, off, buf, len);
+	return handle_read(z, off, buf, len);
 }
 
 static void handles_close(void *arg)
@@ -602,16 +496,11 @@ static void handles_close(void *arg)
 	pthread_mutex_unlock(&z->lock);
 	for (unsigned int i = 0; i < z->n_workers; i++)
 		pthread_join(z->workers[i], NULL);
-	for (unsigned int i = 0; i < z->nslots; i++)
-		free(z->slots[i].buf);
-	free(z->slots);
-	free(z->queue);
-	free(z->bucket);
 	for (unsigned int i = 0; i < z->n; i++)
 		z->ops->close(z->h[i]);
 	z->ops->free_ctx(z->ctx);
 	pthread_cond_destroy(&z->work);
-	pthread_cond_destroy(&z->loaded);
+	pthread_cond_destroy(&z->done);
 	pthread_cond_destroy(&z->freed);
 	pthread_mutex_destroy(&z->lock);
 	free(z);
@@ -631,7 +520,7 @@ enum e4_status e4_source_handles(const struct e4_handle_ops *ops, void *ctx,
 		locks = 1;
 		if (!pthread_cond_init(&z->freed, NULL)) {
 			locks = 2;
-			if (!pthread_cond_init(&z->loaded, NULL)) {
+			if (!pthread_cond_init(&z->done, NULL)) {
 				locks = 3;
 				if (!pthread_cond_init(&z->work, NULL))
 					locks = 4;
@@ -640,7 +529,7 @@ enum e4_status e4_source_handles(const struct e4_handle_ops *ops, void *ctx,
 	}
 	if (locks < 4) {
 		if (locks >= 3)
-			pthread_cond_destroy(&z->loaded);
+			pthread_cond_destroy(&z->done);
 		if (locks >= 2)
 			pthread_cond_destroy(&z->freed);
 		if (locks >= 1)
@@ -658,45 +547,29 @@ enum e4_status e4_source_handles(const struct e4_handle_ops *ops, void *ctx,
 	return e4_source_new(&handles_ops, z, size, name, 1, kind, out);
 }
 
-int e4_source_handles_cache(struct e4_source *s, uint32_t unit)
+int e4_source_handles_split(struct e4_source *s, uint32_t unit, unsigned int cores)
 {
 	struct handles *z;
-	uint32_t bs;
 
-	if (s->ops != &handles_ops || !unit || unit > E4_SOURCE_CACHE / 8)
+	if (s->ops != &handles_ops || !unit || cores < 2)
 		return -1;
 	z = s->arg;
-	if (z->nslots)
+	if (z->unit)
 		return -1;
-	/* whole units (an EWF chunk is decompressed whole, so a block never
-	 * splits one), at least 32 KiB so that a block is worth a hand-off */
-	bs = unit;
-	while (bs < (32u << 10) && bs <= E4_SOURCE_CACHE / 16)
-		bs += unit;
-	z->nslots = E4_SOURCE_CACHE / bs;
-	for (z->hmask = 1; z->hmask < 2 * z->nslots; z->hmask <<= 1)
-		;
-	z->slots = calloc(z->nslots, sizeof(*z->slots));
-	z->queue = calloc(z->nslots, sizeof(*z->queue));
-	z->bucket = malloc(z->hmask * sizeof(*z->bucket));
-	if (!z->slots || !z->queue || !z->bucket) {
-		free(z->slots);
-		free(z->queue);
-		free(z->bucket);
-		z->slots = NULL;
-		z->queue = NULL;
-		z->bucket = NULL;
-		z->nslots = 0;
-		return -1;
-	}
-	for (unsigned int i = 0; i < z->hmask; i++)
-		z->bucket[i] = -1;
-	z->hmask--;
-	z->bs = bs;
-	z->window = CACHE_WINDOW / bs;
-	if (z->window < 2)
-		z->window = 2;
-	if (z->window > z->nslots / 2)
-		z->window = z->nslots / 2;
+	z->unit = unit;
+	z->parts = cores < SPLIT_PARTS ? cores : SPLIT_PARTS;
+	if (z->parts > SPLIT_WORKERS + 1)
+		z->parts = SPLIT_WORKERS + 1;
 	return 0;
+}
+
+unsigned int e4_source_cores(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (!sched_getaffinity(0, sizeof(set), &set) && (n = CPU_COUNT(&set)) > 0)
+		return (unsigned int)n;
+	n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned int)n : 1;
 }

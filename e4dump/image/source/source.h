@@ -69,19 +69,20 @@ enum e4_status e4_source_handles(const struct e4_handle_ops *ops, void *ctx,
 				 void *first, uint64_t size, const char *name,
 				 const char *kind, struct e4_source **out);
 
-/* Put a cache of decoded blocks in front of a source of e4_source_handles
- * (before its first read): blocks of whole units of `unit` bytes (an EWF
- * chunk, a qcow2 cluster; at least 32 KiB), E4_SOURCE_CACHE bytes in all,
- * filled by the reader that misses and, ahead of a reader that reads
- * blocks in order, by two worker threads, each through a handle (so
- * decompression runs on several cores; readers and workers share the
- * E4_SOURCE_HANDLES).  A block that cannot be read whole is not cached:
- * what a reader asked of it is read directly, so a damaged chunk fails
- * exactly the reads it failed without the cache.
- * All its state is in the source.  0, or -1 (no cache; reads as
- * before). */
-#define E4_SOURCE_CACHE (8u << 20)
-int e4_source_handles_cache(struct e4_source *s, uint32_t unit);
+/* Split the reads of a source of e4_source_handles (before its first
+ * read) that span two units or more (an EWF chunk, a qcow2 cluster: what
+ * the library decodes whole) into up to `cores` parts of whole units (at
+ * most 3), read at once into the caller's buffer: the first by the
+ * reader, the others by two worker threads (started on the first such
+ * read), each through a handle of the pool, so decoding runs on several
+ * cores with no copy and no memory beyond the handles.  A part no worker
+ * has started the reader takes back.  A read fails when a part fails (a
+ * damaged chunk fails exactly the reads it failed unsplit).  0, or -1
+ * (not split: reads as before). */
+int e4_source_handles_split(struct e4_source *s, uint32_t unit, unsigned int cores);
+
+/* The cores this process may run on (at least 1). */
+unsigned int e4_source_cores(void);
 
 /* Open a file of the evidence read-only: only a regular file or a block
  * device is (a directory: EISDIR; a FIFO, socket or terminal: EINVAL,

@@ -1,17 +1,19 @@
-/* The decoded-block cache of the container sources (source.c,
- * e4_source_handles_cache) against the raw image: usage
- *     source_cache RAW IMAGE [DAMAGED]
+/* The split reads of the container sources (source.c,
+ * e4_source_handles_split: a read of two units or more read in parts by
+ * the reader and worker threads, each through a library handle of its
+ * own, straight into the caller's buffer) against the raw image: usage
+ *     source_split RAW IMAGE [DAMAGED]
  * opens IMAGE (an E01, a qcow2 of RAW) as e4dump does and reads it from
- * THREADS threads at once, each its own mix of random reads (1 byte to
- * 300 KiB, across block boundaries), runs of small reads in order (which
- * set the workers reading ahead) and jumps back into what was read
- * before (hits, and blocks evicted since); then once in order in 1 MiB
- * reads.  Every read must give exactly RAW's bytes, except that a read
- * touching a damaged chunk must fail: DAMAGED lists them as ewfverify
- * names them, a line "FIRST LAST" of 512-byte sectors each, and a read
- * that fails is right only when it touches one; and the cache's worker
- * threads must have run.  Exit 0 when all agree, 1 with the first
- * disagreements. */
+ * THREADS threads at once (more readers than the workers and handles:
+ * parts are taken back by their reader and handles waited for), each its
+ * own mix of random reads (1 byte to 300 KiB, across unit boundaries, so
+ * split or not), runs of small reads in order and jumps back into what
+ * was read before; then once in order in 1 MiB reads.  Every read must
+ * give exactly RAW's bytes, except that a read touching a damaged chunk
+ * must fail: DAMAGED lists them as ewfverify names them, a line "FIRST
+ * LAST" of 512-byte sectors each, and a read that fails is right only
+ * when it touches one; and the worker threads must have run.  Exit 0
+ * when all agree, 1 with the first disagreements. */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -129,13 +131,13 @@ int main(int argc, char **argv)
 	int workers;
 
 	if (argc < 3 || argc > 4) {
-		fprintf(stderr, "usage: source_cache RAW IMAGE [DAMAGED]\n");
+		fprintf(stderr, "usage: source_split RAW IMAGE [DAMAGED]\n");
 		return 2;
 	}
 	if (!(f = fopen(argv[1], "rb")) || fseek(f, 0, SEEK_END) ||
 	    (raw_size = (uint64_t)ftell(f)) == 0 || fseek(f, 0, SEEK_SET) ||
 	    !(raw = malloc(raw_size)) || fread(raw, 1, raw_size, f) != raw_size) {
-		fprintf(stderr, "source_cache: cannot read %s\n", argv[1]);
+		fprintf(stderr, "source_split: cannot read %s\n", argv[1]);
 		return 2;
 	}
 	fclose(f);
@@ -153,16 +155,16 @@ int main(int argc, char **argv)
 		}
 		fclose(f);
 		if (!n_bad) {
-			fprintf(stderr, "source_cache: no damaged ranges in %s\n", argv[3]);
+			fprintf(stderr, "source_split: no damaged ranges in %s\n", argv[3]);
 			return 2;
 		}
 	}
 	if (e4_source_open_any(argv[2], &src, why, sizeof(why)) != E4_OK) {
-		fprintf(stderr, "source_cache: %s: %s\n", argv[2], why);
+		fprintf(stderr, "source_split: %s: %s\n", argv[2], why);
 		return 2;
 	}
 	if (!strcmp(src->kind, "raw") || src->size != raw_size) {
-		fprintf(stderr, "source_cache: %s: a %s source of %" PRIu64 " bytes, not a container of the raw image's %" PRIu64 "\n",
+		fprintf(stderr, "source_split: %s: a %s source of %" PRIu64 " bytes, not a container of the raw image's %" PRIu64 "\n",
 			argv[2], src->kind, src->size, raw_size);
 		return 2;
 	}
@@ -177,14 +179,14 @@ int main(int argc, char **argv)
 	for (uint64_t off = 0; off < raw_size; off += 1 << 20)
 		one(off, raw_size - off < (1 << 20) ? (size_t)(raw_size - off) : 1 << 20, buf);
 	free(buf);
-	/* the readers are gone: the others are the cache's workers */
+	/* the readers are gone: the others are the split's workers */
 	workers = threads_now() - 1;
 	e4_source_close(src);
-	printf("%s (%s): %lu reads, %lu of them failed as they must (damaged chunks: %zu ranges), %lu wrong; %d threads read ahead\n",
+	printf("%s (%s): %lu reads, %lu of them failed as they must (damaged chunks: %zu ranges), %lu wrong; %d worker threads\n",
 	       argv[2], argc == 4 ? "damaged" : "whole", reads_done, failed_right, n_bad, wrong,
 	       workers);
 	if (workers < 1) {
-		printf("no thread read ahead: the cache was not used\n");
+		printf("no worker thread: no read was split\n");
 		return 1;
 	}
 	if (n_bad && !failed_right) {

@@ -1,23 +1,24 @@
 #!/bin/bash
-# The decoded-block cache of the E01 and qcow2 readers (source.c,
-# e4_source_handles_cache: blocks decompressed ahead by worker threads
-# with library handles of their own), read from 4 threads at random
-# offsets and in order by tests/unit/source_cache.c, against the raw
-# image's bytes:
+# The split reads of the E01 and qcow2 readers (source.c,
+# e4_source_handles_split: a read of two chunks or clusters or more read
+# in parts by the reader and two worker threads, each through a library
+# handle of its own, into the caller's buffer), read from 4 threads at
+# random offsets and in order by tests/unit/source_split.c, against the
+# raw image's bytes:
 #  - the sample (4 MiB, the kernel's ext4) as ewfacquire writes it by
 #    default (deflate, 32 KiB chunks) and as a compressed qcow2;
-#  - a 41 MiB image (not a whole number of blocks), more than the cache
-#    holds (8 MiB: blocks are evicted and read again), of compressible
-#    text, random bytes and zeros, as an E01 of 3 segments and a
-#    compressed qcow2;
-#  - the same E01 with 8 KiB chunks (4 to a cache block) and every 37th
+#  - a 41 MiB image (not a whole number of chunks), of compressible
+#    text, random bytes (stored uncompressed, with a checksum) and zeros,
+#    as an E01 of 3 segments (parts across segments) and a compressed
+#    qcow2, and as an uncompressed qcow2;
+#  - the same E01 with 8 KiB chunks (a part of several chunks) and every 37th
 #    chunk damaged (a byte flipped, evidence_craft.py): exactly the reads
 #    that touch a damaged chunk (ewfverify's sectors) fail, the others
-#    give the raw bytes, also those of a block holding a damaged chunk
-#    (evidence_e01.sh and evidence_e01_chunks.sh check what cat, extract
-#    and verify make of damaged chunks through the cache);
+#    give the raw bytes (a split read fails when one of its parts
+#    does) (evidence_e01.sh and evidence_e01_chunks.sh check
+#    what cat, extract and verify make of damaged chunks);
 #  - verify through the sample's E01 finds nothing.
-# usage: source_cache.sh E4DUMP WORKDIR SOURCE_CACHE
+# usage: source_split.sh E4DUMP WORKDIR SOURCE_SPLIT
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 E4DUMP=$1
@@ -29,7 +30,7 @@ done
 sample sample.img
 CRAFT="python3 $top/tests/cli/evidence_craft.py"
 
-# probe NAME ARGS...: source_cache ARGS passes
+# probe NAME ARGS...: source_split ARGS passes
 probe() {
 	local name=$1
 	shift
@@ -69,6 +70,8 @@ check "the mixed image's E01 has 3 segments" '[ -f "$W/mixed.E03" ] && [ ! -f "$
 qemu-img convert -c -O qcow2 "$W/mixed.img" "$W/mixed.qcow2" || give_up "qemu-img convert"
 probe "mixed E01" "$W/mixed.img" "$W/mixed.E01"
 probe "mixed qcow2" "$W/mixed.img" "$W/mixed.qcow2"
+qemu-img convert -O qcow2 "$W/mixed.img" "$W/plain.qcow2" || give_up "qemu-img convert"
+probe "mixed qcow2, uncompressed" "$W/mixed.img" "$W/plain.qcow2"
 
 ewfacquire -u -q -t "$W/small" -f encase6 -c deflate:fast -b 16 "$W/mixed.img" \
 	>"$W/acq.log" 2>&1 || give_up "ewfacquire: $(tail -3 "$W/acq.log")"
