@@ -2,7 +2,8 @@
 # The split reads of the E01 and qcow2 readers (source.c,
 # e4_source_handles_split: a read of two chunks or clusters or more read
 # in parts by the reader and two worker threads, each through a library
-# handle of its own, into the caller's buffer), read from 4 threads at
+# handle of its own, into the caller's buffer; smaller reads of an E01 or
+# a compressed qcow2 through a cache of decoded units), read from 4 threads at
 # random offsets and in order by tests/unit/source_split.c, against the
 # raw image's bytes:
 #  - the sample (4 MiB, the kernel's ext4) as ewfacquire writes it by
@@ -15,7 +16,7 @@
 #    chunk damaged (a byte flipped, evidence_craft.py): exactly the reads
 #    that touch a damaged chunk (ewfverify's sectors) fail, the others
 #    give the raw bytes (a split read fails when one of its parts
-#    does) (evidence_e01.sh and evidence_e01_chunks.sh check
+#    does; a damaged chunk is not cached, its reads fail each time) (evidence_e01.sh and evidence_e01_chunks.sh check
 #    what cat, extract and verify make of damaged chunks);
 #  - verify through the sample's E01 finds nothing.
 # usage: source_split.sh E4DUMP WORKDIR SOURCE_SPLIT

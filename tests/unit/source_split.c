@@ -1,7 +1,10 @@
 /* The split reads of the container sources (source.c,
  * e4_source_handles_split: a read of two units or more read in parts by
  * the reader and worker threads, each through a library handle of its
- * own, straight into the caller's buffer) against the raw image: usage
+ * own, straight into the caller's buffer; a smaller read of an E01 or a
+ * compressed qcow2 through a cache of decoded units, several readers
+ * waiting for one unit, units evicted and read again) against the raw
+ * image: usage
  *     source_split RAW IMAGE [DAMAGED]
  * opens IMAGE (an E01, a qcow2 of RAW) as e4dump does and reads it from
  * THREADS threads at once (more readers than the workers and handles:

@@ -77,9 +77,13 @@ enum e4_status e4_source_handles(const struct e4_handle_ops *ops, void *ctx,
  * read), each through a handle of the pool, so decoding runs on several
  * cores with no copy and no memory beyond the handles.  A part no worker
  * has started the reader takes back.  A read fails when a part fails (a
- * damaged chunk fails exactly the reads it failed unsplit).  0, or -1
- * (not split: reads as before). */
-int e4_source_handles_split(struct e4_source *s, uint32_t unit, unsigned int cores);
+ * damaged chunk fails exactly the reads it failed unsplit).  With cache,
+ * reads of less than two units go through E4_SOURCE_CACHE bytes of
+ * decoded units (LRU; a unit that cannot be read whole is not cached:
+ * what was asked of it is read directly).  0, or -1 (reads as before). */
+#define E4_SOURCE_CACHE (8u << 20)
+int e4_source_handles_split(struct e4_source *s, uint32_t unit, unsigned int cores,
+			    int cache);
 
 /* The cores this process may run on (at least 1). */
 unsigned int e4_source_cores(void);

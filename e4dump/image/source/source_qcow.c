@@ -269,8 +269,10 @@ enum e4_status e4_source_open_qcow(const char *path, struct e4_source **out,
 		return E4_NOMEM;
 	}
 	st = e4_source_handles(&qcow_ops, ctx, q, (uint64_t)size, path, "QCOW", out);
-	/* a read of several clusters is split among the cores */
+	/* a read of several clusters is split among the cores; small reads
+	 * are served from decoded clusters when there are compressed ones
+	 * (others libqcow only copies: a cache would copy once more) */
 	if (st == E4_OK)
-		e4_source_handles_split(*out, cluster, e4_source_cores());
+		e4_source_handles_split(*out, cluster, e4_source_cores(), compressed != 0);
 	return st;
 }
