@@ -1,10 +1,6 @@
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -247,25 +243,12 @@ void e4_source_close(struct e4_source *s)
 	free(s);
 }
 
-/* A read of several units split among the handles (e4_source_handles_split):
- * the reader reads the first part into the caller's buffer while worker
- * threads, each with a handle of its own, read the others into it too
- * (libewf and libqcow decode inside their read call, one call at a time
- * per handle: several handles decode on several cores).  A part no worker
- * has started yet the reader takes back and reads itself, so a reader
- * never waits for a worker that has no core. */
-enum { PART_QUEUED, PART_RUNNING, PART_DONE };
-
-struct part {
-	uint64_t off;
-	uint8_t *p;
-	size_t len;
-	int state;
-	int rc, err;
-	struct part *prev, *next; /* in the queue while PART_QUEUED */
-};
-
-/* A decoded unit of the cache for small reads. */
+/* A cache of decoded units (e4_source_handles_cache) in front of the
+ * handles, for reads of less than two units: metadata is read 4 KiB at a
+ * time, and libewf and libqcow decode the whole chunk or cluster for each
+ * such read beyond the few they keep (verify through a compressed qcow2
+ * inflated 1,875 clusters of 64 KiB for 33 MiB read).  Larger reads go
+ * to a handle directly, into the caller's buffer (no copy). */
 enum { SLOT_FREE, SLOT_LOADING, SLOT_READY, SLOT_FAILED };
 
 struct slot {
@@ -277,9 +260,6 @@ struct slot {
 	int hnext;          /* the next slot in its hash chain, or -1 */
 };
 
-#define SPLIT_WORKERS 2
-#define SPLIT_PARTS 4 /* at most, and no more than the cores */
-
 struct handles {
 	const struct e4_handle_ops *ops;
 	void *ctx;
@@ -290,16 +270,8 @@ struct handles {
 	unsigned int n;
 	int cannot_reopen;
 	uint64_t size;
-	/* splitting (unit 0: none) */
+	/* the cache (nslots 0: none) */
 	uint32_t unit;
-	unsigned int parts;     /* a read is split in at most this many */
-	pthread_cond_t done;    /* a part became PART_DONE */
-	pthread_cond_t work;    /* the queue grew, or stop */
-	struct part *q_head, *q_tail;
-	pthread_t workers[SPLIT_WORKERS];
-	unsigned int n_workers;
-	int workers_tried, stop;
-	/* decoded units for reads of less than two (nslots 0: none) */
 	unsigned int nslots;
 	struct slot *slots;
 	int *bucket;            /* hash chains by unit: the first slot, or -1 */
@@ -307,11 +279,10 @@ struct handles {
 	uint64_t clock;
 	pthread_cond_t loaded;  /* a slot left SLOT_LOADING */
 	unsigned int waiting;   /* readers waiting for it */
+	uint64_t hits, fills;   /* e4_source_handles_cache_stats */
 };
 
-/* A free handle, opening one more when all are busy (under the lock):
- * readers and the workers share at most E4_SOURCE_HANDLES (each libqcow
- * handle keeps megabytes of its own caches). */
+/* A free handle, opening one more when all are busy (under the lock). */
 static unsigned int take_handle(struct handles *z)
 {
 	for (;;) {
@@ -364,140 +335,7 @@ static int handle_read(struct handles *z, uint64_t off, uint8_t *p, size_t len)
 	return rc;
 }
 
-/* Take part t out of the queue (under the lock). */
-static void part_unqueue(struct handles *z, struct part *t)
-{
-	if (t->prev)
-		t->prev->next = t->next;
-	else
-		z->q_head = t->next;
-	if (t->next)
-		t->next->prev = t->prev;
-	else
-		z->q_tail = t->prev;
-	t->prev = t->next = NULL;
-}
-
-static void part_read(struct handles *z, struct part *t)
-{
-	t->rc = handle_read(z, t->off, t->p, t->len);
-	t->err = t->rc ? errno : 0;
-}
-
-static void *split_worker(void *arg)
-{
-	struct handles *z = arg;
-
-	pthread_mutex_lock(&z->lock);
-	for (;;) {
-		struct part *t;
-
-		while (!z->stop && !z->q_head)
-			pthread_cond_wait(&z->work, &z->lock);
-		if (z->stop)
-			break;
-		t = z->q_head;
-		part_unqueue(z, t);
-		t->state = PART_RUNNING;
-		pthread_mutex_unlock(&z->lock);
-		part_read(z, t);
-		pthread_mutex_lock(&z->lock);
-		t->state = PART_DONE;
-		/* t is the reader's: it may be gone once this is unlocked */
-		pthread_cond_broadcast(&z->done);
-	}
-	pthread_mutex_unlock(&z->lock);
-	return NULL;
-}
-
-/* Start the workers once (under the lock); how many run. */
-static unsigned int split_workers(struct handles *z)
-{
-	if (!z->workers_tried) {
-		z->workers_tried = 1;
-		for (unsigned int i = 0; i < SPLIT_WORKERS; i++) {
-			if (pthread_create(&z->workers[i], NULL, split_worker, z))
-				break;
-			z->n_workers++;
-		}
-	}
-	return z->n_workers;
-}
-
-/* [off, off + len) in up to z->parts parts of whole units, the others
- * queued for the workers; 0 or -1 with errno (the first part's error). */
-static int split_read(struct handles *z, uint64_t off, uint8_t *p, size_t len)
-{
-	struct part t[SPLIT_PARTS];
-	uint64_t end = off + len, first = off / z->unit, units;
-	unsigned int n = 0, k;
-	int rc = 0, err = 0;
-
-	units = (end - 1) / z->unit - first + 1;
-	pthread_mutex_lock(&z->lock);
-	k = split_workers(z) ? z->parts : 1;
-	if (k > units)
-		k = (unsigned int)units;
-	/* part i: units [first + units * i / k, first + units * (i + 1) / k) */
-	for (unsigned int i = 0; i < k; i++) {
-		uint64_t a = (first + units * i / k) * z->unit;
-		uint64_t b = (first + units * (i + 1) / k) * z->unit;
-
-		a = a < off ? off : a;
-		b = b > end ? end : b;
-		if (b <= a)
-			continue;
-		t[n] = (struct part){ .off = a, .p = p + (a - off), .len = (size_t)(b - a) };
-		if (n) {
-			/* queued for a worker */
-			t[n].state = PART_QUEUED;
-			t[n].prev = z->q_tail;
-			if (z->q_tail)
-				z->q_tail->next = &t[n];
-			else
-				z->q_head = &t[n];
-			z->q_tail = &t[n];
-		}
-		n++;
-	}
-	if (n > 1)
-		pthread_cond_broadcast(&z->work);
-	pthread_mutex_unlock(&z->lock);
-	part_read(z, &t[0]);
-	if (t[0].rc) {
-		rc = -1;
-		err = t[0].err;
-	}
-	for (unsigned int i = 1; i < n; i++) {
-		int mine = 0;
-
-		pthread_mutex_lock(&z->lock);
-		if (t[i].state == PART_QUEUED) {
-			/* no worker took it: read it here */
-			part_unqueue(z, &t[i]);
-			t[i].state = PART_RUNNING;
-			mine = 1;
-		} else {
-			while (t[i].state != PART_DONE)
-				pthread_cond_wait(&z->done, &z->lock);
-		}
-		pthread_mutex_unlock(&z->lock);
-		if (mine)
-			part_read(z, &t[i]);
-		if (t[i].rc && !rc) {
-			rc = -1;
-			err = t[i].err;
-		}
-	}
-	if (rc)
-		errno = err;
-	return rc;
-}
-
-/* The cache for small reads: metadata is read 4 KiB at a time, and
- * libewf and libqcow decode the whole chunk or cluster for each read
- * beyond the few they keep (verify through a compressed qcow2 inflated
- * 1,875 clusters of 64 KiB for 33 MiB read).  All under the lock. */
+/* (under the lock) */
 static unsigned int cache_hash(const struct handles *z, uint64_t blk)
 {
 	return (unsigned int)((blk * 0x9e3779b97f4a7c15ULL) >> 40) & z->hmask;
@@ -564,6 +402,8 @@ static int cache_read(struct handles *z, uint64_t blk, uint64_t off, uint8_t *p,
 		s->refs++;
 		s->used = ++z->clock;
 	}
+	if (s && !mine)
+		z->hits++;
 	pthread_mutex_unlock(&z->lock);
 	if (!s)
 		return handle_read(z, off, p, len);
@@ -577,6 +417,7 @@ static int cache_read(struct handles *z, uint64_t blk, uint64_t off, uint8_t *p,
 		if (s->buf)
 			ok = !handle_read(z, start, s->buf, n);
 		pthread_mutex_lock(&z->lock);
+		z->fills++;
 		s->state = ok ? SLOT_READY : SLOT_FAILED;
 		if (z->waiting) /* a wake-up is a system call */
 			pthread_cond_broadcast(&z->loaded);
@@ -608,8 +449,7 @@ static int handles_read(void *arg, uint64_t off, void *buf, size_t len)
 	 * buffer held before */
 	memset(buf, 0, len);
 	if (!z->nslots || len >= 2 * (size_t)z->unit)
-		return z->parts > 1 && len >= 2 * (size_t)z->unit ?
-		       split_read(z, off, buf, len) : handle_read(z, off, buf, len);
+		return handle_read(z, off, buf, len);
 	/* less than two units: one or two pieces */
 	while (len) {
 		uint64_t blk = off / z->unit;
@@ -630,12 +470,6 @@ static void handles_close(void *arg)
 {
 	struct handles *z = arg;
 
-	pthread_mutex_lock(&z->lock);
-	z->stop = 1;
-	pthread_cond_broadcast(&z->work);
-	pthread_mutex_unlock(&z->lock);
-	for (unsigned int i = 0; i < z->n_workers; i++)
-		pthread_join(z->workers[i], NULL);
 	for (unsigned int i = 0; i < z->nslots; i++)
 		free(z->slots[i].buf);
 	free(z->slots);
@@ -644,8 +478,6 @@ static void handles_close(void *arg)
 		z->ops->close(z->h[i]);
 	z->ops->free_ctx(z->ctx);
 	pthread_cond_destroy(&z->loaded);
-	pthread_cond_destroy(&z->work);
-	pthread_cond_destroy(&z->done);
 	pthread_cond_destroy(&z->freed);
 	pthread_mutex_destroy(&z->lock);
 	free(z);
@@ -665,21 +497,11 @@ enum e4_status e4_source_handles(const struct e4_handle_ops *ops, void *ctx,
 		locks = 1;
 		if (!pthread_cond_init(&z->freed, NULL)) {
 			locks = 2;
-			if (!pthread_cond_init(&z->done, NULL)) {
+			if (!pthread_cond_init(&z->loaded, NULL))
 				locks = 3;
-				if (!pthread_cond_init(&z->work, NULL)) {
-					locks = 4;
-					if (!pthread_cond_init(&z->loaded, NULL))
-						locks = 5;
-				}
-			}
 		}
 	}
-	if (locks < 5) {
-		if (locks >= 4)
-			pthread_cond_destroy(&z->work);
-		if (locks >= 3)
-			pthread_cond_destroy(&z->done);
+	if (locks < 3) {
 		if (locks >= 2)
 			pthread_cond_destroy(&z->freed);
 		if (locks >= 1)
@@ -697,23 +519,14 @@ enum e4_status e4_source_handles(const struct e4_handle_ops *ops, void *ctx,
 	return e4_source_new(&handles_ops, z, size, name, 1, kind, out);
 }
 
-int e4_source_handles_split(struct e4_source *s, uint32_t unit, unsigned int cores,
-			    int cache)
+int e4_source_handles_cache(struct e4_source *s, uint32_t unit)
 {
 	struct handles *z;
 
-	if (s->ops != &handles_ops || !unit || ((struct handles *)s->arg)->unit)
+	if (s->ops != &handles_ops || !unit || unit > E4_SOURCE_CACHE / 8 ||
+	    ((struct handles *)s->arg)->nslots)
 		return -1;
 	z = s->arg;
-	z->unit = unit;
-	/* one part: small reads cached, large ones read whole as before */
-	z->parts = cores < SPLIT_PARTS ? cores : SPLIT_PARTS;
-	if (z->parts > SPLIT_WORKERS + 1)
-		z->parts = SPLIT_WORKERS + 1;
-	if (z->parts < 1)
-		z->parts = 1;
-	if (!cache || unit > E4_SOURCE_CACHE / 8)
-		return 0;
 	z->nslots = E4_SOURCE_CACHE / unit;
 	for (z->hmask = 1; z->hmask < 2 * z->nslots; z->hmask <<= 1)
 		;
@@ -725,21 +538,25 @@ int e4_source_handles_split(struct e4_source *s, uint32_t unit, unsigned int cor
 		z->slots = NULL;
 		z->bucket = NULL;
 		z->nslots = 0;
-		return 0;
+		return -1;
 	}
 	for (unsigned int i = 0; i < z->hmask; i++)
 		z->bucket[i] = -1;
 	z->hmask--;
+	z->unit = unit;
 	return 0;
 }
 
-unsigned int e4_source_cores(void)
+int e4_source_handles_cache_stats(struct e4_source *s, uint64_t *hits,
+				  uint64_t *fills)
 {
-	cpu_set_t set;
-	int n;
+	struct handles *z = s->arg;
 
-	if (!sched_getaffinity(0, sizeof(set), &set) && (n = CPU_COUNT(&set)) > 0)
-		return (unsigned int)n;
-	n = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 ? (unsigned int)n : 1;
+	if (s->ops != &handles_ops || !z->nslots)
+		return -1;
+	pthread_mutex_lock(&z->lock);
+	*hits = z->hits;
+	*fills = z->fills;
+	pthread_mutex_unlock(&z->lock);
+	return 0;
 }

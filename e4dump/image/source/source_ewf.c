@@ -568,10 +568,10 @@ enum e4_status e4_source_open_ewf(const char *path, struct e4_source **out,
 
 		st = e4_source_handles(&ewf_ops, g, e, (uint64_t)size, path, "EWF", out);
 		if (st == E4_OK) {
-			/* checking and inflating chunks is the cost: a
-			 * read of several is split among the cores, and
-			 * small reads are served from decoded chunks */
-			e4_source_handles_split(*out, chunk, e4_source_cores(), 1);
+			/* small reads (metadata) from decoded chunks:
+			 * libewf keeps few and inflates a chunk for each
+			 * 4 KiB read beyond them */
+			e4_source_handles_cache(*out, chunk);
 			(*out)->meta = facts.meta;
 			(*out)->n_meta = facts.n_meta;
 		} else {

@@ -136,8 +136,8 @@ static int has_backing_file(libqcow_file_t *f, libqcow_error_t **err)
  * once (a bitmap by cluster), so the work is bounded by the file's size.
  * compressed: set to the cluster size when a compressed cluster is seen
  * (left as it is otherwise). */
-static int qcow_check_tables(const char *path, uint32_t *compressed,
-			     uint32_t *cluster, char *why, size_t whylen)
+static int qcow_check_tables(const char *path, uint32_t *compressed, char *why,
+			     size_t whylen)
 {
 	uint8_t h[48], *l1 = NULL, *l2 = NULL, *seen = NULL;
 	uint64_t size = 0, cs, l1_off, l1_n, nclusters;
@@ -160,7 +160,6 @@ static int qcow_check_tables(const char *path, uint32_t *compressed,
 		goto out;
 	}
 	cs = (uint64_t)1 << bits;
-	*cluster = (uint32_t)cs;
 	l1_off = e4_be64(h + 40);
 	l1_n = e4_be32(h + 36);
 	if (!l1_n)
@@ -241,14 +240,14 @@ enum e4_status e4_source_open_qcow(const char *path, struct e4_source **out,
 	size64_t size = 0;
 	int differential = 0;
 	char *ctx;
-	uint32_t compressed = 0, cluster = 0;
+	uint32_t compressed = 0;
 	enum e4_status st;
 
 	*out = NULL;
 	/* the library is loaded for the first image that needs it */
 	if (e4_dl_need(E4_DL_QCOW, why, whylen))
 		return E4_UNSUPPORTED;
-	if (qcow_check_tables(path, &compressed, &cluster, why, whylen))
+	if (qcow_check_tables(path, &compressed, why, whylen))
 		return E4_CORRUPT;
 	if (!(q = qcow_open_file(path, why, whylen)))
 		return E4_IO;
@@ -269,10 +268,11 @@ enum e4_status e4_source_open_qcow(const char *path, struct e4_source **out,
 		return E4_NOMEM;
 	}
 	st = e4_source_handles(&qcow_ops, ctx, q, (uint64_t)size, path, "QCOW", out);
-	/* a read of several clusters is split among the cores; small reads
-	 * are served from decoded clusters when there are compressed ones
-	 * (others libqcow only copies: a cache would copy once more) */
-	if (st == E4_OK)
-		e4_source_handles_split(*out, cluster, e4_source_cores(), compressed != 0);
+	/* small reads (metadata) from decoded clusters when there are
+	 * compressed ones (libqcow inflates a cluster for each 4 KiB read
+	 * beyond the few it keeps); others libqcow only copies, and a cache
+	 * would copy once more */
+	if (st == E4_OK && compressed)
+		e4_source_handles_cache(*out, compressed);
 	return st;
 }

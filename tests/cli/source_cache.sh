@@ -1,25 +1,26 @@
 #!/bin/bash
-# The split reads of the E01 and qcow2 readers (source.c,
-# e4_source_handles_split: a read of two chunks or clusters or more read
-# in parts by the reader and two worker threads, each through a library
-# handle of its own, into the caller's buffer; smaller reads of an E01 or
-# a compressed qcow2 through a cache of decoded units), read from 4 threads at
-# random offsets and in order by tests/unit/source_split.c, against the
+# The decoded-unit cache of the E01 and compressed qcow2 readers
+# (source.c, e4_source_handles_cache: reads of less than two chunks or
+# clusters served from whole decoded units, 8 MiB, LRU; larger reads
+# straight through a library handle), read from 4 threads at
+# random offsets and in order by tests/unit/source_cache.c, against the
 # raw image's bytes:
 #  - the sample (4 MiB, the kernel's ext4) as ewfacquire writes it by
 #    default (deflate, 32 KiB chunks) and as a compressed qcow2;
-#  - a 41 MiB image (not a whole number of chunks), of compressible
+#  - a 41 MiB image (not a whole number of chunks), more than the cache
+#    holds (units are evicted and decoded again), of compressible
 #    text, random bytes (stored uncompressed, with a checksum) and zeros,
-#    as an E01 of 3 segments (parts across segments) and a compressed
-#    qcow2, and as an uncompressed qcow2;
-#  - the same E01 with 8 KiB chunks (a part of several chunks) and every 37th
+#    as an E01 of 3 segments (reads across segments) and a compressed
+#    qcow2, and as an uncompressed qcow2 (no cache: libqcow only copies);
+#  - the same E01 with 8 KiB chunks and every 37th
 #    chunk damaged (a byte flipped, evidence_craft.py): exactly the reads
 #    that touch a damaged chunk (ewfverify's sectors) fail, the others
-#    give the raw bytes (a split read fails when one of its parts
-#    does; a damaged chunk is not cached, its reads fail each time) (evidence_e01.sh and evidence_e01_chunks.sh check
+#    give the raw bytes (a damaged chunk is not cached: its reads fail
+#    each time, those of its neighbours do not; evidence_e01.sh and
+#    evidence_e01_chunks.sh check
 #    what cat, extract and verify make of damaged chunks);
 #  - verify through the sample's E01 finds nothing.
-# usage: source_split.sh E4DUMP WORKDIR SOURCE_SPLIT
+# usage: source_cache.sh E4DUMP WORKDIR SOURCE_CACHE
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 E4DUMP=$1
@@ -31,7 +32,7 @@ done
 sample sample.img
 CRAFT="python3 $top/tests/cli/evidence_craft.py"
 
-# probe NAME ARGS...: source_split ARGS passes
+# probe NAME ARGS...: source_cache ARGS passes
 probe() {
 	local name=$1
 	shift
@@ -72,7 +73,7 @@ qemu-img convert -c -O qcow2 "$W/mixed.img" "$W/mixed.qcow2" || give_up "qemu-im
 probe "mixed E01" "$W/mixed.img" "$W/mixed.E01"
 probe "mixed qcow2" "$W/mixed.img" "$W/mixed.qcow2"
 qemu-img convert -O qcow2 "$W/mixed.img" "$W/plain.qcow2" || give_up "qemu-img convert"
-probe "mixed qcow2, uncompressed" "$W/mixed.img" "$W/plain.qcow2"
+probe "mixed qcow2, uncompressed" -n "$W/mixed.img" "$W/plain.qcow2"
 
 ewfacquire -u -q -t "$W/small" -f encase6 -c deflate:fast -b 16 "$W/mixed.img" \
 	>"$W/acq.log" 2>&1 || give_up "ewfacquire: $(tail -3 "$W/acq.log")"

@@ -1,22 +1,21 @@
-/* The split reads of the container sources (source.c,
- * e4_source_handles_split: a read of two units or more read in parts by
- * the reader and worker threads, each through a library handle of its
- * own, straight into the caller's buffer; a smaller read of an E01 or a
- * compressed qcow2 through a cache of decoded units, several readers
- * waiting for one unit, units evicted and read again) against the raw
- * image: usage
- *     source_split RAW IMAGE [DAMAGED]
+/* The decoded-unit cache of the container sources (source.c,
+ * e4_source_handles_cache: reads of less than two chunks or clusters
+ * served from whole decoded units, larger reads straight through a
+ * library handle) against the raw image: usage
+ *     source_cache [-n] RAW IMAGE [DAMAGED]
  * opens IMAGE (an E01, a qcow2 of RAW) as e4dump does and reads it from
- * THREADS threads at once (more readers than the workers and handles:
- * parts are taken back by their reader and handles waited for), each its
- * own mix of random reads (1 byte to 300 KiB, across unit boundaries, so
- * split or not), runs of small reads in order and jumps back into what
- * was read before; then once in order in 1 MiB reads.  Every read must
- * give exactly RAW's bytes, except that a read touching a damaged chunk
- * must fail: DAMAGED lists them as ewfverify names them, a line "FIRST
- * LAST" of 512-byte sectors each, and a read that fails is right only
- * when it touches one; and the worker threads must have run.  Exit 0
- * when all agree, 1 with the first disagreements. */
+ * THREADS threads at once (more readers than library handles: handles
+ * are waited for, and several readers wait for one unit's decoding),
+ * each its own mix of random reads (1 byte to 300 KiB, across unit
+ * boundaries, so cached or not), runs of 4 KiB reads in order and jumps
+ * back into what was read before (hits, and units evicted since); then
+ * once in order in 1 MiB reads.  Every read must give exactly RAW's
+ * bytes, except that a read touching a damaged chunk must fail: DAMAGED
+ * lists them as ewfverify names them, a line "FIRST LAST" of 512-byte
+ * sectors each, and a read that fails is right only when it touches one.
+ * The cache must have decoded units and served reads from them; with -n
+ * IMAGE must have no cache (an uncompressed qcow2).  Exit 0 when all agree, 1 with the first
+ * disagreements. */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -59,21 +58,6 @@ static void one(uint64_t off, size_t len, uint8_t *buf)
 			should_fail ? "succeeded, and it touches a damaged chunk" :
 				      "bytes differ from the raw image's");
 	pthread_mutex_unlock(&out_lock);
-}
-
-/* The threads of this process (/proc/self/status), or -1. */
-static int threads_now(void)
-{
-	char line[256];
-	int n = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Threads: %d", &n) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return n;
 }
 
 static uint64_t next(uint64_t *x)
@@ -131,16 +115,22 @@ int main(int argc, char **argv)
 	char why[600];
 	FILE *f;
 	uint8_t *buf;
-	int workers;
+	int no_cache = 0, rc;
+	uint64_t hits = 0, fills = 0;
 
+	if (argc > 1 && !strcmp(argv[1], "-n")) {
+		no_cache = 1;
+		argv++;
+		argc--;
+	}
 	if (argc < 3 || argc > 4) {
-		fprintf(stderr, "usage: source_split RAW IMAGE [DAMAGED]\n");
+		fprintf(stderr, "usage: source_cache [-n] RAW IMAGE [DAMAGED]\n");
 		return 2;
 	}
 	if (!(f = fopen(argv[1], "rb")) || fseek(f, 0, SEEK_END) ||
 	    (raw_size = (uint64_t)ftell(f)) == 0 || fseek(f, 0, SEEK_SET) ||
 	    !(raw = malloc(raw_size)) || fread(raw, 1, raw_size, f) != raw_size) {
-		fprintf(stderr, "source_split: cannot read %s\n", argv[1]);
+		fprintf(stderr, "source_cache: cannot read %s\n", argv[1]);
 		return 2;
 	}
 	fclose(f);
@@ -158,16 +148,16 @@ int main(int argc, char **argv)
 		}
 		fclose(f);
 		if (!n_bad) {
-			fprintf(stderr, "source_split: no damaged ranges in %s\n", argv[3]);
+			fprintf(stderr, "source_cache: no damaged ranges in %s\n", argv[3]);
 			return 2;
 		}
 	}
 	if (e4_source_open_any(argv[2], &src, why, sizeof(why)) != E4_OK) {
-		fprintf(stderr, "source_split: %s: %s\n", argv[2], why);
+		fprintf(stderr, "source_cache: %s: %s\n", argv[2], why);
 		return 2;
 	}
 	if (!strcmp(src->kind, "raw") || src->size != raw_size) {
-		fprintf(stderr, "source_split: %s: a %s source of %" PRIu64 " bytes, not a container of the raw image's %" PRIu64 "\n",
+		fprintf(stderr, "source_cache: %s: a %s source of %" PRIu64 " bytes, not a container of the raw image's %" PRIu64 "\n",
 			argv[2], src->kind, src->size, raw_size);
 		return 2;
 	}
@@ -176,20 +166,23 @@ int main(int argc, char **argv)
 			return 2;
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(t[i], NULL);
-	/* then in order, 1 MiB at a time (read-ahead by the workers) */
+	/* then in order, 1 MiB at a time (past the cache) */
 	if (!(buf = malloc(1 << 20)))
 		return 2;
 	for (uint64_t off = 0; off < raw_size; off += 1 << 20)
 		one(off, raw_size - off < (1 << 20) ? (size_t)(raw_size - off) : 1 << 20, buf);
 	free(buf);
-	/* the readers are gone: the others are the split's workers */
-	workers = threads_now() - 1;
+	rc = e4_source_handles_cache_stats(src, &hits, &fills);
 	e4_source_close(src);
-	printf("%s (%s): %lu reads, %lu of them failed as they must (damaged chunks: %zu ranges), %lu wrong; %d worker threads\n",
+	printf("%s (%s): %lu reads, %lu of them failed as they must (damaged chunks: %zu ranges), %lu wrong; cache: %s, %" PRIu64 " reads from decoded units, %" PRIu64 " units decoded\n",
 	       argv[2], argc == 4 ? "damaged" : "whole", reads_done, failed_right, n_bad, wrong,
-	       workers);
-	if (workers < 1) {
-		printf("no worker thread: no read was split\n");
+	       rc ? "none" : "yes", hits, fills);
+	if (no_cache != (rc != 0)) {
+		printf(no_cache ? "a cache, where none should be\n" : "no cache\n");
+		return 1;
+	}
+	if (!no_cache && (!hits || !fills)) {
+		printf("the cache decoded or served nothing\n");
 		return 1;
 	}
 	if (n_bad && !failed_right) {
