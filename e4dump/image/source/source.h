@@ -69,6 +69,23 @@ enum e4_status e4_source_handles(const struct e4_handle_ops *ops, void *ctx,
 				 void *first, uint64_t size, const char *name,
 				 const char *kind, struct e4_source **out);
 
+/* Put a cache of decoded units in front of a source of
+ * e4_source_handles (before its first read), for reads of less than two
+ * units (an EWF chunk, a qcow2 cluster: what the library decodes whole):
+ * E4_SOURCE_CACHE bytes of whole units, LRU, filled by the reader that
+ * misses; several readers of one unit wait for one decoding.  A unit
+ * that cannot be read whole (a damaged chunk in it) is not cached: what
+ * was asked of it is read directly, so it fails exactly the reads it
+ * failed without the cache.  Larger reads go to a handle directly, into
+ * the caller's buffer.  0, or -1 (no cache: reads as before). */
+#define E4_SOURCE_CACHE (8u << 20)
+int e4_source_handles_cache(struct e4_source *s, uint32_t unit);
+
+/* The cache's reads served from a decoded unit and units decoded (for
+ * tests and measurements).  0, or -1 when s has no cache. */
+int e4_source_handles_cache_stats(struct e4_source *s, uint64_t *hits,
+				  uint64_t *fills);
+
 /* Open a file of the evidence read-only: only a regular file or a block
  * device is (a directory: EISDIR; a FIFO, socket or terminal: EINVAL,
  * without blocking in open()); a final symbolic link is followed only

@@ -563,8 +563,15 @@ enum e4_status e4_source_open_ewf(const char *path, struct e4_source **out,
 
 		ewf_describe(&facts, e->h);
 		ewf_describe_set(&facts, &set, g->n);
+		uint32_t chunk = e->spc && e->bps <= UINT32_MAX / e->spc ?
+				 e->spc * e->bps : 32768;
+
 		st = e4_source_handles(&ewf_ops, g, e, (uint64_t)size, path, "EWF", out);
 		if (st == E4_OK) {
+			/* small reads (metadata) from decoded chunks:
+			 * libewf keeps few and inflates a chunk for each
+			 * 4 KiB read beyond them */
+			e4_source_handles_cache(*out, chunk);
 			(*out)->meta = facts.meta;
 			(*out)->n_meta = facts.n_meta;
 		} else {

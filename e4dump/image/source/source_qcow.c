@@ -133,8 +133,11 @@ static int has_backing_file(libqcow_file_t *f, libqcow_error_t **err)
  * blocks are I/O errors and the rest of the volume is read.  Compressed
  * clusters libqcow bounds by the file; version 1 clusters it reads whole
  * or fails.  0 when all are safe, -1 with why.  Each L2 table is read
- * once (a bitmap by cluster), so the work is bounded by the file's size. */
-static int qcow_check_tables(const char *path, char *why, size_t whylen)
+ * once (a bitmap by cluster), so the work is bounded by the file's size.
+ * compressed: set to the cluster size when a compressed cluster is seen
+ * (left as it is otherwise). */
+static int qcow_check_tables(const char *path, uint32_t *compressed, char *why,
+			     size_t whylen)
 {
 	uint8_t h[48], *l1 = NULL, *l2 = NULL, *seen = NULL;
 	uint64_t size = 0, cs, l1_off, l1_n, nclusters;
@@ -206,6 +209,8 @@ static int qcow_check_tables(const char *path, char *why, size_t whylen)
 
 			/* a compressed cluster's range libqcow bounds by the
 			 * file itself (libqcow_internal_file_read_cluster_block) */
+			if (v & QCOW_COMPRESSED)
+				*compressed = (uint32_t)cs;
 			if ((v & QCOW_COMPRESSED) || !off)
 				continue;
 			if (off < size && cs > size - off) {
@@ -235,12 +240,14 @@ enum e4_status e4_source_open_qcow(const char *path, struct e4_source **out,
 	size64_t size = 0;
 	int differential = 0;
 	char *ctx;
+	uint32_t compressed = 0;
+	enum e4_status st;
 
 	*out = NULL;
 	/* the library is loaded for the first image that needs it */
 	if (e4_dl_need(E4_DL_QCOW, why, whylen))
 		return E4_UNSUPPORTED;
-	if (qcow_check_tables(path, why, whylen))
+	if (qcow_check_tables(path, &compressed, why, whylen))
 		return E4_CORRUPT;
 	if (!(q = qcow_open_file(path, why, whylen)))
 		return E4_IO;
@@ -260,5 +267,12 @@ enum e4_status e4_source_open_qcow(const char *path, struct e4_source **out,
 		snprintf(why, whylen, "out of memory");
 		return E4_NOMEM;
 	}
-	return e4_source_handles(&qcow_ops, ctx, q, (uint64_t)size, path, "QCOW", out);
+	st = e4_source_handles(&qcow_ops, ctx, q, (uint64_t)size, path, "QCOW", out);
+	/* small reads (metadata) from decoded clusters when there are
+	 * compressed ones (libqcow inflates a cluster for each 4 KiB read
+	 * beyond the few it keeps); others libqcow only copies, and a cache
+	 * would copy once more */
+	if (st == E4_OK && compressed)
+		e4_source_handles_cache(*out, compressed);
+	return st;
 }
