@@ -11,8 +11,8 @@
  * struct e4_fs is used by one thread at a time, so every handler but read
  * runs under the mount's lock (m->lock: the filesystem, both caches, the
  * clock).  A read holds the lock only to take one of its file's handles
- * (fslot.f[]: the one opened, and a second made by e4_file_dup when two
- * reads of the file meet) and to give it back; it decrypts without it
+ * (fslot.f[]: the one opened, and a second made by e4_file_dup once two
+ * reads of the file have met) and to give it back; it decrypts without it
  * when e4_fs_concurrent_reads says the image's source may be read from
  * several threads (else under the lock).  Messages go out under their own
  * lock (m->rlock): the library's diagnostics come from reading threads
@@ -64,6 +64,7 @@ struct fslot {
 	uint32_t ino;
 	struct e4_file *f[MOUNT_THREADS];
 	unsigned int busy;
+	int want_more;                  /* a read waited for a handle */
 	unsigned int refs;
 	uint64_t used;
 };
@@ -461,6 +462,7 @@ static int file_get(struct mount *m, uint32_t ino, struct fslot **out)
 	 * never zeros */
 	victim->ino = ino;
 	victim->busy = 0;
+	victim->want_more = 0;
 	victim->refs = 1;
 	victim->used = ++m->clock;
 	*out = victim;
@@ -497,24 +499,28 @@ static void op_open(fuse_req_t req, fuse_ino_t node, struct fuse_file_info *fi)
 	E4_FUSE->reply_open(req, fi);
 }
 
-/* A handle of s no other read uses (under m->lock): a free one, else a
- * new copy while there is room (a copy is made from f[0] while no read
- * uses it: e4_file_dup reads it), else wait for one. */
+/* A handle of s no other read uses (under m->lock): a free one, else
+ * wait for one.  A read that had to wait asks for one more: the next to
+ * find f[0] free copies it (e4_file_dup reads f[0], so never while a read
+ * uses it), while there is room and reads may decrypt at once. */
 static unsigned int handle_take(struct mount *m, struct fslot *s)
 {
 	for (;;) {
-		size_t n = 0;
+		unsigned int n = 0;
 
-		for (unsigned int i = 0; i < MOUNT_THREADS && s->f[i]; i++, n++)
+		while (n < MOUNT_THREADS && s->f[n])
+			n++;
+		if (s->want_more && n < MOUNT_THREADS && !(s->busy & 1u)) {
+			if (e4_file_dup(s->f[0], &s->f[n]) == E4_OK)
+				n++;
+			s->want_more = 0;
+		}
+		for (unsigned int i = 0; i < n; i++)
 			if (!(s->busy & (1u << i))) {
 				s->busy |= 1u << i;
 				return i;
 			}
-		if (m->concurrent && n < MOUNT_THREADS && !(s->busy & 1u) &&
-		    e4_file_dup(s->f[0], &s->f[n]) == E4_OK) {
-			s->busy |= 1u << n;
-			return (unsigned int)n;
-		}
+		s->want_more = m->concurrent;
 		pthread_cond_wait(&m->handle_free, &m->lock);
 	}
 }
@@ -531,8 +537,10 @@ static void op_read(fuse_req_t req, fuse_ino_t node, size_t size, off_t off,
 
 	(void)node;
 	if (!buf || off < 0) {
+		int err = buf ? EIO : ENOMEM;
+
 		free(buf);
-		E4_FUSE->reply_err(req, buf ? EIO : ENOMEM);
+		E4_FUSE->reply_err(req, err);
 		return;
 	}
 	pthread_mutex_lock(&m->lock);
