@@ -3,16 +3,27 @@
  * libfuse3's low-level API: the kernel asks by inode number (lookup of a
  * name in a parent, getattr, read of an inode), which is how the library
  * reads ext4 too, so no path is resolved again per call and st_ino is the
- * image's own inode number.  One thread serves the requests, as a struct
- * e4_fs is used by one thread at a time.  Bounded caches: the listings of
- * the last directories read and the open file handles (each holding its
- * per-file cipher). */
-#define FUSE_USE_VERSION 34
+ * image's own inode number.  Bounded caches: the listings of the last
+ * directories read and the open file handles (each holding its per-file
+ * cipher).
+ *
+ * Threads: libfuse's multi-threaded loop with MOUNT_THREADS workers.  A
+ * struct e4_fs is used by one thread at a time, so every handler but read
+ * runs under the mount's lock (m->lock: the filesystem, both caches, the
+ * clock).  A read holds the lock only to take one of its file's handles
+ * (fslot.f[]: the one opened, and a second made by e4_file_dup once two
+ * reads of the file have met) and to give it back; it decrypts without it
+ * when e4_fs_concurrent_reads says the image's source may be read from
+ * several threads (else under the lock).  Messages go out under their own
+ * lock (m->rlock): the library's diagnostics come from reading threads
+ * too. */
+#define FUSE_USE_VERSION 312 /* fuse_loop_cfg_*: the threads' number */
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse_lowlevel.h>
 #include "dynlib.h"
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +46,7 @@
 #define DIR_CACHE_ENTRIES (1u << 20) /* with at most this many entries
 				      * besides the newest */
 #define FILE_CACHE 64           /* open file handles (ciphers) kept */
+#define MOUNT_THREADS 2         /* libfuse's workers, and handles per file */
 #define TIMEOUT 86400.0         /* the image never changes */
 #define CONTEXT_XATTR "user.e4dump.context"
 
@@ -44,14 +56,24 @@ struct dslot {
 	uint64_t used;
 };
 
+/* f[0] is the handle opened; f[i > 0], made when reads meet, are its
+ * e4_file_dup copies.  busy: bit i while a read uses f[i] (under
+ * m->lock).  A slot is reused only with no opens (refs), so never while
+ * a read uses it: the kernel releases a file after its reads' replies. */
 struct fslot {
 	uint32_t ino;
-	struct e4_file *f;
+	struct e4_file *f[MOUNT_THREADS];
+	unsigned int busy;
+	int want_more;                  /* a read waited for a handle */
 	unsigned int refs;
 	uint64_t used;
 };
 
 struct mount {
+	pthread_mutex_t lock;           /* the filesystem, caches, clock */
+	pthread_cond_t handle_free;     /* a read gave its handle back */
+	pthread_mutex_t rlock;          /* messages */
+	int concurrent;                 /* e4_fs_concurrent_reads */
 	struct session *s;
 	int keep_locked;
 	uint32_t first_ino;             /* s_first_ino: below it, reserved */
@@ -67,6 +89,22 @@ struct mount {
 	int walking;                    /* its walk: messages are ls's */
 	struct report *r;
 };
+
+/* A message from a handler (under m->lock; readers may report at once) */
+#define REPORT_AT(m, ...) \
+	do { \
+		pthread_mutex_lock(&(m)->rlock); \
+		report_error_at(__VA_ARGS__); \
+		pthread_mutex_unlock(&(m)->rlock); \
+	} while (0)
+
+static void slot_close(struct fslot *s)
+{
+	for (size_t i = 0; i < MOUNT_THREADS; i++) {
+		e4_file_close(s->f[i]);
+		s->f[i] = NULL;
+	}
+}
 
 /* FUSE's root is node 1; the image's is inode 2 (inode 1 is never shown). */
 static uint32_t to_ino(fuse_ino_t n)
@@ -175,7 +213,7 @@ static int second_name(struct mount *m, uint32_t dir, const struct e4_dir *d,
 	 * has no other name it knows: this one */
 	switch (e4_blockset_claim(&m->parent_of, ino, dir, &first)) {
 	case -1:
-		report_error_at(m->s->report, name, ino, "out of memory");
+		REPORT_AT(m, m->s->report, name, ino, "out of memory");
 		return 1;
 	case 2:
 		break;
@@ -195,7 +233,7 @@ static int second_name(struct mount *m, uint32_t dir, const struct e4_dir *d,
 		break;
 	}
 	}
-	report_error_at(m->s->report, name, ino,
+	REPORT_AT(m, m->s->report, name, ino,
 			"a second name of directory inode %" PRIu32 " (its first is in directory "
 			"inode %" PRIu32 "; ext4 directories have one parent): not shown, "
 			"as ls and extract do not enter it", ino, first);
@@ -226,7 +264,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	 * kernel would take it for the root; an entry naming an unused
 	 * inode is damage too */
 	if (ent.ino == E4_ROOT_INO || ent.ino < m->first_ino) {
-		report_error_at(m->s->report, name, ent.ino,
+		REPORT_AT(m, m->s->report, name, ent.ino,
 				"the entry names %s inode %" PRIu32 ": not shown",
 				ent.ino == E4_ROOT_INO ? "the root" : "the reserved", ent.ino);
 		E4_FUSE->reply_err(req, EIO);
@@ -234,7 +272,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	err = read_inode(m, ent.ino, &in);
 	if (err == ENOENT) {
-		report_error_at(m->s->report, name, ent.ino,
+		REPORT_AT(m, m->s->report, name, ent.ino,
 				"the entry names inode %" PRIu32 ", which is not in use", ent.ino);
 		err = EIO;
 	}
@@ -386,15 +424,15 @@ static int file_get(struct mount *m, uint32_t ino, struct fslot **out)
 	int err;
 
 	for (size_t i = 0; i < FILE_CACHE; i++) {
-		if (m->files[i].f && m->files[i].ino == ino) {
+		if (m->files[i].f[0] && m->files[i].ino == ino) {
 			m->files[i].refs++;
 			m->files[i].used = ++m->clock;
 			*out = &m->files[i];
 			return 0;
 		}
 		if (!m->files[i].refs &&
-		    (!victim || !m->files[i].f || m->files[i].used < victim->used))
-			if (!victim || victim->f)
+		    (!victim || !m->files[i].f[0] || m->files[i].used < victim->used))
+			if (!victim || victim->f[0])
 				victim = &m->files[i];
 	}
 	err = read_inode(m, ino, &in);
@@ -410,12 +448,11 @@ static int file_get(struct mount *m, uint32_t ino, struct fslot **out)
 		if (!victim)
 			return ENOMEM;
 		victim->ino = 0;
-	} else if (victim->f) {
-		e4_file_close(victim->f);
-		victim->f = NULL;
+	} else {
+		slot_close(victim);
 	}
-	st = inode_locked(m->s, &in) ? e4_file_open_raw(m->s->fs, &in, NULL, &victim->f)
-				     : e4_file_open(m->s->fs, &in, NULL, &victim->f);
+	st = inode_locked(m->s, &in) ? e4_file_open_raw(m->s->fs, &in, NULL, &victim->f[0])
+				     : e4_file_open(m->s->fs, &in, NULL, &victim->f[0]);
 	if (st != E4_OK) {
 		if (victim < m->files || victim >= m->files + FILE_CACHE)
 			free(victim);
@@ -424,6 +461,8 @@ static int file_get(struct mount *m, uint32_t ino, struct fslot **out)
 	/* no keep-going: a block that cannot be read is EIO (and a message),
 	 * never zeros */
 	victim->ino = ino;
+	victim->busy = 0;
+	victim->want_more = 0;
 	victim->refs = 1;
 	victim->used = ++m->clock;
 	*out = victim;
@@ -433,7 +472,7 @@ static int file_get(struct mount *m, uint32_t ino, struct fslot **out)
 static void file_put(struct mount *m, struct fslot *s)
 {
 	if (s < m->files || s >= m->files + FILE_CACHE) {
-		e4_file_close(s->f);
+		slot_close(s);
 		free(s);
 		return;
 	}
@@ -460,19 +499,63 @@ static void op_open(fuse_req_t req, fuse_ino_t node, struct fuse_file_info *fi)
 	E4_FUSE->reply_open(req, fi);
 }
 
+/* A handle of s no other read uses (under m->lock): a free one, else
+ * wait for one.  A read that had to wait asks for one more: the next to
+ * find f[0] free copies it (e4_file_dup reads f[0], so never while a read
+ * uses it), while there is room and reads may decrypt at once. */
+static unsigned int handle_take(struct mount *m, struct fslot *s)
+{
+	for (;;) {
+		unsigned int n = 0;
+
+		while (n < MOUNT_THREADS && s->f[n])
+			n++;
+		if (s->want_more && n < MOUNT_THREADS && !(s->busy & 1u)) {
+			if (e4_file_dup(s->f[0], &s->f[n]) == E4_OK)
+				n++;
+			s->want_more = 0;
+		}
+		for (unsigned int i = 0; i < n; i++)
+			if (!(s->busy & (1u << i))) {
+				s->busy |= 1u << i;
+				return i;
+			}
+		s->want_more = m->concurrent;
+		pthread_cond_wait(&m->handle_free, &m->lock);
+	}
+}
+
 static void op_read(fuse_req_t req, fuse_ino_t node, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
+	struct mount *m = M(req);
 	struct fslot *s = (struct fslot *)(uintptr_t)fi->fh;
 	char *buf = malloc(size ? size : 1);
 	size_t got = 0;
+	enum e4_status st;
+	unsigned int h;
 
 	(void)node;
-	if (!buf) {
-		E4_FUSE->reply_err(req, ENOMEM);
+	if (!buf || off < 0) {
+		int err = buf ? EIO : ENOMEM;
+
+		free(buf);
+		E4_FUSE->reply_err(req, err);
 		return;
 	}
-	if (off < 0 || e4_file_pread(s->f, (uint64_t)off, buf, size, &got) != E4_OK)
+	pthread_mutex_lock(&m->lock);
+	h = handle_take(m, s);
+	if (m->concurrent) {
+		pthread_mutex_unlock(&m->lock);
+		st = e4_file_pread(s->f[h], (uint64_t)off, buf, size, &got);
+		pthread_mutex_lock(&m->lock);
+	} else {
+		st = e4_file_pread(s->f[h], (uint64_t)off, buf, size, &got);
+	}
+	s->busy &= ~(1u << h);
+	pthread_cond_broadcast(&m->handle_free);
+	pthread_mutex_unlock(&m->lock);
+	if (st != E4_OK)
 		E4_FUSE->reply_err(req, EIO);
 	else
 		E4_FUSE->reply_buf(req, buf, got);
@@ -756,20 +839,41 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want |= FUSE_CAP_POSIX_ACL;
 }
 
+/* The handlers that use the filesystem or the caches, each under the
+ * mount's lock (read takes it itself, for less time). */
+#define LOCKED(op, params, args) \
+	static void op##_locked params \
+	{ \
+		struct mount *m = M(req); \
+		pthread_mutex_lock(&m->lock); \
+		op args; \
+		pthread_mutex_unlock(&m->lock); \
+	}
+LOCKED(op_lookup, (fuse_req_t req, fuse_ino_t parent, const char *name), (req, parent, name))
+LOCKED(op_getattr, (fuse_req_t req, fuse_ino_t node, struct fuse_file_info *fi), (req, node, fi))
+LOCKED(op_readlink, (fuse_req_t req, fuse_ino_t node), (req, node))
+LOCKED(op_opendir, (fuse_req_t req, fuse_ino_t node, struct fuse_file_info *fi), (req, node, fi))
+LOCKED(op_readdir, (fuse_req_t req, fuse_ino_t node, size_t size, off_t off, struct fuse_file_info *fi), (req, node, size, off, fi))
+LOCKED(op_open, (fuse_req_t req, fuse_ino_t node, struct fuse_file_info *fi), (req, node, fi))
+LOCKED(op_release, (fuse_req_t req, fuse_ino_t node, struct fuse_file_info *fi), (req, node, fi))
+LOCKED(op_statfs, (fuse_req_t req, fuse_ino_t node), (req, node))
+LOCKED(op_getxattr, (fuse_req_t req, fuse_ino_t node, const char *name, size_t size), (req, node, name, size))
+LOCKED(op_listxattr, (fuse_req_t req, fuse_ino_t node, size_t size), (req, node, size))
+
 static const struct fuse_lowlevel_ops ops = {
 	.init = op_init,
-	.lookup = op_lookup,
-	.getattr = op_getattr,
-	.readlink = op_readlink,
-	.opendir = op_opendir,
-	.readdir = op_readdir,
+	.lookup = op_lookup_locked,
+	.getattr = op_getattr_locked,
+	.readlink = op_readlink_locked,
+	.opendir = op_opendir_locked,
+	.readdir = op_readdir_locked,
 	.releasedir = op_releasedir,
-	.open = op_open,
+	.open = op_open_locked,
 	.read = op_read,
-	.release = op_release,
-	.statfs = op_statfs,
-	.getxattr = op_getxattr,
-	.listxattr = op_listxattr,
+	.release = op_release_locked,
+	.statfs = op_statfs_locked,
+	.getxattr = op_getxattr_locked,
+	.listxattr = op_listxattr_locked,
 	.setattr = op_setattr,
 	.mknod = op_mknod,
 	.mkdir = op_mkdir,
@@ -805,8 +909,11 @@ static void mount_diag(void *arg, const struct e4_diag *d)
 {
 	struct mount *m = arg;
 
-	if (!m->walking || d->problem == E4_P_NO_KEY || d->level == E4_DIAG_INFO)
+	if (!m->walking || d->problem == E4_P_NO_KEY || d->level == E4_DIAG_INFO) {
+		pthread_mutex_lock(&m->rlock);
 		report_diag(m->r, d);
+		pthread_mutex_unlock(&m->rlock);
+	}
 }
 
 static void mount_free(struct mount *m)
@@ -815,8 +922,10 @@ static void mount_free(struct mount *m)
 	for (size_t i = 0; i < DIR_CACHE; i++)
 		e4_dir_free(m->dirs[i].d);
 	for (size_t i = 0; i < FILE_CACHE; i++)
-		if (m->files[i].f)
-			e4_file_close(m->files[i].f);
+		slot_close(&m->files[i]);
+	pthread_mutex_destroy(&m->lock);
+	pthread_mutex_destroy(&m->rlock);
+	pthread_cond_destroy(&m->handle_free);
 }
 
 int cmd_mount(const struct options *o, struct report *r)
@@ -860,13 +969,18 @@ int cmd_mount(const struct options *o, struct report *r)
 		return json_finish(o->json, "mount", r, EXIT_FATAL);
 	}
 	memset(&m, 0, sizeof(m));
+	pthread_mutex_init(&m.lock, NULL);
+	pthread_mutex_init(&m.rlock, NULL);
+	pthread_cond_init(&m.handle_free, NULL);
 	m.r = r;
 	rc = session_open_diag(&s, o, r, 1, mount_diag, &m);
 	if (rc) {
+		mount_free(&m);
 		free(mountpoint);
 		return json_finish(o->json, "mount", r, EXIT_FATAL);
 	}
 	m.s = &s;
+	m.concurrent = e4_fs_concurrent_reads(s.fs);
 	{
 		/* every directory's one name, before the kernel asks: only
 		 * directories' inodes are needed (the scan tells the others,
@@ -939,7 +1053,18 @@ int cmd_mount(const struct options *o, struct report *r)
 	}
 	/* a signal (Ctrl-C, SIGTERM) ends the loop with its number: the
 	 * normal way out */
-	ret = E4_FUSE->session_loop(se);
+	{
+		struct fuse_loop_config *cfg = E4_FUSE->loop_cfg_create();
+
+		if (!cfg) {
+			report_error(r, "mount: out of memory");
+			ret = -1;
+		} else {
+			E4_FUSE->loop_cfg_set_max_threads(cfg, MOUNT_THREADS);
+			ret = E4_FUSE->session_loop_mt(se, cfg);
+			E4_FUSE->loop_cfg_destroy(cfg);
+		}
+	}
 	if (ret > 0)
 		ret = 0;
 	E4_FUSE->session_unmount(se);

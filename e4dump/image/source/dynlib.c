@@ -1,6 +1,6 @@
 /* dynlib.h: the libraries some inputs need, loaded when first needed
  * (or linked: E4DUMP_DLOPEN off). */
-#define FUSE_USE_VERSION 34 /* cmd_mount.c's */
+#define FUSE_USE_VERSION 312 /* cmd_mount.c's */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>

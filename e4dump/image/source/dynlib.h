@@ -145,7 +145,8 @@ const char *e4_dl_package(enum e4_dl_lib lib);
 	X(fuse_, reply_open) X(fuse_, reply_buf) X(fuse_, reply_xattr) \
 	X(fuse_, reply_statfs) X(fuse_, add_direntry) \
 	X(fuse_, opt_add_arg) X(fuse_, opt_free_args) \
-	X(fuse_, session_new) X(fuse_, session_mount) X(fuse_, session_loop) \
+	X(fuse_, session_new) X(fuse_, session_mount) X(fuse_, session_loop_mt) \
+	X(fuse_, loop_cfg_create) X(fuse_, loop_cfg_destroy) X(fuse_, loop_cfg_set_max_threads) \
 	X(fuse_, session_unmount) X(fuse_, session_destroy) \
 	X(fuse_, set_signal_handlers) X(fuse_, remove_signal_handlers) \
 	X(fuse_, daemonize)
