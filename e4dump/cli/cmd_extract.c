@@ -277,6 +277,8 @@ static int write_file(struct extract *x, struct xdir *d, const char *name,
 		free(rel);
 		rel = NULL;
 	}
+	/* a large file: written by the writer's threads at once */
+	filewriter_add_parts(x->writer, &job);
 	if (in->links == 1 || first) {
 		filewriter_submit(x->writer, &job);
 		return 0;

@@ -141,21 +141,178 @@ static void emit_record(struct file_job *job, const char *status,
 	job->rec = NULL;
 }
 
+/* Large files: written in segments of this many bytes, each taken by
+ * the next thread free; from this size on. */
+#define PART_SEGMENT (2u << 20)
+#define PART_MIN (4 * PART_SEGMENT)
+
+void filewriter_add_parts(struct filewriter *w, struct file_job *job)
+{
+	struct e4_fs_info info;
+
+	if (!w->threads || job->size < PART_MIN || !e4_fs_concurrent_reads(w->fs))
+		return;
+	e4_fs_get_info(w->fs, &info);
+	for (job->nparts = 0; job->nparts < w->threads &&
+	     job->nparts < FILEWRITER_MAX_PARTS - 1; job->nparts++)
+		if (e4_file_dup(job->file, &job->part[job->nparts]) != E4_OK)
+			break;
+	job->fs = w->fs;
+	job->part_bs = info.block_size;
+	job->part_blocks = PART_SEGMENT / info.block_size ? PART_SEGMENT / info.block_size : 1;
+}
+
+/* One thread's share of a file written in parts. */
+struct part {
+	struct file_job *job;
+	struct e4_file *f;
+	struct e4_readbuf *rb;      /* the caller's, or NULL: its own */
+	uint64_t *next;             /* the next segment to take (shared) */
+	int *stop;                  /* a part failed (shared) */
+	struct sink s;
+	enum e4_status es;
+	int err;
+	pthread_t thread;
+};
+
+static void *part_main(void *arg)
+{
+	struct part *p = arg;
+	struct file_job *job = p->job;
+	struct e4_readbuf *own = NULL;
+	uint64_t sb = job->part_blocks, blocks, nseg, k;
+
+	blocks = job->size / job->part_bs + (job->size % job->part_bs != 0);
+	nseg = blocks / sb + (blocks % sb != 0);
+	/* without a buffer of its own, e4_file_stream_part uses the handle's */
+	if (!p->rb && e4_readbuf_new(job->fs, READBUF, &own) == E4_OK)
+		p->rb = own;
+	p->es = E4_OK;
+	while (!__atomic_load_n(p->stop, __ATOMIC_RELAXED) &&
+	       (k = __atomic_fetch_add(p->next, 1, __ATOMIC_RELAXED)) < nseg) {
+		errno = 0;
+		p->es = e4_file_stream_part(p->f, p->rb, k * sb, (k + 1) * sb,
+					    file_sink, &p->s);
+		if (p->es != E4_OK) {
+			p->err = errno;
+			__atomic_store_n(p->stop, 1, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	e4_readbuf_free(own);
+	return NULL;
+}
+
+/* Stream job's file in parts, in job->nparts threads and this one: as
+ * one stream would (s: where the data ends, the bytes written, capped;
+ * errno: the first failure's). */
+static enum e4_status stream_parts(struct file_job *job, struct e4_readbuf *rb,
+				   struct sink *s)
+{
+	struct part p[FILEWRITER_MAX_PARTS];
+	uint64_t next = 0;
+	unsigned int n = job->nparts + 1, started;
+	enum e4_status es = E4_OK;
+	int stop = 0, err = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		memset(&p[i], 0, sizeof(p[i]));
+		p[i].job = job;
+		p[i].f = i ? job->part[i - 1] : job->file;
+		p[i].rb = i ? NULL : rb;
+		p[i].next = &next;
+		p[i].stop = &stop;
+		p[i].s = *s;
+	}
+	for (started = 1; started < n; started++)
+		if (pthread_create(&p[started].thread, NULL, part_main, &p[started]))
+			break; /* the ones started and this one take it all */
+	part_main(&p[0]);
+	for (unsigned int i = 0; i < started; i++) {
+		if (i)
+			pthread_join(p[i].thread, NULL);
+		if (p[i].s.end > s->end)
+			s->end = p[i].s.end;
+		s->bytes += p[i].s.bytes;
+		s->capped |= p[i].s.capped;
+		if (p[i].es != E4_OK && es == E4_OK) {
+			es = p[i].es;
+			err = p[i].err;
+		}
+	}
+	errno = err;
+	return es;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct e4_lblk_range *x = a, *y = b;
+
+	return (x->lblk > y->lblk) - (x->lblk < y->lblk);
+}
+
+/* The blocks the job's handles could not read: their count, and in
+ * *text (malloc'd, or NULL) their ranges in order, merged. */
+static uint64_t job_unreadable(const struct file_job *job, char **text)
+{
+	const struct e4_lblk_range *v;
+	struct e4_lblk_range *all = NULL;
+	size_t n, nall = 0, cap = 0;
+	uint64_t total = 0;
+
+	*text = NULL;
+	for (unsigned int i = 0; i <= job->nparts; i++) {
+		uint64_t bad = e4_file_unreadable(i ? job->part[i - 1] : job->file, &v, &n);
+		struct e4_lblk_range *more;
+
+		if (!bad)
+			continue;
+		total += bad;
+		if (nall + n > cap) {
+			cap = (nall + n) * 2;
+			more = realloc(all, cap * sizeof(*all));
+			if (!more)
+				continue;
+			all = more;
+		}
+		memcpy(all + nall, v, n * sizeof(*v));
+		nall += n;
+	}
+	if (!total)
+		return 0;
+	if (all)
+		qsort(all, nall, sizeof(*all), cmp_range);
+	/* one range where a part's ended and the next one's begins */
+	for (size_t i = 0, j = 0; i < nall; i++) {
+		if (j && all[j - 1].lblk + all[j - 1].len == all[i].lblk) {
+			all[j - 1].len += all[i].len;
+		} else {
+			all[j++] = all[i];
+		}
+		if (i + 1 == nall)
+			nall = j;
+	}
+	*text = ranges_text(all, nall, total);
+	free(all);
+	return total;
+}
+
 int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 		 struct e4_readbuf *rb)
 {
 	struct sink s = { od, job->out.fd, 0, 0, 0 };
 	char hashes[MANIFEST_HASHES] = "", *ranges = NULL;
-	const struct e4_lblk_range *bad;
 	enum e4_status es;
-	size_t nbad;
 	uint64_t unreadable;
 	int err;
 
 	report_shared_blocks(r, job);
 	errno = 0;
-	es = rb ? e4_file_stream_buf(job->file, rb, file_sink, &s) :
-		  e4_file_stream(job->file, file_sink, &s);
+	if (job->nparts)
+		es = stream_parts(job, rb, &s);
+	else
+		es = rb ? e4_file_stream_buf(job->file, rb, file_sink, &s) :
+			  e4_file_stream(job->file, file_sink, &s);
 	err = errno;
 	/* a hole at the end, which the data did not reach */
 	if (es == E4_OK && s.end < job->size &&
@@ -175,9 +332,8 @@ int file_job_run(struct outdir *od, struct report *r, struct file_job *job,
 		emit_record(job, "error", NULL, 0, NULL);
 		return -1;
 	}
-	unreadable = e4_file_unreadable(job->file, &bad, &nbad);
+	unreadable = job_unreadable(job, &ranges);
 	if (unreadable) {
-		ranges = ranges_text(bad, nbad, unreadable);
 		report_error_at(r, job->path, job->ino, "%" PRIu64 " blocks cannot be read (file blocks %s): "
 				"written as holes, the rest of the file is extracted",
 				unreadable, ranges ? ranges : "?");
@@ -232,6 +388,9 @@ void file_job_free(struct file_job *job)
 	job->unreadable_out = NULL;
 	e4_file_close(job->file);
 	job->file = NULL;
+	for (unsigned int i = 0; i < job->nparts; i++)
+		e4_file_close(job->part[i]);
+	job->nparts = 0;
 	free(job->path);
 	job->path = NULL;
 	xattrs_set_free(job->xattrs);

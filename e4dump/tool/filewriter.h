@@ -15,8 +15,19 @@
 #include "report.h"
 #include "xattrs.h"
 
+/* A large file is written in parts by this many threads at most. */
+#define FILEWRITER_MAX_PARTS 16
+
 struct file_job {
 	struct e4_file *file;       /* file_job_free closes it */
+	/* a large file: more handles on it (filewriter_add_parts), each
+	 * streaming parts of it in a thread of its own while file does too;
+	 * file_job_free closes them */
+	struct e4_file *part[FILEWRITER_MAX_PARTS - 1];
+	unsigned int nparts;
+	struct e4_fs *fs;           /* with parts: their read buffers' */
+	uint64_t part_bs;           /* with parts: the block size, */
+	uint64_t part_blocks;       /* and blocks in a segment */
 	struct out_file out;        /* created; closed by the writer */
 	char name[OUTDIR_NAME_MAX]; /* out.name points here when queued */
 	char *path;                 /* for messages; file_job_free frees it */
@@ -54,6 +65,13 @@ struct filewriter;
 struct filewriter *filewriter_start(struct e4_fs *fs, struct outdir *od,
 				    struct report *r, unsigned int threads,
 				    unsigned int queue);
+
+/* For a large file (job->file and job->size set), when the writer has
+ * threads: handles to write it in parts in that many threads at once
+ * (its block reads and decryption, both cores busy), made here, in the
+ * thread that uses the filesystem.  Nothing when it is small, the image
+ * cannot be read in several threads, or a handle cannot be made. */
+void filewriter_add_parts(struct filewriter *w, struct file_job *job);
 
 /* Hand a job over (copied; waits while the queue is full; without a
  * thread it runs at once).  A job that fails is reported and counted. */

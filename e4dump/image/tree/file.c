@@ -379,21 +379,43 @@ static enum e4_status stream_blocks(struct e4_file *f, struct e4_readbuf *rb,
 	return E4_OK;
 }
 
-enum e4_status e4_file_stream_buf(struct e4_file *f, struct e4_readbuf *rb,
-				  e4_sink_fn sink, void *arg)
+static size_t run_at(const struct e4_file *f, uint64_t lblk);
+static enum e4_status own_readbuf(struct e4_file *f);
+
+enum e4_status e4_file_stream_part(struct e4_file *f, struct e4_readbuf *rb,
+				   uint64_t from, uint64_t to,
+				   e4_sink_fn sink, void *arg)
 {
 	unsigned int bs = f->fs->info.block_size;
 	uint64_t size = f->in.size;
 	enum e4_status st;
 
-	if (stream_trivial(f, sink, arg, &st))
+	if (f->inline_data || !f->nruns) {
+		/* no blocks: all of it is in the part that starts the file */
+		if (from)
+			return E4_OK;
+		stream_trivial(f, sink, arg, &st);
 		return st;
+	}
+	if (!rb) {
+		st = own_readbuf(f);
+		if (st != E4_OK)
+			return st;
+		rb = f->rb;
+	}
 	if (rb->bs != bs)
 		return E4_INVALID;
-	for (size_t r = 0; r < f->nruns; r++) {
+	for (size_t r = run_at(f, from); r < f->nruns && f->runs[r].lblk < to; r++) {
 		uint64_t lblk = f->runs[r].lblk, pblk = f->runs[r].pblk;
 		uint64_t left = f->runs[r].len;
 
+		if (lblk < from) {
+			pblk += from - lblk;
+			left -= from - lblk;
+			lblk = from;
+		}
+		if (left > to - lblk)
+			left = to - lblk;
 		while (left) {
 			uint64_t n = left < rb->blocks ? left : rb->blocks;
 			uint64_t off = lblk * bs, len = n * bs;
@@ -434,6 +456,12 @@ next:
 		}
 	}
 	return E4_OK;
+}
+
+enum e4_status e4_file_stream_buf(struct e4_file *f, struct e4_readbuf *rb,
+				  e4_sink_fn sink, void *arg)
+{
+	return e4_file_stream_part(f, rb, 0, UINT64_MAX, sink, arg);
 }
 
 /* The index of the first run that ends after lblk (nruns: none). */

@@ -105,4 +105,13 @@ enum e4_status e4_file_pread_buf(struct e4_file *f, struct e4_readbuf *rb,
 enum e4_status e4_file_stream_buf(struct e4_file *f, struct e4_readbuf *rb,
 				  e4_sink_fn sink, void *arg);
 
+/* The same for file blocks from..to-1 only (a file without blocks, inline
+ * data or none, is all in the part with from 0), through rb or, when it
+ * is NULL, the handle's own buffers: handles of one file
+ * (e4_file_dup) stream its parts in several threads at once, each its
+ * unreadable blocks recorded in its own handle. */
+enum e4_status e4_file_stream_part(struct e4_file *f, struct e4_readbuf *rb,
+				   uint64_t from, uint64_t to,
+				   e4_sink_fn sink, void *arg);
+
 #endif
