@@ -14,11 +14,7 @@ set -u
 . "$(dirname "$0")/../lib/common.sh"
 E4DUMP=$1
 workdir "$2"
-[ -w /dev/fuse ] || give_up "SKIPPED: /dev/fuse is not usable"
-for t in fusermount3 mountpoint mkfs.ext4 debugfs; do
-	command -v $t >/dev/null || give_up "SKIPPED: $t not found (scripts/install-deps.sh)"
-done
-MNT=$W/mnt
+mount_setup mkfs.ext4 debugfs
 mkdir -p "$MNT" "$W/tree/a/d" "$W/tree/b"
 echo x >"$W/tree/a/d/x"
 echo y >"$W/tree/a/d/y"

@@ -11,11 +11,7 @@ set -u
 . "$(dirname "$0")/../lib/common.sh"
 E4DUMP=$1
 workdir "$2"
-[ -w /dev/fuse ] || give_up "SKIPPED: /dev/fuse is not usable"
-for t in fusermount3 mountpoint mkfs.ext4 cmp; do
-	command -v $t >/dev/null || give_up "SKIPPED: $t not found (scripts/install-deps.sh)"
-done
-MNT=$W/mnt
+mount_setup mkfs.ext4 cmp
 src=$W/src
 mkdir -p "$MNT" "$src/many"
 python3 - "$src" <<'EOF'

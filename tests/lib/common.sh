@@ -79,6 +79,17 @@ give_up() {
 	finish
 }
 
+# A test of e4dump mount: /dev/fuse usable, fusermount3, mountpoint and
+# the tools named found, else it is skipped; MNT=$W/mnt made.
+mount_setup() {
+	[ -w /dev/fuse ] || give_up "SKIPPED: /dev/fuse is not usable"
+	for t in fusermount3 mountpoint "$@"; do
+		command -v "$t" >/dev/null || give_up "SKIPPED: $t not found (scripts/install-deps.sh)"
+	done
+	MNT=$W/mnt
+	mkdir -p "$MNT"
+}
+
 sanitizer_report() {
 	grep -Eq '[A-Za-z]+Sanitizer|runtime error' "$1"
 }
