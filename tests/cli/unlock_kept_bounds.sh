@@ -9,8 +9,11 @@
 # directory stays kept (its names do not decrypt) and is an export again.
 # And its work: a locked directory of 8,000 entries whose stored names all
 # decrypt to one name (unlock_kept_many.py dups) is made unique in 8,000
-# tries, not 8,000^2/2, as extract does: the run stays under 2 s of CPU
-# (ulimit -t; main took over 5 s).
+# tries, not 8,000^2/2, as extract does: the run's user CPU time stays
+# under 1.5 s (measured: 0.07 s, 0.26 s under ASan; with the per-name k
+# removed, 4.96 s).  User time only: the system time of 8,000 creates in
+# one directory depends on the disk and on what else runs (a CI run under
+# ASan beside other tests took over 2 s of it), the tries are all user time.
 # usage: unlock_kept_bounds.sh E4DUMP WORKDIR
 set -u
 . "$(dirname "$0")/../lib/common.sh"
@@ -41,9 +44,13 @@ else
 fi
 /usr/bin/python3 "$top/tests/cli/unlock_kept_many.py" "$W/kl" "$W/dups" dups 8000 ||
 	give_up "unlock_kept_many.py dups"
-(ulimit -t 2; exec "$E4DUMP" unlock-kept --key-file "$K" "$W/dups" -o "$W/ud") >/dev/null 2>"$W/ud.err"
-rc=$?
-check "8,000 names of one name: exit 0 within 2 s of CPU ($rc): $(tail -1 "$W/ud.err")" '[ $rc = 0 ]'
+USER_LIMIT=1.5
+(ulimit -t 60; exec /usr/bin/time -f "%x %U" -o "$W/ud.time" \
+	"$E4DUMP" unlock-kept --key-file "$K" "$W/dups" -o "$W/ud") >/dev/null 2>"$W/ud.err"
+read -r rc user < <(tail -1 "$W/ud.time")
+check "8,000 names of one name: exit ${rc:-killed}: $(tail -1 "$W/ud.err")" '[ "$rc" = 0 ]'
+check "8,000 names of one name: ${user:-?} s of user CPU, want under $USER_LIMIT s" \
+	'awk -v u="${user:-99}" -v l="$USER_LIMIT" "BEGIN { exit !(u < l) }"'
 check "sanitizer report" '! sanitizer_report "$W/ud.err"'
 check "8,000 distinct names made: $(ls "$W/ud/d" 2>/dev/null | wc -l)" \
 	'[ "$(ls "$W/ud/d" | grep -vc "^%e4dump")" = 8000 ]'
