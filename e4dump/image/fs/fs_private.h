@@ -58,7 +58,7 @@ struct e4_fs {
 	uint8_t *bad_groups;            /* bitmap: table outside the fs */
 	unsigned int n_bad_groups;
 	uint8_t *iblock;                /* a block read outside the cache */
-	struct e4_icache_slot *icache;  /* inode-table windows (itable.c) */
+	struct e4_icache *icache;       /* inode-table windows (itable.c) */
 	struct e4_algs *algs;           /* NULL: OpenSSL fetches each time */
 	uint64_t icache_clock;
 	uint8_t *icache_map;            /* the windows' memory, or NULL */
