@@ -23,6 +23,7 @@ die() { echo "bench/make-image: error: $*" >&2; exit 1; }
 msg() { echo "bench/make-image: $*" >&2; }
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$top/bench/image-cache.sh"
 cache=${E4DUMP_CACHE:-/var/cache/e4dump}
 use_cache=1
 if [ "${1:-}" = --no-cache ]; then
@@ -34,10 +35,7 @@ scale=$1
 out=$2
 [[ $scale =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v s="$scale" 'BEGIN { exit !(s > 0 && s <= 10) }' ||
 	die "SCALE must be a number in (0, 10], not '$scale'"
-case $out in
-	*.img) keyout=${out%.img}.key ;;
-	*) keyout=$out.key ;;
-esac
+keyout=$(image_keyout "$out")
 
 # ---- the scenario ---------------------------------------------------------------
 # The numbers at SCALE, and room for them: both trees' blocks (a small file
@@ -54,12 +52,8 @@ read -r large small dirs many few size_mib inodes < <(awk -v s="$scale" 'BEGIN {
 	size = int(data * 1.15 + inodes * 256 / 1048576 + 96)
 	printf "%d %d %d %d %d %d %d\n", large, small, dirs, many, few, size, inodes
 }')
-# A fixed key, so that the same SCALE gives the same image; the descriptor by
-# e4crypt's rule (SHA-512 twice), which is how e4dump matches key and policy.
-read -r keyhex desc < <(python3 -c '
-import hashlib
-k = hashlib.sha512(b"e4dump benchmark master key").digest()
-print(k.hex(), hashlib.sha512(hashlib.sha512(k).digest()).hexdigest()[:16])')
+# the same SCALE gives the same image (image-cache.sh)
+read -r keyhex desc < <(image_master_key)
 scn=$(cat <<EOF
 # bench/make-image.sh SCALE=$scale
 @size ${size_mib}M
@@ -73,23 +67,8 @@ EOF
 kernel=$(bash "$top/vm/build-kernel.sh" | tail -n1) || die "kernel build failed"
 # (this script is not in the key: what it puts in the image is the scenario;
 # bump the recipe when that changes otherwise)
-ckey=$( { echo "bench-image-1 $scale"; echo "$scn"; echo "$kernel";
-	  sha256sum "$top"/vm/guest/*.c "$top"/vm/guest/*.h "$top/vm/make-image.sh" |
-	  cut -d' ' -f1; } | sha256sum | cut -c1-16)
+ckey=$(image_cache_key "bench-image-1 $scale" "$scn" "$kernel")
 cdir=$cache/bench/$ckey
-
-# Hard link when the cache is on the same filesystem (instant), else copy.
-deliver() {
-	local src=$1 f
-	mkdir -p "$(dirname "$out")" || return 1
-	rm -f "$out" "$keyout" "$out.manifest" "$out.console.log" "$out.scn"
-	ln "$src/image.img" "$out" 2>/dev/null || cp --sparse=always "$src/image.img" "$out" || return 1
-	for f in manifest console.log; do
-		cp "$src/image.img.$f" "$out.$f" || return 1
-	done
-	cp "$src/bench.scn" "$out.scn" || return 1
-	cp "$src/image.key" "$keyout"
-}
 
 mkdir -p "$cache/bench" || die "cannot create $cache/bench"
 # One run per image at a time (a lock per key): a hit on another image
@@ -102,7 +81,7 @@ exec 9>"$cache/bench/.lock"
 if [ $use_cache = 1 ] && [ -f "$cdir/.done" ]; then
 	touch "$cdir/.done"
 	flock -s 9
-	deliver "$cdir" || die "cannot deliver $cdir to $out"
+	image_deliver "$cdir" bench.scn "$out" "$keyout" || die "cannot deliver $cdir to $out"
 	msg "cached: $out (SCALE $scale, $cdir)"
 	exit 0
 fi
@@ -115,14 +94,8 @@ msg "SCALE $scale: large.bin $large bytes, $small small files in $dirs directori
 t0=$(date +%s.%N)
 # Under TCG the guest writes about 1.5 GiB and 280,000 entries at SCALE 1.
 timeout=$(awk -v s="$scale" 'BEGIN { printf "%d", 300 + 2400 * s }')
-if ! bash "$top/vm/make-image.sh" --kernel "$kernel" --timeout "$timeout" \
-	--keys-dir "$cdir/keys" "$cdir/bench.scn" "$cdir/image.img" >"$cdir/make-image.log" 2>&1; then
-	tail -n 30 "$cdir/make-image.log" >&2
-	rm -f "$cdir/image.img" # GBs; the logs stay
-	die "vm/make-image.sh failed (log: $cdir/make-image.log)"
-fi
+image_generate "$cdir" bench.scn "$kernel" "$timeout" "$desc" || die "no image"
 t1=$(date +%s.%N)
-cp "$cdir/keys/$desc.key" "$cdir/image.key" || die "no key $desc.key"
 
 # Both trees were written from the same numbers: the manifest says so.
 python3 - "$cdir/image.img.manifest" <<'EOF' || die "manifest: the trees differ"
@@ -135,8 +108,7 @@ if len(enc) != 1 or len(plain) != 1 or enc[0][-6:] != plain[0][-6:]:
 EOF
 guest=$(grep -a -o 'bench-tree [a-z]*: .*' "$cdir/image.img.console.log" | tr -d '\r')
 printf '%s\n' "$guest" >&2
-awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\n", b - a }' >"$cdir/generation-seconds"
-touch "$cdir/.done"
+image_done "$cdir" "$t0" "$t1"
 msg "generated in $(cat "$cdir/generation-seconds") s ($(grep -o 'QEMU [0-9]* s' "$cdir/make-image.log"))"
 
 # Keep the newest few finished images (a SCALE 1 image holds 2.3 GB; the
@@ -151,5 +123,5 @@ if flock -n 9; then
 	done
 fi
 flock -s 9
-deliver "$cdir" || die "cannot deliver $cdir to $out"
+image_deliver "$cdir" bench.scn "$out" "$keyout" || die "cannot deliver $cdir to $out"
 echo "$out"

@@ -27,6 +27,7 @@ die() { echo "bench/make-journal-image: error: $*" >&2; exit 1; }
 msg() { echo "bench/make-journal-image: $*" >&2; }
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$top/bench/image-cache.sh"
 cache=${E4DUMP_CACHE:-/var/cache/e4dump}
 use_cache=1
 if [ "${1:-}" = --no-cache ]; then
@@ -41,16 +42,10 @@ fi
 [ $# = 1 ] || die "usage: $0 [--no-cache] [ROUNDS] OUT.img"
 [[ $rounds =~ ^[1-9][0-9]{0,6}$ ]] || die "ROUNDS must be a number, not '$rounds'"
 out=$1
-case $out in
-	*.img) keyout=${out%.img}.key ;;
-	*) keyout=$out.key ;;
-esac
+keyout=$(image_keyout "$out")
 
-# the same fixed key as bench/make-image.sh (descriptor by e4crypt's rule)
-read -r keyhex desc < <(python3 -c '
-import hashlib
-k = hashlib.sha512(b"e4dump benchmark master key").digest()
-print(k.hex(), hashlib.sha512(hashlib.sha512(k).digest()).hexdigest()[:16])')
+# the same fixed key as bench/make-image.sh (image-cache.sh)
+read -r keyhex desc < <(image_master_key)
 scn=$(cat <<EOF
 # bench/make-journal-image.sh ROUNDS=$rounds
 @size 2560M
@@ -62,22 +57,8 @@ EOF
 )
 
 kernel=$(bash "$top/vm/build-kernel.sh" | tail -n1) || die "kernel build failed"
-ckey=$( { echo "journal-image-1"; echo "$scn"; echo "$kernel";
-	  sha256sum "$top"/vm/guest/*.c "$top"/vm/guest/*.h "$top/vm/make-image.sh" |
-	  cut -d' ' -f1; } | sha256sum | cut -c1-16)
+ckey=$(image_cache_key "journal-image-1" "$scn" "$kernel")
 cdir=$cache/bench/j-$ckey
-
-deliver() {
-	local src=$1 f
-	mkdir -p "$(dirname "$out")" || return 1
-	rm -f "$out" "$keyout" "$out.manifest" "$out.console.log" "$out.scn"
-	ln "$src/image.img" "$out" 2>/dev/null || cp --sparse=always "$src/image.img" "$out" || return 1
-	for f in manifest console.log; do
-		cp "$src/image.img.$f" "$out.$f" || return 1
-	done
-	cp "$src/journal.scn" "$out.scn" || return 1
-	cp "$src/image.key" "$keyout"
-}
 
 mkdir -p "$cache/bench" || die "cannot create $cache/bench"
 # a lock per image, as bench/make-image.sh's: a run of half an hour must
@@ -87,7 +68,7 @@ exec 8>"$cdir.lock"
 flock 8
 if [ $use_cache = 1 ] && [ -f "$cdir/.done" ]; then
 	touch "$cdir/.done"
-	deliver "$cdir" || die "cannot deliver $cdir to $out"
+	image_deliver "$cdir" journal.scn "$out" "$keyout" || die "cannot deliver $cdir to $out"
 	msg "cached: $out ($rounds rounds, $cdir)"
 	exit 0
 fi
@@ -101,24 +82,17 @@ t0=$(date +%s.%N)
 # first wraps (about 12000 rounds), then 26-28 (why is not established; a
 # 256 MiB journal kept 66 throughout); 40000 rounds took 1750 s of QEMU
 timeout=$((300 + rounds / 10))
-if ! bash "$top/vm/make-image.sh" --kernel "$kernel" --timeout "$timeout" \
-	--keys-dir "$cdir/keys" "$cdir/journal.scn" "$cdir/image.img" >"$cdir/make-image.log" 2>&1; then
-	tail -n 30 "$cdir/make-image.log" >&2
-	rm -f "$cdir/image.img"
-	die "vm/make-image.sh failed (log: $cdir/make-image.log)"
-fi
+image_generate "$cdir" journal.scn "$kernel" "$timeout" "$desc" || die "no image"
 t1=$(date +%s.%N)
-cp "$cdir/keys/$desc.key" "$cdir/image.key" || die "no key $desc.key"
 grep -q "^journal-churn jenc jplain $rounds " "$cdir/image.img.manifest" ||
 	die "no journal-churn record in the manifest"
 grep -a -o 'journal-churn: .*' "$cdir/image.img.console.log" | tr -d '\r' | tail -n 3 >&2
-awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\n", b - a }' >"$cdir/generation-seconds"
-touch "$cdir/.done"
+image_done "$cdir" "$t0" "$t1"
 msg "generated in $(cat "$cdir/generation-seconds") s ($(grep -o 'QEMU [0-9]* s' "$cdir/make-image.log"))"
 
 keep=${E4DUMP_BENCH_KEEP:-3}
 ls -1td "$cache/bench"/j-*/ 2>/dev/null | tail -n +$((keep + 1)) | while read -r old; do
 	[ "${old%/}" != "$cdir" ] && rm -rf "$old"
 done
-deliver "$cdir" || die "cannot deliver $cdir to $out"
+image_deliver "$cdir" journal.scn "$out" "$keyout" || die "cannot deliver $cdir to $out"
 echo "$out"
