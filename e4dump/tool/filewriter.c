@@ -283,15 +283,14 @@ static uint64_t job_unreadable(const struct file_job *job, char **text)
 	if (all)
 		qsort(all, nall, sizeof(*all), cmp_range);
 	/* one range where a part's ended and the next one's begins */
-	for (size_t i = 0, j = 0; i < nall; i++) {
-		if (j && all[j - 1].lblk + all[j - 1].len == all[i].lblk) {
-			all[j - 1].len += all[i].len;
-		} else {
-			all[j++] = all[i];
-		}
-		if (i + 1 == nall)
-			nall = j;
+	n = 0;
+	for (size_t i = 0; i < nall; i++) {
+		if (n && all[n - 1].lblk + all[n - 1].len == all[i].lblk)
+			all[n - 1].len += all[i].len;
+		else
+			all[n++] = all[i];
 	}
+	nall = n;
 	*text = ranges_text(all, nall, total);
 	free(all);
 	return total;
